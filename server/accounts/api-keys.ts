@@ -1,0 +1,78 @@
+// API key format, hashing, and the cached key → principal resolver used by every /public-api route.
+import { sql } from "drizzle-orm";
+import type { Postgres } from "../storage/postgres/client";
+import type { KeyResolver, Principal } from "../http/auth";
+import type { Tier } from "../tiers";
+
+const INVALIDATE_CHANNEL = "svc_key_invalidate";
+const CACHE_TTL_MS = 60_000;
+
+/** `svc_` + 28 URL-safe characters from 21 random bytes: 32 characters, 168 bits. */
+export function generateApiKey(): { key: string; prefix: string; hash: string } {
+  const key = "svc_" + Buffer.from(crypto.getRandomValues(new Uint8Array(21))).toString("base64url");
+  return { key, prefix: key.slice(0, 8), hash: hashApiKey(key) };
+}
+
+export const hashApiKey = (key: string) => new Bun.CryptoHasher("sha256").update(key).digest("hex");
+
+interface KeyRow {
+  key_id: string; scopes: string[]; allowed_ips: string[];
+  account_id: string; name: string; tier: Tier; limit_overrides: Record<string, number | null>; created_at: Date | string;
+}
+
+export interface CachedKeyResolver extends KeyResolver {
+  /** Drops cached principals for an account (all keys) or one key, here and on every other instance. */
+  invalidate(target: { accountId?: string; keyId?: string }): Promise<void>;
+  close(): void;
+}
+
+export async function createKeyResolver(pg: Postgres): Promise<CachedKeyResolver> {
+  const cache = new Map<string, { principal: Principal; at: number }>();
+  const used = new Set<string>();
+  const dropLocal = (payload: string) => {
+    const [kind, id] = payload.split(":");
+    for (const [hash, entry] of cache) {
+      if ((kind === "account" && entry.principal.account.id === id) || (kind === "key" && entry.principal.keyId === id)) cache.delete(hash);
+    }
+  };
+  await pg.listen(INVALIDATE_CHANNEL, dropLocal);
+  // last_used_at is informational: written in batches, never on the request path.
+  const touch = setInterval(async () => {
+    if (used.size === 0) return;
+    const ids = [...used];
+    used.clear();
+    await pg.query(sql`update api_keys set last_used_at = now() where id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`).catch(() => {});
+  }, 5_000);
+  touch.unref?.();
+
+  return {
+    async resolve(rawKey) {
+      const hash = hashApiKey(rawKey);
+      const hit = cache.get(hash);
+      if (hit && Date.now() - hit.at < CACHE_TTL_MS) {
+        used.add(hit.principal.keyId);
+        return hit.principal;
+      }
+      const [row] = await pg.query<KeyRow>(sql`
+        select k.id as key_id, k.scopes, k.allowed_ips, a.id as account_id, a.name, a.tier, a.limit_overrides, a.created_at
+        from api_keys k join accounts a on a.id = k.account_id
+        where k.key_hash = ${hash} and k.revoked_at is null`);
+      if (!row) { cache.delete(hash); return null; }
+      const principal: Principal = {
+        keyId: row.key_id,
+        scopes: row.scopes,
+        allowedIps: row.allowed_ips,
+        account: { id: row.account_id, name: row.name, tier: row.tier, limitOverrides: row.limit_overrides ?? {}, createdAt: new Date(row.created_at) },
+      };
+      cache.set(hash, { principal, at: Date.now() });
+      used.add(row.key_id);
+      return principal;
+    },
+    async invalidate({ accountId, keyId }) {
+      const payload = accountId ? `account:${accountId}` : `key:${keyId}`;
+      dropLocal(payload);
+      await pg.notify(INVALIDATE_CHANNEL, payload);
+    },
+    close: () => clearInterval(touch),
+  };
+}

@@ -1,0 +1,58 @@
+// createApp(deps): HTTP plumbing, then one plugin per feature. No I/O at import time.
+import { Elysia } from "elysia";
+import { swagger } from "@elysiajs/swagger";
+import type { Config } from "./config";
+import type { Postgres } from "./storage/postgres/client";
+import type { Clickhouse } from "./storage/clickhouse/client";
+import type { Kv } from "./storage/kv";
+import type { Metrics } from "./http/metrics";
+import type { Logger } from "./http/logger";
+import type { CachedKeyResolver } from "./accounts/api-keys";
+import type { Streams } from "./ingest/streams";
+import { httpPlumbing } from "./http/plumbing";
+import { authPlugin } from "./http/auth";
+import { adminRoutes } from "./accounts/admin-routes";
+import { opsRoutes } from "./ops/routes";
+
+export interface AppDeps {
+  config: Config;
+  pg: Postgres;
+  ch: Clickhouse;
+  kv: Kv;
+  keys: CachedKeyResolver;
+  metrics: Metrics;
+  logger: Logger;
+  streams: Streams;
+}
+
+export type FeatureDeps = AppDeps & { auth: ReturnType<typeof authPlugin> };
+
+export const API_PREFIX = "/public-api/v1";
+
+export function createApp(deps: AppDeps) {
+  const featureDeps: FeatureDeps = { ...deps, auth: authPlugin({ keys: deps.keys, kv: deps.kv, trustProxy: deps.config.trustProxy }) };
+  return new Elysia()
+    .use(httpPlumbing(deps))
+    .use(swagger({
+      path: `${API_PREFIX}/docs`,
+      specPath: `${API_PREFIX}/docs/json`,
+      exclude: [/^\/(?!public-api|admin)/],
+      documentation: {
+        info: { title: "Link shortening, analytics and journey tracking API", version: "1.0.0" },
+        components: {
+          securitySchemes: {
+            apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+            adminToken: { type: "http", scheme: "bearer" },
+          },
+        },
+      },
+    }))
+    .use(opsRoutes({ pg: deps.pg, ch: deps.ch, metrics: deps.metrics, metricsToken: deps.config.metricsToken }))
+    .use(adminRoutes({ pg: deps.pg, keys: deps.keys, adminToken: deps.config.adminToken }))
+    .use(featureRoutes(featureDeps));
+}
+
+/** Feature plugins under the public API prefix; features are added here as they land. */
+function featureRoutes(deps: FeatureDeps) {
+  return new Elysia({ name: "features" });
+}

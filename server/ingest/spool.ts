@@ -1,0 +1,303 @@
+// A durable, segmented, append-only log in front of ClickHouse.
+//
+// Each append is one line (a JSON array of records) written with a single write syscall, so a
+// batch is all-or-nothing. `append` resolves after fsync (group commit: many appends share one
+// fsync); `appendNow` only writes (the redirect path) and a timer fsyncs. The flusher reads from
+// the checkpoint, records its intent (byte range) before inserting, and inserts with a
+// deduplication token derived from that range: a replay after a crash re-sends the identical
+// range with the identical token, which ClickHouse drops as a duplicate.
+import {
+  closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync,
+  readSync, renameSync, unlinkSync, writeFileSync, writeSync, readFileSync,
+} from "node:fs";
+import { join } from "node:path";
+
+export interface SpoolOptions<T> {
+  dir: string;
+  name: string;
+  /** Unflushed bytes above which `isOverBound` is true (callers answer 503). */
+  maxUnflushedBytes: number;
+  segmentBytes?: number;
+  flushIntervalMs?: number;
+  maxChunkBytes?: number;
+  sink: (records: T[], dedupToken: string) => Promise<void>;
+  onError?: (err: unknown) => void;
+}
+
+interface Checkpoint {
+  segment: number;
+  offset: number;
+  pending: { segment: number; start: number; end: number } | null;
+}
+
+const SEGMENT_RE = /^(\d{12})\.log$/;
+const segName = (n: number) => `${String(n).padStart(12, "0")}.log`;
+const NEWLINE = 0x0a;
+
+export class Spool<T> {
+  private fd = -1;
+  private segment = 0;
+  private readonly sizes = new Map<number, number>(); // segment → bytes written
+  private checkpoint: Checkpoint = { segment: 0, offset: 0, pending: null };
+  private queue: { buf: Buffer; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private writing = false;
+  private dirty = false;
+  private flushing: Promise<void> | null = null;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private syncTimer: ReturnType<typeof setInterval> | null = null;
+  private unflushed = 0;
+  private unflushedSince = 0;
+  private closed = false;
+  readonly stats = { appendedRecords: 0, flushedRecords: 0, flushErrors: 0 };
+  private readonly segmentBytes: number;
+  private readonly maxChunkBytes: number;
+
+  constructor(private readonly opts: SpoolOptions<T>) {
+    this.segmentBytes = opts.segmentBytes ?? 64 * 1024 * 1024;
+    this.maxChunkBytes = opts.maxChunkBytes ?? 8 * 1024 * 1024;
+    mkdirSync(opts.dir, { recursive: true });
+    this.recover();
+  }
+
+  get name() { return this.opts.name; }
+  get unflushedBytes() { return this.unflushed; }
+  get isOverBound() { return this.unflushed >= this.opts.maxUnflushedBytes; }
+  /** Seconds since the oldest unflushed byte was written (0 when caught up). */
+  get lagSeconds() { return this.unflushed > 0 && this.unflushedSince ? (Date.now() - this.unflushedSince) / 1000 : 0; }
+
+  /** Durable append: resolves once the batch is written and fsynced. */
+  append(records: readonly T[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
+    const buf = Buffer.from(JSON.stringify(records) + "\n");
+    return new Promise((resolve, reject) => {
+      this.queue.push({ buf, resolve, reject });
+      this.stats.appendedRecords += records.length;
+      if (!this.writing) void this.writeLoop();
+    });
+  }
+
+  /** Written with one syscall before returning; fsynced by a timer shortly after. */
+  appendNow(record: T): void {
+    if (this.closed) throw new Error(`spool ${this.opts.name} is closed`);
+    this.writeBuffer(Buffer.from("[" + JSON.stringify(record) + "]\n"));
+    this.stats.appendedRecords += 1;
+    this.dirty = true;
+  }
+
+  start(): void {
+    const every = this.opts.flushIntervalMs ?? 250;
+    this.timer = setInterval(() => void this.flush().catch(() => {}), every);
+    this.syncTimer = setInterval(() => this.syncIfDirty(), 200);
+  }
+
+  /** Moves everything written so far into the sink. Concurrent callers share one run. */
+  flush(): Promise<void> {
+    if (!this.flushing) {
+      this.flushing = this.flushAll().finally(() => { this.flushing = null; });
+    }
+    return this.flushing;
+  }
+
+  /** Stop timers, wait for writes, flush everything, close the file. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.syncTimer) clearInterval(this.syncTimer);
+    while (this.writing || this.queue.length) await Bun.sleep(1);
+    this.closed = true;
+    this.syncIfDirty();
+    try { await this.flush(); } catch (err) { this.opts.onError?.(err); }
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+
+  // ---- writing ----
+
+  private async writeLoop(): Promise<void> {
+    this.writing = true;
+    try {
+      while (this.queue.length) {
+        const group = this.queue;
+        this.queue = [];
+        try {
+          this.writeBuffer(group.length === 1 ? group[0].buf : Buffer.concat(group.map((g) => g.buf)));
+          await new Promise<void>((res, rej) => fsync(this.fd, (err) => (err ? rej(err) : res())));
+          for (const g of group) g.resolve();
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  private writeBuffer(buf: Buffer): void {
+    const size = this.sizes.get(this.segment) ?? 0;
+    if (size > 0 && size + buf.length > this.segmentBytes) this.rollSegment();
+    let written = 0;
+    while (written < buf.length) written += writeSync(this.fd, buf, written);
+    this.sizes.set(this.segment, (this.sizes.get(this.segment) ?? 0) + buf.length);
+    if (this.unflushed === 0) this.unflushedSince = Date.now();
+    this.unflushed += buf.length;
+  }
+
+  private rollSegment(): void {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    this.segment += 1;
+    this.openSegment(this.segment);
+  }
+
+  private openSegment(n: number): void {
+    this.fd = openSync(join(this.opts.dir, segName(n)), "a");
+    if (!this.sizes.has(n)) this.sizes.set(n, 0);
+  }
+
+  private syncIfDirty(): void {
+    if (!this.dirty || this.fd < 0) return;
+    this.dirty = false;
+    fsyncSync(this.fd);
+  }
+
+  // ---- recovery ----
+
+  private recover(): void {
+    const cpPath = join(this.opts.dir, "checkpoint.json");
+    if (existsSync(cpPath)) this.checkpoint = JSON.parse(readFileSync(cpPath, "utf8"));
+    const segments = readdirSync(this.opts.dir)
+      .map((f) => SEGMENT_RE.exec(f)?.[1])
+      .filter((s): s is string => !!s)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const n of segments) {
+      if (n < this.checkpoint.segment) { unlinkSync(join(this.opts.dir, segName(n))); continue; }
+      this.sizes.set(n, this.truncateTornTail(n));
+    }
+    this.segment = segments.length ? Math.max(segments[segments.length - 1], this.checkpoint.segment) : this.checkpoint.segment;
+    this.openSegment(this.segment);
+    for (const [n, size] of this.sizes) {
+      if (n > this.checkpoint.segment) this.unflushed += size;
+      else if (n === this.checkpoint.segment) this.unflushed += Math.max(0, size - this.checkpoint.offset);
+    }
+    if (this.unflushed > 0) this.unflushedSince = Date.now();
+  }
+
+  /** A line cut short by a crash was never acknowledged: drop it so the log stays line-aligned. */
+  private truncateTornTail(n: number): number {
+    const path = join(this.opts.dir, segName(n));
+    const fd = openSync(path, "r+");
+    try {
+      const size = fstatSync(fd).size;
+      if (size === 0) return 0;
+      const tail = Buffer.alloc(Math.min(size, 1 << 20));
+      let end = size;
+      while (end > 0) {
+        const len = Math.min(tail.length, end);
+        readSync(fd, tail, 0, len, end - len);
+        const idx = tail.subarray(0, len).lastIndexOf(NEWLINE);
+        if (idx >= 0) { end = end - len + idx + 1; break; }
+        end -= len;
+      }
+      if (end !== size) ftruncateSync(fd, end);
+      return end;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  // ---- flushing ----
+
+  private async flushAll(): Promise<void> {
+    for (;;) {
+      const chunk = this.checkpoint.pending ?? this.nextChunk();
+      if (!chunk) return;
+      if (!this.checkpoint.pending) this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
+      const records = this.readRecords(chunk.segment, chunk.start, chunk.end);
+      try {
+        await this.opts.sink(records, `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`);
+      } catch (err) {
+        this.stats.flushErrors += 1;
+        this.opts.onError?.(err);
+        throw err;
+      }
+      this.stats.flushedRecords += records.length;
+      this.unflushed = Math.max(0, this.unflushed - (chunk.end - chunk.start));
+      if (this.unflushed > 0) this.unflushedSince = Date.now();
+      this.saveCheckpoint({ segment: chunk.segment, offset: chunk.end, pending: null });
+    }
+  }
+
+  /** The next line-aligned byte range after the checkpoint, advancing past finished segments. */
+  private nextChunk(): Checkpoint["pending"] {
+    for (;;) {
+      const { segment, offset } = this.checkpoint;
+      const size = this.sizes.get(segment) ?? 0;
+      if (offset < size) {
+        const end = this.lineAlignedEnd(segment, offset, size);
+        return { segment, start: offset, end };
+      }
+      if (segment >= this.segment) return null;
+      // Finished segment: move on and delete it.
+      this.saveCheckpoint({ segment: segment + 1, offset: 0, pending: null });
+      this.sizes.delete(segment);
+      try { unlinkSync(join(this.opts.dir, segName(segment))); } catch {}
+    }
+  }
+
+  /** Segment sizes are always line-aligned (whole lines per write); only a long range needs a search. */
+  private lineAlignedEnd(segment: number, start: number, size: number): number {
+    if (size - start <= this.maxChunkBytes) return size;
+    const fd = openSync(join(this.opts.dir, segName(segment)), "r");
+    try {
+      const probe = Buffer.alloc(64 * 1024);
+      const limit = start + this.maxChunkBytes;
+      for (let end = limit; end > start; ) {
+        const from = Math.max(start, end - probe.length);
+        const idx = probe.subarray(0, readSync(fd, probe, 0, end - from, from)).lastIndexOf(NEWLINE);
+        if (idx >= 0) return from + idx + 1;
+        end = from;
+      }
+      // One line longer than a chunk: take it whole.
+      for (let pos = limit; pos < size; ) {
+        const n = readSync(fd, probe, 0, Math.min(probe.length, size - pos), pos);
+        const idx = probe.subarray(0, n).indexOf(NEWLINE);
+        if (idx >= 0) return pos + idx + 1;
+        pos += n;
+      }
+      return size;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private readRecords(segment: number, start: number, end: number): T[] {
+    const fd = openSync(join(this.opts.dir, segName(segment)), "r");
+    try {
+      const buf = Buffer.alloc(end - start);
+      let read = 0;
+      while (read < buf.length) {
+        const n = readSync(fd, buf, read, buf.length - read, start + read);
+        if (n === 0) break;
+        read += n;
+      }
+      const records: T[] = [];
+      for (const line of buf.toString("utf8", 0, read).split("\n")) {
+        if (line) for (const r of JSON.parse(line) as T[]) records.push(r);
+      }
+      return records;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private saveCheckpoint(cp: Checkpoint): void {
+    this.checkpoint = cp;
+    const path = join(this.opts.dir, "checkpoint.json");
+    const tmp = path + ".tmp";
+    writeFileSync(tmp, JSON.stringify(cp));
+    const fd = openSync(tmp, "r");
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(tmp, path);
+  }
+}

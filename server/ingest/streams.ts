@@ -1,0 +1,34 @@
+// The two spooled streams, each flushed into its ClickHouse table by a feature-provided sink.
+import { join } from "node:path";
+import { Spool } from "./spool";
+import type { JourneyRecord, RawClick } from "./records";
+
+export type Sink<T> = (records: T[], dedupToken: string) => Promise<void>;
+
+export interface Streams {
+  clicks: Spool<RawClick>;
+  journey: Spool<JourneyRecord>;
+  all: Spool<unknown>[];
+}
+
+export interface StreamOptions {
+  dataDir: string;
+  maxUnflushedBytes: number;
+  flushIntervalMs: number;
+  onError: (stream: string, err: unknown) => void;
+}
+
+export function openStreams(opts: StreamOptions, sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> }): Streams {
+  const make = <T>(name: string, sink: Sink<T>) =>
+    new Spool<T>({
+      dir: join(opts.dataDir, "spool", name),
+      name,
+      maxUnflushedBytes: opts.maxUnflushedBytes,
+      flushIntervalMs: opts.flushIntervalMs,
+      sink,
+      onError: (err) => opts.onError(name, err),
+    });
+  const clicks = make("clicks", sinks.clicks);
+  const journey = make("journey", sinks.journey);
+  return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
+}

@@ -1,0 +1,34 @@
+// Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
+import { loadConfig, ConfigError } from "./config";
+import { openRuntime } from "./runtime";
+
+let config;
+try {
+  config = loadConfig();
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+}
+
+const runtime = await openRuntime(config);
+const server = runtime.app.listen({ port: config.port, hostname: config.host });
+console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.server?.port }));
+if (runtime.devKeyPath) {
+  console.log(`Created the default account and an all-scopes API key. The key is in ${runtime.devKeyPath}`);
+  console.log(`Try: curl -H "X-API-Key: $(cat ${runtime.devKeyPath})" ${config.baseUrl}/public-api/v1/links`);
+}
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "shutting down", signal }));
+  await server.stop();
+  await runtime.close();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

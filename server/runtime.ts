@@ -1,0 +1,62 @@
+// Composition root: opens the stores, the spools and the app; used by main.ts and by tests.
+import type { ClickHouseClient } from "@clickhouse/client";
+import type { Config } from "./config";
+import { createApp, type AppDeps } from "./app";
+import { openPostgres } from "./storage/postgres/client";
+import { openClickhouse } from "./storage/clickhouse/client";
+import { openKv } from "./storage/kv";
+import { createMetrics } from "./http/metrics";
+import { createLogger } from "./http/logger";
+import { createKeyResolver } from "./accounts/api-keys";
+import { bootstrapDevAccount } from "./accounts/bootstrap";
+import { openStreams } from "./ingest/streams";
+import { createClickSink } from "./analytics/click-pipeline";
+import { createClickEnricher } from "./analytics/enrich";
+import { createJourneySink } from "./journey/pipeline";
+
+export interface Runtime {
+  deps: AppDeps;
+  app: ReturnType<typeof createApp>;
+  devKeyPath: string | null;
+  /** Stop background work, drain the spools into ClickHouse, close the stores. */
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, opts: { sharedClickhouse?: ClickHouseClient } = {}): Promise<Runtime> {
+  const logger = createLogger(config.logLevel);
+  const metrics = createMetrics();
+  const pg = await openPostgres({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const ch = await openClickhouse({ ...config.clickhouse, dataDir: config.dataDir, sharedClient: opts.sharedClickhouse });
+  const kv = openKv(config.redisUrl);
+  const keys = await createKeyResolver(pg);
+  const streams = openStreams(
+    {
+      dataDir: config.dataDir,
+      maxUnflushedBytes: config.spoolMaxBytes,
+      flushIntervalMs: config.spoolFlushMs,
+      onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
+    },
+    { clicks: createClickSink(ch, createClickEnricher()), journey: createJourneySink(ch) },
+  );
+  for (const s of streams.all) metrics.watchSpool(s);
+  const deps: AppDeps = { config, pg, ch, kv, keys, metrics, logger, streams };
+  const app = createApp(deps);
+  const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
+  for (const s of streams.all) s.start();
+  // Replay whatever an earlier process left unflushed.
+  for (const s of streams.all) void s.flush().catch(() => {});
+
+  return {
+    deps,
+    app,
+    devKeyPath,
+    async close() {
+      for (const s of streams.all) await s.close();
+      keys.close();
+      await kv.close();
+      await ch.close();
+      await pg.close();
+      logger.flush();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// ClickHouse through @clickhouse/client: HTTP when CLICKHOUSE_URL is set, embedded chDB otherwise.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
+import { applyClickhouseMigrations } from "./migrate";
+
+export interface ClickhouseOptions {
+  url?: string;
+  user?: string;
+  password?: string;
+  database: string;
+  cluster?: string;
+  dataDir: string;
+  /** An already open client (tests share one chDB per process); it is not closed by this wrapper. */
+  sharedClient?: ClickHouseClient;
+}
+
+export interface Clickhouse {
+  client: ClickHouseClient;
+  kind: "http" | "chdb";
+  database: string;
+  cluster?: string;
+  /** Fully qualified table name; database names are validated identifiers from config. */
+  table(name: string): string;
+  /** SELECT with `{name:Type}` bound parameters; returns rows as objects. */
+  query<T = Record<string, unknown>>(query: string, params?: Record<string, unknown>): Promise<T[]>;
+  command(query: string, params?: Record<string, unknown>): Promise<void>;
+  insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhouse> {
+  const ch = opts.sharedClient
+    ? { ...wrap(opts.sharedClient, "chdb", opts), close: async () => {} }
+    : opts.url ? openHttp(opts) : await openChdb(opts);
+  await applyClickhouseMigrations(ch);
+  return ch;
+}
+
+function openHttp(opts: ClickhouseOptions): Clickhouse {
+  const client = createClient({ url: opts.url, username: opts.user, password: opts.password, request_timeout: 30_000 });
+  return wrap(client, "http", opts);
+}
+
+async function openChdb(opts: ClickhouseOptions): Promise<Clickhouse> {
+  const path = join(opts.dataDir, "clickhouse");
+  mkdirSync(path, { recursive: true });
+  const { createChdbConnection } = await import("chdb/connection");
+  const client = createClient({ connection: createChdbConnection({ path }) } as never);
+  return wrap(client, "chdb", opts);
+}
+
+function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: ClickhouseOptions): Clickhouse {
+  const db = opts.database;
+  return {
+    client,
+    kind,
+    database: db,
+    cluster: opts.cluster,
+    table: (name) => `${db}.${name}`,
+    async query<T>(query: string, params: Record<string, unknown> = {}) {
+      const result = await client.query({ query, query_params: params, format: "JSONEachRow" });
+      return (await result.json()) as T[];
+    },
+    async command(query, params = {}) {
+      await client.command({ query, query_params: params });
+    },
+    async insert(table, rows, settings) {
+      if (rows.length === 0) return;
+      await client.insert({ table: `${db}.${table}`, values: rows as object[], format: "JSONEachRow", clickhouse_settings: settings });
+    },
+    async ping() {
+      await client.query({ query: "SELECT 1", format: "JSONEachRow" }).then((r) => r.json());
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,69 @@
+// Opens Postgres: postgres.js when DATABASE_URL is set, embedded PGlite under DATA_DIR/pg otherwise.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { sql, type SQL } from "drizzle-orm";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+import * as schema from "./schema";
+import { applyMigrations } from "./migrate";
+
+export type Db = PgDatabase<any, typeof schema>;
+/** A transaction handle has the same query surface as the database. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type DbOrTx = Db | Tx;
+
+export interface Postgres {
+  db: Db;
+  kind: "postgres" | "pglite";
+  /** Runs raw SQL (bound parameters through drizzle's sql template) and returns plain rows. */
+  query<T = Record<string, unknown>>(query: SQL, on?: DbOrTx): Promise<T[]>;
+  listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
+  notify(channel: string, payload: string): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const rowsOf = <T>(result: unknown): T[] =>
+  (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
+
+export async function openPostgres(opts: { databaseUrl?: string; dataDir: string }): Promise<Postgres> {
+  const pg = opts.databaseUrl ? await openServer(opts.databaseUrl) : await openEmbedded(join(opts.dataDir, "pg"));
+  await applyMigrations(pg);
+  return pg;
+}
+
+async function openServer(url: string): Promise<Postgres> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const client = postgres(url, { max: 10, onnotice: () => {} });
+  const db = drizzle(client, { schema }) as unknown as Db;
+  const query = async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q));
+  return {
+    db,
+    kind: "postgres",
+    query,
+    listen: async (channel, onPayload) => { await client.listen(channel, onPayload); },
+    notify: async (channel, payload) => { await client.notify(channel, payload); },
+    ping: async () => { await client`select 1`; },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openEmbedded(dir: string): Promise<Postgres> {
+  mkdirSync(dir, { recursive: true });
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const client = await PGlite.create(dir);
+  const db = drizzle(client, { schema }) as unknown as Db;
+  const query = async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q));
+  return {
+    db,
+    kind: "pglite",
+    query,
+    listen: async (channel, onPayload) => { await client.listen(channel, onPayload); },
+    notify: async (channel, payload) => { await client.query("select pg_notify($1, $2)", [channel, payload]); },
+    ping: async () => { await client.query("select 1"); },
+    close: () => client.close(),
+  };
+}
+
+export { sql };
