@@ -13,6 +13,7 @@ import { httpPlumbing } from "./http/plumbing";
 import { authPlugin } from "./http/auth";
 import { adminRoutes } from "./accounts/admin-routes";
 import { opsRoutes } from "./ops/routes";
+import { FEATURES } from "./features";
 
 export interface AppDeps {
   config: Config;
@@ -52,7 +53,9 @@ export function createApp(deps: AppDeps) {
     .use(featureRoutes(featureDeps));
 }
 
-/** Feature plugins under the public API prefix; features are added here as they land. */
+/** Every feature's routes, in the order of FEATURES (the redirect's catch-all `/:code` comes last). */
 function featureRoutes(deps: FeatureDeps) {
-  return new Elysia({ name: "features" });
+  const app = new Elysia({ name: "features" });
+  for (const feature of FEATURES) if (feature.routes) app.use(feature.routes(deps));
+  return app;
 }

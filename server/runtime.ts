@@ -13,6 +13,7 @@ import { openStreams } from "./ingest/streams";
 import { createClickSink } from "./analytics/click-pipeline";
 import { createClickEnricher } from "./analytics/enrich";
 import { createJourneySink } from "./journey/pipeline";
+import { FEATURES } from "./features";
 
 export interface Runtime {
   deps: AppDeps;
@@ -43,6 +44,7 @@ export async function openRuntime(config: Config, opts: { sharedClickhouse?: Cli
   const app = createApp(deps);
   const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
   for (const s of streams.all) s.start();
+  const stops = FEATURES.map((f) => f.start?.(deps)).filter((stop): stop is () => Promise<void> | void => !!stop);
   // Replay whatever an earlier process left unflushed.
   for (const s of streams.all) void s.flush().catch(() => {});
 
@@ -51,6 +53,7 @@ export async function openRuntime(config: Config, opts: { sharedClickhouse?: Cli
     app,
     devKeyPath,
     async close() {
+      for (const stop of stops) await stop();
       for (const s of streams.all) await s.close();
       keys.close();
       await kv.close();

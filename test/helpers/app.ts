@@ -1,0 +1,89 @@
+// Test apps: a real runtime (real stores) per test file, called in-process or over a loopback server.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, type Config } from "../../server/config";
+import { openRuntime, type Runtime } from "../../server/runtime";
+import { preparePostgres, sharedChdb } from "./stores";
+import type { Tier } from "../../server/tiers";
+import { SCOPES } from "../../server/scopes";
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export interface TestApp {
+  runtime: Runtime;
+  config: Config;
+  /** In-process request: path relative to the server root. */
+  request(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<Response>;
+  /** Like request, returning status, headers and parsed JSON. */
+  call(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
+  admin(method: string, path: string, json?: unknown): Promise<{ status: number; body: any }>;
+  createAccount(opts?: { tier?: Tier; scopes?: string[]; limit_overrides?: Record<string, number>; allowed_ips?: string[] }): Promise<{ accountId: string; key: string; keyId: string }>;
+  /** Moves everything spooled into ClickHouse now. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
+  const databaseUrl = await preparePostgres(dataDir);
+  const config = loadConfig(
+    {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      LOG_LEVEL: "silent",
+      BASE_URL: "http://127.0.0.1:3000",
+      CLICKHOUSE_DATABASE: `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...env,
+    },
+    overrides,
+  );
+  const runtime = await openRuntime(config, { sharedClickhouse: await sharedChdb() });
+  const request = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.key) headers.set("x-api-key", init.key);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    return runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, { ...init, headers, body }));
+  };
+  const call = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
+    const res = await request(path, init);
+    const text = await res.text();
+    let body: unknown = text;
+    try { body = JSON.parse(text); } catch {}
+    return { status: res.status, headers: res.headers, body };
+  };
+  const admin = (method: string, path: string, json?: unknown) =>
+    call(`/admin/v1${path}`, { method, json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  return {
+    runtime,
+    config,
+    request,
+    call,
+    admin,
+    async createAccount(opts = {}) {
+      const acc = await admin("POST", "/accounts", { name: "test", tier: opts.tier ?? "scale", limit_overrides: opts.limit_overrides });
+      if (acc.status !== 201) throw new Error(`create account failed: ${JSON.stringify(acc.body)}`);
+      const key = await admin("POST", `/accounts/${acc.body.data.id}/keys`, {
+        name: "test", scopes: opts.scopes ?? [...SCOPES], allowed_ips: opts.allowed_ips,
+      });
+      if (key.status !== 201) throw new Error(`create key failed: ${JSON.stringify(key.body)}`);
+      return { accountId: acc.body.data.id, key: key.body.data.key, keyId: key.body.data.id };
+    },
+    async flush() {
+      for (const s of runtime.deps.streams.all) await s.flush();
+    },
+    close: () => runtime.close(),
+  };
+}
+
+/** A real HTTP server of ours on a loopback port, for tests about HTTP itself. */
+export function listen(app: TestApp): { url: string; stop(): Promise<void> } {
+  const server = app.runtime.app.listen({ port: 0, hostname: "127.0.0.1" });
+  const port = server.server!.port;
+  return { url: `http://127.0.0.1:${port}`, stop: async () => { await server.stop(); } };
+}
