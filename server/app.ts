@@ -9,6 +9,8 @@ import type { Metrics } from "./http/metrics";
 import type { Logger } from "./http/logger";
 import type { CachedKeyResolver } from "./accounts/api-keys";
 import type { Streams } from "./ingest/streams";
+import type { LinkCache } from "./links/cache";
+import type { DomainHostCache } from "./domains/host-cache";
 import { httpPlumbing } from "./http/plumbing";
 import { authPlugin } from "./http/auth";
 import { adminRoutes } from "./accounts/admin-routes";
@@ -24,6 +26,10 @@ export interface AppDeps {
   metrics: Metrics;
   logger: Logger;
   streams: Streams;
+  linkCache: LinkCache;
+  domainCache: DomainHostCache;
+  /** TXT lookups for domain verification (injectable so tests can answer them). */
+  resolveTxt: (name: string) => Promise<string[][]>;
 }
 
 export type FeatureDeps = AppDeps & { auth: ReturnType<typeof authPlugin> };

@@ -14,6 +14,9 @@ import { createClickSink } from "./analytics/click-pipeline";
 import { createClickEnricher } from "./analytics/enrich";
 import { createJourneySink } from "./journey/pipeline";
 import { FEATURES } from "./features";
+import { LinkCache } from "./links/cache";
+import { DomainHostCache } from "./domains/host-cache";
+import { resolveTxt } from "node:dns/promises";
 
 export interface Runtime {
   deps: AppDeps;
@@ -23,7 +26,12 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, opts: { sharedClickhouse?: ClickHouseClient } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  sharedClickhouse?: ClickHouseClient;
+  resolveTxt?: AppDeps["resolveTxt"];
+}
+
+export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const logger = createLogger(config.logLevel);
   const metrics = createMetrics();
   const pg = await openPostgres({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -37,10 +45,19 @@ export async function openRuntime(config: Config, opts: { sharedClickhouse?: Cli
       flushIntervalMs: config.spoolFlushMs,
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
     },
-    { clicks: createClickSink(ch, createClickEnricher()), journey: createJourneySink(ch) },
+    {
+      clicks: createClickSink(ch, createClickEnricher({ pg, ch, trustProxy: config.trustProxy, geoipCityDb: config.geoipCityDb }), pg),
+      journey: createJourneySink(ch),
+    },
   );
   for (const s of streams.all) metrics.watchSpool(s);
-  const deps: AppDeps = { config, pg, ch, kv, keys, metrics, logger, streams };
+  const linkCache = new LinkCache(pg);
+  const domainCache = new DomainHostCache(pg);
+  await Promise.all([linkCache.listen(), domainCache.listen()]);
+  const deps: AppDeps = {
+    config, pg, ch, kv, keys, metrics, logger, streams, linkCache, domainCache,
+    resolveTxt: opts.resolveTxt ?? resolveTxt,
+  };
   const app = createApp(deps);
   const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
   for (const s of streams.all) s.start();

@@ -31,7 +31,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
     {
       DATA_DIR: dataDir,
       ADMIN_TOKEN,
-      LOG_LEVEL: "silent",
+      LOG_LEVEL: "error",
       BASE_URL: "http://127.0.0.1:3000",
       CLICKHOUSE_DATABASE: `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -88,7 +88,7 @@ export const links = pgTable("links", {
   utmContent: text("utm_content"),
   trackConversions: boolean("track_conversions").notNull().default(false),
   createdAt: createdAt(),
-  updatedAt: createdAt().$onUpdate(() => new Date()),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow().$onUpdate(() => new Date()),
   deletedAt: ts("deleted_at"),
   lastAccessedAt: ts("last_accessed_at"),
   expiredNotifiedAt: ts("expired_notified_at"),

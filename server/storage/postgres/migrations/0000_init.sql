@@ -57,6 +57,7 @@ CREATE TABLE "links" (
 	"utm_content" text,
 	"track_conversions" boolean DEFAULT false NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"deleted_at" timestamp with time zone,
 	"last_accessed_at" timestamp with time zone,
 	"expired_notified_at" timestamp with time zone

@@ -1,0 +1,37 @@
+// Which verified custom domain a request's Host names (null: not ours). Invalidated on verify/delete.
+import { and, eq, isNotNull } from "drizzle-orm";
+import { domains } from "../storage/postgres/schema";
+import type { Postgres } from "../storage/postgres/client";
+
+const CHANNEL = "svc_domain_invalidate";
+const TTL_MS = 60_000;
+
+export class DomainHostCache {
+  private readonly entries = new Map<string, { id: string | null; until: number }>();
+  constructor(private readonly pg: Postgres) {}
+
+  async listen(): Promise<void> {
+    await this.pg.listen(CHANNEL, (host) => this.entries.delete(host));
+  }
+
+  peek(host: string): string | null | undefined {
+    const e = this.entries.get(host);
+    return e && e.until > Date.now() ? e.id : undefined;
+  }
+
+  async resolve(host: string): Promise<string | null> {
+    const hit = this.peek(host);
+    if (hit !== undefined) return hit;
+    const [row] = await this.pg.db.select({ id: domains.id }).from(domains)
+      .where(and(eq(domains.name, host), isNotNull(domains.verifiedAt)));
+    const id = row?.id ?? null;
+    if (this.entries.size > 100_000) this.entries.clear();
+    this.entries.set(host, { id, until: Date.now() + TTL_MS });
+    return id;
+  }
+
+  async invalidate(host: string): Promise<void> {
+    this.entries.delete(host);
+    await this.pg.notify(CHANNEL, host).catch(() => {});
+  }
+}

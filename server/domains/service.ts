@@ -1,0 +1,76 @@
+// Custom domains: register, list, verify through a DNS TXT record, delete. No Elysia here.
+import { and, count, eq, isNull } from "drizzle-orm";
+import { AppError, notFound, validationError } from "../errors";
+import { emitEvent } from "../events/bus";
+import { isUniqueViolation } from "../storage/postgres/errors";
+import { domains, links } from "../storage/postgres/schema";
+import type { Postgres } from "../storage/postgres/client";
+import type { DomainHostCache } from "./host-cache";
+import { isHostname, verificationRecord } from "./model";
+
+type DomainRow = typeof domains.$inferSelect;
+export interface DomainsDeps { pg: Postgres; domainCache: DomainHostCache; resolveTxt: (name: string) => Promise<string[][]>; baseUrl: string }
+
+const toDomainJson = (d: DomainRow) => ({
+  id: d.id,
+  name: d.name,
+  verified: d.verifiedAt !== null,
+  verified_at: d.verifiedAt?.toISOString() ?? null,
+  verification: { type: "TXT", name: verificationRecord(d.name), value: d.verificationToken },
+  created_at: d.createdAt.toISOString(),
+});
+
+async function getDomainOrThrow(pg: Postgres, accountId: string, id: string) {
+  const [row] = await pg.db.select().from(domains).where(and(eq(domains.id, id), eq(domains.accountId, accountId)));
+  if (!row) throw notFound("Domain");
+  return row;
+}
+
+export async function createDomain(deps: DomainsDeps, accountId: string, rawName: string) {
+  const name = rawName.trim().toLowerCase().replace(/\.$/, "");
+  if (!isHostname(name)) throw validationError("name", "must be a domain name such as links.example.com");
+  if (name === new URL(deps.baseUrl).hostname) throw validationError("name", "is the service's own host");
+  try {
+    const [row] = await deps.pg.db.insert(domains).values({ accountId, name, verificationToken: `svc-verify-${crypto.randomUUID()}` }).returning();
+    return toDomainJson(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already registered`, { field: "name" });
+    throw err;
+  }
+}
+
+export async function listDomains(pg: Postgres, accountId: string) {
+  return (await pg.db.select().from(domains).where(eq(domains.accountId, accountId)).orderBy(domains.createdAt)).map(toDomainJson);
+}
+
+export const getDomain = async (pg: Postgres, accountId: string, id: string) => toDomainJson(await getDomainOrThrow(pg, accountId, id));
+
+export async function verifyDomain(deps: DomainsDeps, accountId: string, id: string) {
+  const domain = await getDomainOrThrow(deps.pg, accountId, id);
+  if (domain.verifiedAt) return { ...toDomainJson(domain), message: "The domain is verified" };
+  let records: string[] = [];
+  try {
+    records = (await deps.resolveTxt(verificationRecord(domain.name))).map((parts) => parts.join(""));
+  } catch {
+    // NXDOMAIN and friends: simply not verified yet.
+  }
+  if (!records.includes(domain.verificationToken)) {
+    return { ...toDomainJson(domain), message: `No TXT record ${verificationRecord(domain.name)} with the value ${domain.verificationToken} was found yet` };
+  }
+  const verified = await deps.pg.db.transaction(async (tx) => {
+    const [row] = await tx.update(domains).set({ verifiedAt: new Date() }).where(eq(domains.id, id)).returning();
+    await emitEvent(tx, accountId, "domain.verified", { id: row.id, name: row.name, verified_at: row.verifiedAt!.toISOString() });
+    return row;
+  });
+  await deps.domainCache.invalidate(verified.name);
+  return { ...toDomainJson(verified), message: "The domain is verified" };
+}
+
+export async function deleteDomain(deps: DomainsDeps, accountId: string, id: string) {
+  const domain = await getDomainOrThrow(deps.pg, accountId, id);
+  const [{ n }] = await deps.pg.db.select({ n: count() }).from(links).where(and(eq(links.domainId, id), isNull(links.deletedAt)));
+  if (n > 0) throw new AppError("CONFLICT", `${n} link(s) still use ${domain.name}; delete or move them first`, { links: n });
+  await deps.pg.db.delete(domains).where(eq(domains.id, id));
+  await deps.domainCache.invalidate(domain.name);
+  return { message: `Domain ${domain.name} deleted` };
+}

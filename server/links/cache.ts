@@ -1,0 +1,100 @@
+// The redirect's view of links: an in-memory cache keyed by (domain, code), filled from Postgres on a
+// miss (one query however many requests wait), with short negative entries so scans of random codes
+// cannot hammer the database. Every change invalidates here and, through NOTIFY, on other instances.
+import type { Postgres } from "../storage/postgres/client";
+import { findLinkByCode, type LinkRow } from "./repository";
+
+const CHANNEL = "svc_link_invalidate";
+
+export interface CachedLink {
+  id: string;
+  accountId: string;
+  domainId: string | null;
+  code: string;
+  originalUrl: string;
+  isActive: boolean;
+  deleted: boolean;
+  expiresAt: number | null;
+  passwordHash: string | null;
+  title: string | null;
+  description: string | null;
+  ogImage: string | null;
+  trackConversions: boolean;
+  utm: [string, string][];
+}
+
+interface Entry { link: CachedLink | null; until: number }
+
+const keyOf = (domainId: string | null, code: string) => `${domainId ?? ""}:${code}`;
+
+export function toCachedLink(row: LinkRow): CachedLink {
+  const utm: [string, string][] = [];
+  for (const [k, v] of [["utm_source", row.utmSource], ["utm_medium", row.utmMedium], ["utm_campaign", row.utmCampaign], ["utm_term", row.utmTerm], ["utm_content", row.utmContent]] as const) {
+    if (v) utm.push([k, v]);
+  }
+  return {
+    id: row.id, accountId: row.accountId, domainId: row.domainId, code: row.shortCode, originalUrl: row.originalUrl,
+    isActive: row.isActive, deleted: row.deletedAt !== null, expiresAt: row.expiresAt?.getTime() ?? null,
+    passwordHash: row.passwordHash, title: row.title, description: row.description, ogImage: row.ogImage,
+    trackConversions: row.trackConversions, utm,
+  };
+}
+
+export class LinkCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loading = new Map<string, Promise<CachedLink | null>>();
+
+  constructor(
+    private readonly pg: Postgres,
+    private readonly opts = { ttlMs: 10 * 60_000, negativeTtlMs: 30_000, maxEntries: 500_000 },
+  ) {}
+
+  async listen(): Promise<void> {
+    await this.pg.listen(CHANNEL, (payload) => this.entries.delete(payload));
+  }
+
+  /** Synchronous hit (the hot path), or undefined on a miss. */
+  peek(domainId: string | null, code: string): CachedLink | null | undefined {
+    const entry = this.entries.get(keyOf(domainId, code));
+    if (!entry) return undefined;
+    if (entry.until < Date.now()) { this.entries.delete(keyOf(domainId, code)); return undefined; }
+    return entry.link;
+  }
+
+  get(domainId: string | null, code: string): CachedLink | null | Promise<CachedLink | null> {
+    const hit = this.peek(domainId, code);
+    return hit !== undefined ? hit : this.load(domainId, code);
+  }
+
+  private load(domainId: string | null, code: string): Promise<CachedLink | null> {
+    const key = keyOf(domainId, code);
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = findLinkByCode(this.pg.db, domainId, code)
+        .then((row) => {
+          const link = row ? toCachedLink(row) : null;
+          this.store(key, link);
+          return link;
+        })
+        .finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  private store(key: string, link: CachedLink | null) {
+    if (this.entries.size >= this.opts.maxEntries) {
+      // Drop the oldest tenth (Map keeps insertion order): cheap and good enough for a bounded cache.
+      let n = Math.ceil(this.opts.maxEntries / 10);
+      for (const k of this.entries.keys()) { this.entries.delete(k); if (--n === 0) break; }
+    }
+    this.entries.set(key, { link, until: Date.now() + (link ? this.opts.ttlMs : this.opts.negativeTtlMs) });
+  }
+
+  /** After a change commits: drop the entry here and on every other instance. */
+  async invalidate(domainId: string | null, code: string): Promise<void> {
+    const key = keyOf(domainId, code);
+    this.entries.delete(key);
+    await this.pg.notify(CHANNEL, key).catch(() => {});
+  }
+}

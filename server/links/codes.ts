@@ -1,0 +1,25 @@
+// Short codes: generated (7 base62 characters from crypto randomness) or chosen (custom aliases).
+import { AppError, validationError } from "../errors";
+import { tierAtLeast, type Tier } from "../tiers";
+import { ALIAS_PATTERN, RESERVED_CODES } from "./model";
+
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+export function generateShortCode(length = 7): string {
+  let out = "";
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length * 2))) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62]; // 248 = 4 × 62: no modulo bias
+    }
+  }
+  return out;
+}
+
+export function validateAlias(alias: string, tier: Tier): string {
+  if (!tierAtLeast(tier, "basic")) {
+    throw new AppError("TIER_UPGRADE_REQUIRED", "Custom aliases need the Basic tier or higher", { required_tier: "basic", field: "custom_alias" });
+  }
+  if (!ALIAS_PATTERN.test(alias)) throw validationError("custom_alias", "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -");
+  if (RESERVED_CODES.has(alias.toLowerCase())) throw validationError("custom_alias", `"${alias}" is reserved`);
+  return alias;
+}

@@ -1,0 +1,79 @@
+// Wire schemas and types of the Links API (API_SPEC.md "Links").
+import { t, type Static } from "elysia";
+
+const Str = (max: number) => t.String({ maxLength: max });
+const Utm = {
+  utm_source: t.Optional(Str(255)),
+  utm_medium: t.Optional(Str(255)),
+  utm_campaign: t.Optional(Str(255)),
+  utm_term: t.Optional(Str(255)),
+  utm_content: t.Optional(Str(255)),
+};
+const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 });
+
+export const CreateLinkBody = t.Object({
+  url: t.String({ minLength: 1, maxLength: 4096 }),
+  title: t.Optional(Str(500)),
+  description: t.Optional(Str(2000)),
+  og_image: t.Optional(Str(2048)),
+  custom_alias: t.Optional(t.String()),
+  tags: t.Optional(Tags),
+  expires_at: t.Optional(t.String({ format: "date-time" })),
+  is_password_protected: t.Optional(t.Boolean()),
+  password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  ...Utm,
+  domain_id: t.Optional(t.String({ format: "uuid" })),
+  campaign_id: t.Optional(t.String({ format: "uuid" })),
+  track_conversions: t.Optional(t.Boolean()),
+}, { additionalProperties: false });
+export type CreateLinkInput = Static<typeof CreateLinkBody>;
+
+export const UpdateLinkBody = t.Object({
+  custom_alias: t.Optional(t.String()),
+  title: t.Optional(Str(500)),
+  description: t.Optional(Str(2000)),
+  og_image: t.Optional(Str(2048)),
+  tags: t.Optional(Tags),
+  expires_at: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
+  is_active: t.Optional(t.Boolean()),
+  is_password_protected: t.Optional(t.Boolean()),
+  password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  campaign_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
+  ...Utm,
+  track_conversions: t.Optional(t.Boolean()),
+  // Present only to answer "the destination cannot be changed" clearly.
+  url: t.Optional(t.Unknown()),
+  original_url: t.Optional(t.Unknown()),
+}, { additionalProperties: false });
+export type UpdateLinkInput = Static<typeof UpdateLinkBody>;
+
+export const SORT_FIELDS = ["created_at", "updated_at", "title", "short_code", "original_url", "last_accessed_at", "expires_at"] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+
+const DateTimeParam = t.String({ format: "date-time" });
+export const ListLinksQuery = t.Object({
+  page: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000 })),
+  per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 250 })),
+  search: t.Optional(t.String({ maxLength: 200 })),
+  tags: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Array(t.String({ maxLength: 64 }))])),
+  is_active: t.Optional(t.BooleanString()),
+  has_password: t.Optional(t.BooleanString()),
+  domain: t.Optional(t.String({ maxLength: 253 })),
+  domain_id: t.Optional(t.String({ format: "uuid" })),
+  created_after: t.Optional(DateTimeParam),
+  created_before: t.Optional(DateTimeParam),
+  last_active_after: t.Optional(DateTimeParam),
+  sort_by: t.Optional(t.Union(SORT_FIELDS.map((f) => t.Literal(f)))),
+  sort_order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")])),
+});
+export type ListLinksInput = Static<typeof ListLinksQuery>;
+
+export const BulkCreateBody = t.Array(t.Unknown(), { minItems: 1 });
+export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
+
+export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
+/** Short codes that would shadow our own paths. */
+export const RESERVED_CODES = new Set([
+  "public-api", "admin", "cdn", "healthz", "metrics", "dashboard", "widgets", "widgets.js", "t.js", "t", "tracker",
+  "api", "docs", "static", "assets", "favicon.ico", "robots.txt", "login", "logout", "app", "www", "_svc",
+]);

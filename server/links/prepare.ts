@@ -1,0 +1,70 @@
+// Validates a create-link input against the account (tier gates, campaign, domain) and builds the row.
+import { and, eq } from "drizzle-orm";
+import { AppError, validationError } from "../errors";
+import { tierAtLeast, type Tier } from "../tiers";
+import { campaigns, domains } from "../storage/postgres/schema";
+import type { DbOrTx } from "../storage/postgres/client";
+import type { AccountRecord } from "../http/auth";
+import type { CreateLinkInput } from "./model";
+import type { NewLink } from "./repository";
+import { validateAlias } from "./codes";
+import { validateDestination } from "./urls";
+
+export const normalizeTags = (tags?: string[]) => [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+
+export function futureDate(value: string, field: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw validationError(field, "must be an ISO 8601 date-time");
+  if (date.getTime() <= Date.now()) throw validationError(field, "must be in the future");
+  return date;
+}
+
+export async function checkCampaign(db: DbOrTx, account: AccountRecord, campaignId: string) {
+  if (!tierAtLeast(account.tier, "growth")) {
+    throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth", field: "campaign_id" });
+  }
+  const [row] = await db.select({ id: campaigns.id }).from(campaigns).where(and(eq(campaigns.id, campaignId), eq(campaigns.accountId, account.id)));
+  if (!row) throw new AppError("NOT_FOUND", "Campaign not found", { field: "campaign_id" });
+}
+
+/** The verified custom domain of the account, or an error naming domain_id. */
+export async function checkDomain(db: DbOrTx, accountId: string, domainId: string) {
+  const [row] = await db.select().from(domains).where(and(eq(domains.id, domainId), eq(domains.accountId, accountId)));
+  if (!row) throw new AppError("NOT_FOUND", "Domain not found", { field: "domain_id" });
+  if (!row.verifiedAt) throw validationError("domain_id", "the domain is not verified yet");
+  return row;
+}
+
+export async function hashLinkPassword(input: { is_password_protected?: boolean; password?: string }, field = "password") {
+  if (input.is_password_protected !== true) return null; // the spec: ignored unless protection is on
+  if (!input.password) throw validationError(field, "is required when is_password_protected is true");
+  return Bun.password.hash(input.password);
+}
+
+export async function prepareLink(db: DbOrTx, account: AccountRecord, input: CreateLinkInput): Promise<Omit<NewLink, "shortCode"> & { shortCode?: string }> {
+  const originalUrl = validateDestination(input.url);
+  const shortCode = input.custom_alias !== undefined ? validateAlias(input.custom_alias, account.tier as Tier) : undefined;
+  if (input.og_image !== undefined && input.og_image !== "") validateDestination(input.og_image, "og_image");
+  const expiresAt = input.expires_at ? futureDate(input.expires_at, "expires_at") : null;
+  if (input.campaign_id) await checkCampaign(db, account, input.campaign_id);
+  if (input.domain_id) await checkDomain(db, account.id, input.domain_id);
+  return {
+    accountId: account.id,
+    shortCode,
+    originalUrl,
+    title: input.title ?? null,
+    description: input.description ?? null,
+    ogImage: input.og_image || null,
+    tags: normalizeTags(input.tags),
+    expiresAt,
+    passwordHash: await hashLinkPassword(input),
+    utmSource: input.utm_source || null,
+    utmMedium: input.utm_medium || null,
+    utmCampaign: input.utm_campaign || null,
+    utmTerm: input.utm_term || null,
+    utmContent: input.utm_content || null,
+    domainId: input.domain_id ?? null,
+    campaignId: input.campaign_id ?? null,
+    trackConversions: input.track_conversions ?? false,
+  };
+}

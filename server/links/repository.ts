@@ -1,0 +1,59 @@
+// Postgres access for links (the only file of this feature that touches drizzle).
+import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { domains, links } from "../storage/postgres/schema";
+import type { DbOrTx } from "../storage/postgres/client";
+import type { ListLinksInput, SortField } from "./model";
+
+export type LinkRow = typeof links.$inferSelect;
+export type NewLink = typeof links.$inferInsert;
+
+export const insertLinks = (db: DbOrTx, rows: NewLink[]) => db.insert(links).values(rows).returning();
+
+/** A live (not deleted) link of the account: the one place that answers "not found" and "not yours" alike. */
+export const findLink = async (db: DbOrTx, accountId: string, id: string) =>
+  (await db.select().from(links).where(and(eq(links.id, id), eq(links.accountId, accountId), isNull(links.deletedAt))))[0];
+
+export const findLinkIncludingDeleted = async (db: DbOrTx, accountId: string, id: string) =>
+  (await db.select().from(links).where(and(eq(links.id, id), eq(links.accountId, accountId))))[0];
+
+export const updateLinkRow = async (db: DbOrTx, id: string, patch: Partial<NewLink>) =>
+  (await db.update(links).set({ ...patch, updatedAt: new Date() }).where(eq(links.id, id)).returning())[0];
+
+/** Resolution for the redirect: by code on the default domain (null) or a custom domain. */
+export const findLinkByCode = async (db: DbOrTx, domainId: string | null, code: string) =>
+  (await db.select().from(links).where(and(eq(links.shortCode, code), domainId ? eq(links.domainId, domainId) : isNull(links.domainId))))[0];
+
+export const purgeDeletedBefore = async (db: DbOrTx, before: Date) =>
+  (await db.delete(links).where(and(isNotNull(links.deletedAt), lt(links.deletedAt, before))).returning({ id: links.id })).length;
+
+const SORT_COLUMNS: Record<SortField, AnyPgColumn> = {
+  created_at: links.createdAt, updated_at: links.updatedAt, title: links.title, short_code: links.shortCode,
+  original_url: links.originalUrl, last_accessed_at: links.lastAccessedAt, expires_at: links.expiresAt,
+};
+
+export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
+  const where: (SQL | undefined)[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
+  if (q.search) {
+    const pattern = `%${q.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
+    where.push(sql`(${links.originalUrl} ilike ${pattern} or ${links.title} ilike ${pattern} or ${links.shortCode} ilike ${pattern})`);
+  }
+  if (q.tagList.length) where.push(arrayOverlaps(links.tags, q.tagList));
+  if (q.is_active !== undefined) where.push(eq(links.isActive, q.is_active));
+  if (q.has_password !== undefined) where.push(q.has_password ? isNotNull(links.passwordHash) : isNull(links.passwordHash));
+  if (q.domain_id) where.push(eq(links.domainId, q.domain_id));
+  if (q.domain) where.push(inArray(links.domainId, db.select({ id: domains.id }).from(domains).where(and(eq(domains.accountId, accountId), eq(domains.name, q.domain.toLowerCase())))));
+  if (q.created_after) where.push(gte(links.createdAt, new Date(q.created_after)));
+  if (q.created_before) where.push(lte(links.createdAt, new Date(q.created_before)));
+  if (q.last_active_after) where.push(gt(links.lastAccessedAt, new Date(q.last_active_after)));
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 20;
+  const column = SORT_COLUMNS[q.sort_by ?? "created_at"];
+  const order = q.sort_order === "asc" ? asc(column) : desc(column);
+  const condition = and(...where);
+  const [rows, [{ n }]] = await Promise.all([
+    db.select().from(links).where(condition).orderBy(order, desc(links.id)).limit(perPage).offset((page - 1) * perPage),
+    db.select({ n: count() }).from(links).where(condition),
+  ]);
+  return { rows, total: n, page, perPage };
+}

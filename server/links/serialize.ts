@@ -1,0 +1,27 @@
+// The Link object of the API (API_SPEC.md "Link"), from a row.
+import { shortUrl } from "./urls";
+import type { LinkRow } from "./repository";
+
+export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null) {
+  return {
+    id: row.id,
+    short_code: row.shortCode,
+    short_url: shortUrl(baseUrl, row.shortCode, domainName),
+    original_url: row.originalUrl,
+    title: row.title ?? "",
+    description: row.description ?? "",
+    og_image: row.ogImage,
+    tags: row.tags,
+    is_active: row.isActive,
+    is_password_protected: row.passwordHash !== null,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    utm_source: row.utmSource, utm_medium: row.utmMedium, utm_campaign: row.utmCampaign, utm_term: row.utmTerm, utm_content: row.utmContent,
+    domain_id: row.domainId,
+    campaign_id: row.campaignId,
+    track_conversions: row.trackConversions,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    last_accessed_at: row.lastAccessedAt?.toISOString() ?? null,
+  };
+}
+export type LinkJson = ReturnType<typeof toLinkJson>;

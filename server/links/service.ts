@@ -1,0 +1,164 @@
+// Links: create, read, update, delete, restore, list (API_SPEC.md "Links"). No Elysia here.
+import { inArray } from "drizzle-orm";
+import { AppError, notFound, validationError } from "../errors";
+import type { Tier } from "../tiers";
+import { emitEvent } from "../events/bus";
+import { isUniqueViolation } from "../storage/postgres/errors";
+import { domains } from "../storage/postgres/schema";
+import type { DbOrTx, Postgres } from "../storage/postgres/client";
+import type { AccountRecord } from "../http/auth";
+import { Paginated } from "../http/envelope";
+import type { CreateLinkInput, ListLinksInput, UpdateLinkInput } from "./model";
+import * as repo from "./repository";
+import { generateShortCode, validateAlias } from "./codes";
+import { checkCampaign, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
+import { fetchPageMetadata } from "./metadata";
+import { toLinkJson } from "./serialize";
+import type { LinkCache } from "./cache";
+
+export interface LinksDeps { pg: Postgres; linkCache: LinkCache; baseUrl: string; allowInsecureFetch: boolean }
+
+export const RECOVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
+const MAX_CODE_ATTEMPTS = 5;
+
+export async function domainNames(db: DbOrTx, ids: (string | null)[]): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
+  if (!wanted.length) return new Map();
+  const rows = await db.select({ id: domains.id, name: domains.name }).from(domains).where(inArray(domains.id, wanted));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export async function serializeLinks(deps: LinksDeps, db: DbOrTx, rows: repo.LinkRow[]) {
+  const names = await domainNames(db, rows.map((r) => r.domainId));
+  return rows.map((r) => toLinkJson(r, deps.baseUrl, r.domainId ? names.get(r.domainId) : null));
+}
+const serializeOne = async (deps: LinksDeps, db: DbOrTx, row: repo.LinkRow) => (await serializeLinks(deps, db, [row]))[0];
+
+export async function getLinkOrThrow(db: DbOrTx, accountId: string, id: string) {
+  const row = await repo.findLink(db, accountId, id);
+  if (!row) throw notFound("Link");
+  return row;
+}
+
+/** Inserts with a generated code, retrying on the (rare) collision; a taken alias is 409. */
+export async function insertWithCode(db: DbOrTx, row: Omit<repo.NewLink, "shortCode"> & { shortCode?: string }): Promise<repo.LinkRow> {
+  for (let attempt = 1; ; attempt++) {
+    const shortCode = row.shortCode ?? generateShortCode();
+    try {
+      // A savepoint per attempt keeps the surrounding transaction usable after a unique violation.
+      return await db.transaction(async (sp) => (await repo.insertLinks(sp, [{ ...row, shortCode }]))[0]);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (row.shortCode) throw new AppError("ALIAS_TAKEN", `The short code "${row.shortCode}" is already in use`, { field: "custom_alias", alias: row.shortCode });
+      if (attempt >= MAX_CODE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+export async function createLink(deps: LinksDeps, account: AccountRecord, input: CreateLinkInput) {
+  const prepared = await prepareLink(deps.pg.db, account, input);
+  if (input.title === undefined || input.description === undefined) {
+    const meta = await fetchPageMetadata(prepared.originalUrl, deps.allowInsecureFetch);
+    prepared.title ??= meta.title ?? null;
+    prepared.description ??= meta.description ?? null;
+    prepared.ogImage ??= meta.image ?? null;
+  }
+  const { row, json } = await deps.pg.db.transaction(async (tx) => {
+    const row = await insertWithCode(tx, prepared);
+    const json = await serializeOne(deps, tx, row);
+    await emitEvent(tx, account.id, "link.created", json);
+    return { row, json };
+  });
+  await deps.linkCache.invalidate(row.domainId, row.shortCode); // drops a cached "unknown code"
+  return json;
+}
+
+export async function getLink(deps: LinksDeps, accountId: string, id: string) {
+  return serializeOne(deps, deps.pg.db, await getLinkOrThrow(deps.pg.db, accountId, id));
+}
+
+export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput) {
+  const tagList = q.tags === undefined ? [] : (Array.isArray(q.tags) ? q.tags : [q.tags]).flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
+  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, tagList });
+  return new Paginated(await serializeLinks(deps, deps.pg.db, rows), { page, per_page: perPage, total });
+}
+
+const UTM_FIELDS = [
+  ["utm_source", "utmSource"], ["utm_medium", "utmMedium"], ["utm_campaign", "utmCampaign"], ["utm_term", "utmTerm"], ["utm_content", "utmContent"],
+] as const;
+
+export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
+  if (input.url !== undefined || input.original_url !== undefined) {
+    throw validationError(input.url !== undefined ? "url" : "original_url", "the destination URL cannot be changed after creation");
+  }
+  const before = await getLinkOrThrow(deps.pg.db, account.id, id);
+  const patch: Partial<repo.NewLink> = {};
+  if (input.custom_alias !== undefined && input.custom_alias !== before.shortCode) patch.shortCode = validateAlias(input.custom_alias, account.tier as Tier);
+  if (input.title !== undefined) patch.title = input.title;
+  if (input.description !== undefined) patch.description = input.description;
+  if (input.og_image !== undefined) patch.ogImage = input.og_image || null;
+  if (input.tags !== undefined) patch.tags = normalizeTags(input.tags);
+  if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : futureDate(input.expires_at, "expires_at");
+  if (input.expires_at !== undefined) patch.expiredNotifiedAt = null;
+  if (input.is_active !== undefined) patch.isActive = input.is_active;
+  if (input.is_password_protected === false) patch.passwordHash = null;
+  if (input.is_password_protected === true) {
+    if (input.password) patch.passwordHash = await hashLinkPassword(input);
+    else if (!before.passwordHash) throw validationError("password", "is required when is_password_protected is true");
+  }
+  if (input.campaign_id === null) patch.campaignId = null;
+  else if (input.campaign_id !== undefined) { await checkCampaign(deps.pg.db, account, input.campaign_id); patch.campaignId = input.campaign_id; }
+  for (const [field, column] of UTM_FIELDS) {
+    const value = input[field];
+    if (value !== undefined) patch[column] = value === "" ? null : value; // merge: omitted keeps, "" clears
+  }
+  if (input.track_conversions !== undefined) patch.trackConversions = input.track_conversions;
+
+  const { row, json } = await deps.pg.db.transaction(async (tx) => {
+    let row: repo.LinkRow;
+    try {
+      row = await tx.transaction(async (sp) => repo.updateLinkRow(sp, id, patch));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError("ALIAS_TAKEN", `The short code "${patch.shortCode}" is already in use`, { field: "custom_alias", alias: patch.shortCode });
+      throw err;
+    }
+    const json = await serializeOne(deps, tx, row);
+    await emitEvent(tx, account.id, "link.updated", json);
+    return { row, json };
+  });
+  await deps.linkCache.invalidate(before.domainId, before.shortCode);
+  if (row.shortCode !== before.shortCode) await deps.linkCache.invalidate(row.domainId, row.shortCode);
+  return json;
+}
+
+export async function deleteLink(deps: LinksDeps, accountId: string, id: string) {
+  const row = await deps.pg.db.transaction(async (tx) => {
+    const link = await getLinkOrThrow(tx, accountId, id);
+    const row = await repo.updateLinkRow(tx, link.id, { deletedAt: new Date() });
+    await emitEvent(tx, accountId, "link.deleted", await serializeOne(deps, tx, row));
+    return row;
+  });
+  await deps.linkCache.invalidate(row.domainId, row.shortCode);
+  return { message: `Link ${row.shortCode} deleted; it can be restored until ${new Date(row.deletedAt!.getTime() + RECOVERY_WINDOW_MS).toISOString()}` };
+}
+
+export async function restoreLink(deps: LinksDeps, accountId: string, id: string) {
+  const link = await repo.findLinkIncludingDeleted(deps.pg.db, accountId, id);
+  if (!link) throw notFound("Link");
+  if (!link.deletedAt) return serializeOne(deps, deps.pg.db, link);
+  if (Date.now() - link.deletedAt.getTime() > RECOVERY_WINDOW_MS) {
+    throw new AppError("GONE", "The link was deleted more than 7 days ago and can no longer be restored");
+  }
+  const json = await deps.pg.db.transaction(async (tx) => {
+    const row = await repo.updateLinkRow(tx, id, { deletedAt: null });
+    const json = await serializeOne(deps, tx, row);
+    await emitEvent(tx, accountId, "link.updated", json);
+    return json;
+  });
+  await deps.linkCache.invalidate(link.domainId, link.shortCode);
+  return json;
+}
+
+/** The purge job: links deleted more than 7 days ago are removed for good (their codes become free). */
+export const purgeDeletedLinks = (pg: Postgres, now = Date.now()) => repo.purgeDeletedBefore(pg.db, new Date(now - RECOVERY_WINDOW_MS));
+
