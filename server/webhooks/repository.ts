@@ -1,0 +1,95 @@
+// Postgres access for webhook endpoints and deliveries (the deliveries table is also the dispatch queue).
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { webhookDeliveries, webhookEndpoints } from "../storage/postgres/schema";
+import type { DbOrTx, Postgres } from "../storage/postgres/client";
+import type { DeliveryRow, EndpointRow } from "./model";
+
+const OPEN = ["pending", "retrying"];
+
+export const countEndpoints = async (db: DbOrTx, accountId: string) =>
+  (await db.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, accountId)))[0].n;
+
+export const insertEndpoint = async (db: DbOrTx, v: typeof webhookEndpoints.$inferInsert) =>
+  (await db.insert(webhookEndpoints).values(v).returning())[0];
+
+export const listEndpointRows = (db: DbOrTx, accountId: string) =>
+  db.select().from(webhookEndpoints).where(eq(webhookEndpoints.accountId, accountId)).orderBy(desc(webhookEndpoints.createdAt));
+
+export const findEndpoint = async (db: DbOrTx, accountId: string, id: string): Promise<EndpointRow | undefined> =>
+  (await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId))))[0];
+
+export const updateEndpointRow = async (db: DbOrTx, accountId: string, id: string, v: Partial<typeof webhookEndpoints.$inferInsert>) =>
+  (await db.update(webhookEndpoints).set(v).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId))).returning())[0];
+
+export const deleteEndpointRow = async (db: DbOrTx, accountId: string, id: string) =>
+  (await db.delete(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId))).returning())[0];
+
+export const listDeliveryRows = (db: DbOrTx, endpointId: string, limit: number) =>
+  db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit);
+
+export const findDelivery = async (db: DbOrTx, id: string): Promise<DeliveryRow | undefined> =>
+  (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0];
+
+/** Inserts a delivery already leased to the caller, who attempts it at once (the test endpoint). */
+export const insertLeasedDelivery = async (db: DbOrTx, v: { endpointId: string; accountId: string; eventType: string; payload: unknown; leaseSeconds: number }) =>
+  (await db.insert(webhookDeliveries).values({
+    endpointId: v.endpointId, accountId: v.accountId, eventType: v.eventType, payload: v.payload, status: "pending",
+    nextRetryAt: sql`now()`, lockedUntil: sql`now() + make_interval(secs => ${v.leaseSeconds})`,
+  }).returning())[0];
+
+/**
+ * Leases up to `limit` due deliveries of active endpoints. SKIP LOCKED plus the lease make this safe
+ * with several instances: a row is attempted by one of them until its lease runs out.
+ */
+export async function claimDueDeliveries(pg: Postgres, limit: number, leaseSeconds: number): Promise<string[]> {
+  const rows = await pg.query<{ id: string }>(sql`
+    with due as (
+      select d.id from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id and e.is_active
+      where d.status in ('pending', 'retrying') and d.next_retry_at <= now()
+        and (d.locked_until is null or d.locked_until < now())
+      order by d.next_retry_at
+      limit ${limit}
+      for update of d skip locked)
+    update webhook_deliveries d set locked_until = now() + make_interval(secs => ${leaseSeconds})
+    from due where d.id = due.id
+    returning d.id`);
+  return rows.map((r) => r.id);
+}
+
+export const loadJobs = (db: DbOrTx, ids: string[]) =>
+  db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(inArray(webhookDeliveries.id, ids));
+
+export const releaseLease = (db: DbOrTx, id: string) =>
+  db.update(webhookDeliveries).set({ lockedUntil: null }).where(eq(webhookDeliveries.id, id));
+
+/** Embedded mode only: the process owns its database, so leases of a dead process can go at once. */
+export const releaseAllLeases = (db: DbOrTx) =>
+  db.update(webhookDeliveries).set({ lockedUntil: null }).where(inArray(webhookDeliveries.status, OPEN));
+
+export const updateDelivery = async (db: DbOrTx, id: string, v: PgUpdateSetSource<typeof webhookDeliveries>) =>
+  (await db.update(webhookDeliveries).set(v).where(eq(webhookDeliveries.id, id)).returning())[0];
+
+export const resetFailures = (db: DbOrTx, endpointId: string) =>
+  db.update(webhookEndpoints).set({ consecutiveFailures: 0 }).where(eq(webhookEndpoints.id, endpointId));
+
+/** Counts one failed attempt; disables the endpoint at `disableAt` failures, or at once when `gone`. */
+export async function countFailure(db: DbOrTx, endpointId: string, disableAt: number, gone: boolean) {
+  const before = (await db.select({ isActive: webhookEndpoints.isActive }).from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId)).for("update"))[0];
+  if (!before) return undefined;
+  const [row] = await db.update(webhookEndpoints).set({
+    consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+    isActive: sql`case when ${gone} or ${webhookEndpoints.consecutiveFailures} + 1 >= ${disableAt} then false else ${webhookEndpoints.isActive} end`,
+  }).where(eq(webhookEndpoints.id, endpointId)).returning({ isActive: webhookEndpoints.isActive });
+  return { wasActive: before.isActive, isActive: row.isActive };
+}
+
+/** A disabled endpoint's open deliveries stop: they end as failed, so no old backlog floods it when re-enabled. */
+export const stopOpenDeliveries = (db: DbOrTx, endpointId: string, reason: string) =>
+  db.update(webhookDeliveries).set({ status: "failed", errorMessage: reason, nextRetryAt: null, lockedUntil: null })
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.status, OPEN)));

@@ -1,0 +1,77 @@
+// One HTTP attempt: POST the exact signed bytes, 10 s timeout, no redirects, first 1 KB of the answer kept.
+import { checkWebhookUrl } from "./url-guard";
+import { signDelivery } from "./signing";
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+const RESPONSE_BODY_LIMIT = 1024;
+
+export interface AttemptRequest {
+  url: string;
+  secret: string;
+  deliveryId: string;
+  eventType: string;
+  body: string;
+  allowInsecure: boolean;
+}
+
+export interface AttemptResult {
+  ok: boolean;
+  httpStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+  /** Stopped by our own shutdown: not the receiver's fault, so it does not count as an attempt. */
+  aborted?: boolean;
+}
+
+export async function sendAttempt(req: AttemptRequest, stop?: AbortSignal): Promise<AttemptResult> {
+  const refused = await checkWebhookUrl(req.url, req.allowInsecure);
+  if (refused) return { ok: false, httpStatus: null, responseBody: null, error: `Refused: URL ${refused}` };
+  const timestamp = Math.floor(Date.now() / 1000);
+  const timeout = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
+  try {
+    const res = await fetch(req.url, {
+      method: "POST",
+      body: req.body,
+      redirect: "manual",
+      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "svc-webhooks/1",
+        "x-svc-event": req.eventType,
+        "x-svc-delivery": req.deliveryId,
+        ...signDelivery(req.secret, req.deliveryId, timestamp, req.body),
+      },
+      // Self-signed receivers are accepted only in development and tests.
+      ...(req.allowInsecure ? { tls: { rejectUnauthorized: false } } : {}),
+    });
+    const responseBody = await readPrefix(res, RESPONSE_BODY_LIMIT);
+    const ok = res.status >= 200 && res.status < 300;
+    return { ok, httpStatus: res.status, responseBody, error: ok ? null : `Receiver answered HTTP ${res.status}` };
+  } catch (err) {
+    if (stop?.aborted) return { ok: false, httpStatus: null, responseBody: null, error: "Stopped by shutdown", aborted: true };
+    const error = timeout.aborted ? `Timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : `Network error: ${(err as Error).message ?? String(err)}`;
+    return { ok: false, httpStatus: null, responseBody: null, error };
+  }
+}
+
+/** Reads at most `limit` bytes of the body and drops the rest unread. */
+async function readPrefix(res: Response, limit: number): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // A body cut off mid-way still leaves the status, which decides the outcome.
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, limit);
+  return new TextDecoder().decode(bytes).replace(/\uFFFD+$/, "");
+}
