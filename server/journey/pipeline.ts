@@ -2,6 +2,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { JourneyRecord } from "../ingest/records";
 import { clickhouseSink } from "../ingest/sinks";
+import { parseTimestamp } from "./validate";
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
@@ -11,7 +12,7 @@ export function toJourneyRow(r: JourneyRecord) {
   return {
     event_id: r.event_id,
     received_at: r.received_at,
-    timestamp: typeof e.timestamp === "string" ? Date.parse(e.timestamp) : r.received_at,
+    timestamp: typeof e.timestamp === "string" ? parseTimestamp(e.timestamp) : r.received_at,
     account_id: r.account_id,
     link_id: str(e.link_id),
     visitor_id: str(e.visitor_id),
@@ -25,7 +26,7 @@ export function toJourneyRow(r: JourneyRecord) {
     conversion_name: str(e.conversion_name),
     revenue_cents: num(e.revenue_cents) ?? 0,
     currency: str(e.currency),
-    country_code: str(e.country_code),
+    country_code: str(e.country_code).toUpperCase(),
     city: str(e.city),
     region: str(e.region),
     device_type: str(e.device_type),

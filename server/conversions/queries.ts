@@ -1,0 +1,109 @@
+// ClickHouse queries of the conversion reports. Conversions are journey events with event_type
+// `conversion`; rates divide unique converters by unique visitors of the journey events in scope.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Dimension, Interval } from "./model";
+
+export interface Scope { accountId: string; fromMs: number; linkIds?: string[] }
+
+const CONV = "event_type = 'conversion'";
+
+function scopeOf(s: Scope) {
+  const where = [
+    "account_id = {account:UUID}",
+    "timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')",
+    ...(s.linkIds ? ["link_id IN {links:Array(UUID)}"] : []),
+  ].join(" AND ");
+  return { where, params: { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] } };
+}
+
+export async function getConversionTotals(ch: Clickhouse, s: Scope) {
+  const { where, params } = scopeOf(s);
+  const [row] = await ch.query<Record<string, string>>(`
+    SELECT countIf(${CONV}) AS conversions, uniqExactIf(visitor_id, ${CONV}) AS converters,
+      sumIf(revenue_cents, ${CONV}) AS revenue_cents, uniqExact(visitor_id) AS visitors
+    FROM ${ch.table("journey_events")} WHERE ${where}`, params);
+  return {
+    conversions: Number(row.conversions), converters: Number(row.converters),
+    revenueCents: Number(row.revenue_cents), visitors: Number(row.visitors),
+  };
+}
+
+const BUCKET: Record<Interval, string> = {
+  hour: "toStartOfHour(timestamp)",
+  day: "toStartOfDay(timestamp)",
+  week: "toDateTime(toMonday(timestamp), 'UTC')",
+  month: "toDateTime(toStartOfMonth(timestamp), 'UTC')",
+};
+
+/** Conversions and revenue per bucket start (epoch seconds); empty buckets are absent. */
+export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: Interval) {
+  const { where, params } = scopeOf(s);
+  const rows = await ch.query<Record<string, string | number>>(`
+    SELECT toUnixTimestamp(${BUCKET[interval]}) AS bucket, count() AS conversions, sum(revenue_cents) AS revenue_cents
+    FROM ${ch.table("journey_events")} WHERE ${where} AND ${CONV}
+    GROUP BY bucket ORDER BY bucket`, params);
+  return rows.map((r) => ({ bucket: Number(r.bucket), conversions: Number(r.conversions), revenueCents: Number(r.revenue_cents) }));
+}
+
+const DIMENSION: Record<Exclude<Dimension, "name">, string> = {
+  device: "device_type",
+  country: "country_code",
+  link: "toString(link_id)",
+};
+
+/** Per label: conversions, revenue, unique converters and the visitors the rate divides by. */
+export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
+  const { where, params } = scopeOf(s);
+  const t = ch.table("journey_events");
+  // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
+  const sql = dimension === "name"
+    ? `SELECT if(conversion_name != '', conversion_name, event_name) AS label, count() AS conversions,
+         sum(revenue_cents) AS revenue_cents, uniqExact(visitor_id) AS converters,
+         (SELECT uniqExact(visitor_id) FROM ${t} WHERE ${where}) AS visitors
+       FROM ${t} WHERE ${where} AND ${CONV} GROUP BY label`
+    : `SELECT ${DIMENSION[dimension]} AS label, countIf(${CONV}) AS conversions, sumIf(revenue_cents, ${CONV}) AS revenue_cents,
+         uniqExactIf(visitor_id, ${CONV}) AS converters, uniqExact(visitor_id) AS visitors
+       FROM ${t} WHERE ${where} GROUP BY label HAVING conversions > 0`;
+  const rows = await ch.query<Record<string, string>>(`${sql} ORDER BY conversions DESC, label LIMIT 1000`, params);
+  return rows.map((r) => ({
+    label: r.label, conversions: Number(r.conversions), revenueCents: Number(r.revenue_cents),
+    converters: Number(r.converters), visitors: Number(r.visitors),
+  }));
+}
+
+/**
+ * One entry per converting (link, visitor): from the visitor's click (clicks.click_id is the
+ * visitor_id the tracker sends after an svc_ref redirect) or, without one, from the visitor's first
+ * journey event on the link, to their first conversion in the period.
+ */
+export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
+  const { where, params } = scopeOf(s);
+  const t = ch.table("journey_events");
+  const [row] = await ch.query<Record<string, string | number | null>>(`
+    WITH conv AS (
+      SELECT link_id, visitor_id, min(timestamp) AS converted_at
+      FROM ${t} WHERE ${where} AND ${CONV} GROUP BY link_id, visitor_id
+    ), touch AS (
+      SELECT link_id, visitor_id, min(timestamp) AS first_at FROM ${t}
+      WHERE account_id = {account:UUID} AND (link_id, visitor_id) IN (SELECT link_id, visitor_id FROM conv)
+      GROUP BY link_id, visitor_id
+    ), click AS (
+      SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
+      WHERE account_id = {account:UUID} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM conv)
+      GROUP BY link_id, click_id
+    ), spans AS (
+      SELECT greatest(0, toUnixTimestamp64Milli(conv.converted_at)
+        - toUnixTimestamp64Milli(if(click.matched = 1, click.clicked_at, touch.first_at))) / 1000 AS s
+      FROM conv
+      INNER JOIN touch ON touch.link_id = conv.link_id AND touch.visitor_id = conv.visitor_id
+      LEFT JOIN click ON click.link_id = conv.link_id AND click.click_id = toUUIDOrZero(conv.visitor_id)
+    )
+    SELECT countIf(s < 3600) AS b0, countIf(s >= 3600 AND s < 86400) AS b1, countIf(s >= 86400 AND s < 604800) AS b2,
+      countIf(s >= 604800) AS b3, avgOrNull(s) AS average, quantileExactInclusiveOrNull(0.5)(s) AS median
+    FROM spans`, params);
+  return {
+    counts: [row.b0, row.b1, row.b2, row.b3].map(Number),
+    averageSeconds: Number(row.average ?? 0),
+    medianSeconds: Number(row.median ?? 0),
+  };
+}

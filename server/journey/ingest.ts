@@ -1,0 +1,133 @@
+// POST /journey/events as a pipeline (STYLE.md example 7):
+// validate → link ownership → backpressure → idempotency → monthly quota → durable spool → 202.
+// Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
+import { AppError } from "../errors";
+import { emitEvent } from "../events/bus";
+import type { JourneyRecord } from "../ingest/records";
+import type { Spool } from "../ingest/spool";
+import type { Kv } from "../storage/kv";
+import type { DbOrTx } from "../storage/postgres/client";
+import type { Metrics } from "../http/metrics";
+import type { Logger } from "../http/logger";
+import type { LinkOwnership } from "./link-cache";
+import type { UsageMeter, Reservation } from "./usage";
+import { validateBatch } from "./validate";
+import type { JourneyEvent } from "./model";
+
+export interface IngestDeps {
+  db: DbOrTx;
+  kv: Kv;
+  spool: Spool<JourneyRecord>;
+  links: LinkOwnership;
+  usage: UsageMeter;
+  metrics: Metrics;
+  logger: Logger;
+}
+
+export interface IngestRequest { accountId: string; monthlyLimit: number; idempotencyKey: string | null; body: unknown; nowMs: number }
+export interface IngestResult { data: Record<string, unknown>; headers: Record<string, string> }
+
+const IDEMPOTENCY_WINDOW_MS = 300_000;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const OVERLOAD_RETRY_SECONDS = "5";
+
+export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): Promise<IngestResult> {
+  let events: JourneyEvent[];
+  try {
+    events = validateBatch(req.body, req.nowMs);
+    checkIdempotencyKey(req.idempotencyKey);
+    await checkLinkOwnership(deps.links, req.accountId, events);
+  } catch (err) {
+    reject(deps, "validation", req.body);
+    throw err;
+  }
+  if (deps.spool.isOverBound) {
+    reject(deps, "overload", events);
+    throw new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS });
+  }
+  const idemKey = req.idempotencyKey ? `idem:${req.accountId}:${req.idempotencyKey}` : null;
+  if (idemKey && !(await deps.kv.setIfAbsent(idemKey, IDEMPOTENCY_WINDOW_MS))) {
+    return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
+  }
+  const reservation = await reserveQuota(deps, req, events.length, idemKey);
+  const records = toRecords(req, events);
+  try {
+    await deps.spool.append(records);
+  } catch (err) {
+    await deps.usage.release(reservation).catch(() => {});
+    if (idemKey) await deps.kv.delete(idemKey).catch(() => {});
+    deps.logger.error({ msg: "journey spool append failed", error: String(err) });
+    throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS });
+  }
+  deps.metrics.eventsAccepted.inc({ stream: "journey" }, records.length);
+  await emitConversions(deps, req.accountId, records);
+  return respond(records.length, reservation);
+}
+
+function checkIdempotencyKey(key: string | null): void {
+  if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+    throw new AppError("VALIDATION_ERROR", "X-Idempotency-Key: must be 1 to 255 printable ASCII characters", {
+      fields: [{ field: "header.x-idempotency-key", message: "must be 1 to 255 printable ASCII characters" }],
+    });
+  }
+}
+
+async function checkLinkOwnership(links: LinkOwnership, accountId: string, events: JourneyEvent[]): Promise<void> {
+  const ids = new Set<string>();
+  for (const e of events) {
+    e.link_id = e.link_id.toLowerCase();
+    ids.add(e.link_id);
+  }
+  const unknown = await links.findUnknown(accountId, ids);
+  if (unknown.size === 0) return;
+  const index = events.findIndex((e) => unknown.has(e.link_id));
+  const field = `body.events.${index}.link_id`;
+  const message = "is not a link of this account";
+  throw new AppError("VALIDATION_ERROR", `${field}: ${message}`, { fields: [{ field, message, index }] });
+}
+
+async function reserveQuota(deps: IngestDeps, req: IngestRequest, count: number, idemKey: string | null): Promise<Reservation> {
+  const r = await deps.usage.reserve(req.accountId, req.monthlyLimit, count, req.nowMs);
+  if (r.ok) return r;
+  if (idemKey) await deps.kv.delete(idemKey);
+  deps.metrics.eventsRejected.inc({ stream: "journey", reason: "monthly_limit" }, count);
+  throw new AppError(
+    "JOURNEY_LIMIT_EXCEEDED",
+    `Monthly journey event limit exceeded (${r.used} of ${r.limit}); events are accepted up to 150% of the limit`,
+    { events_this_month: r.used, limit: r.limit, status: "blocked" },
+    { "retry-after": String(r.retryAfterSeconds) },
+  );
+}
+
+function toRecords(req: IngestRequest, events: JourneyEvent[]): JourneyRecord[] {
+  const records = new Array<JourneyRecord>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    records[i] = { event_id: crypto.randomUUID(), received_at: req.nowMs, account_id: req.accountId, event: events[i] };
+  }
+  return records;
+}
+
+/** One `conversion` bus event per conversion event, after the batch is durable. */
+async function emitConversions(deps: IngestDeps, accountId: string, records: JourneyRecord[]): Promise<void> {
+  for (const r of records) {
+    if (r.event.event_type !== "conversion") continue;
+    const data = { id: r.event_id, ...r.event, timestamp: (r.event.timestamp as string | undefined) ?? new Date(r.received_at).toISOString() };
+    try {
+      await emitEvent(deps.db, accountId, "conversion", data);
+    } catch (err) {
+      deps.logger.error({ msg: "conversion event not emitted", event_id: r.event_id, error: String(err) });
+    }
+  }
+}
+
+function respond(count: number, r: Reservation): IngestResult {
+  const data: Record<string, unknown> = { message: `${count} event(s) queued`, count };
+  if (r.status === "ok") return { data, headers: {} };
+  data.usage = { events_this_month: r.used, limit: r.limit, status: r.status };
+  return { data, headers: { "x-journey-warning": r.status, "x-journey-usage": `${r.used}/${r.limit}` } };
+}
+
+function reject(deps: IngestDeps, reason: string, what: unknown): void {
+  const events = Array.isArray(what) ? what : (what as { events?: unknown })?.events;
+  deps.metrics.eventsRejected.inc({ stream: "journey", reason }, Array.isArray(events) ? events.length : 1);
+}

@@ -1,0 +1,94 @@
+// Wire schemas of the journey API: the ingest batch (API_SPEC "Journey event (input object)") and
+// the query parameters of the journey reports.
+import { t, type Static } from "elysia";
+import type { JourneyEventWire } from "../../tracker/src/protocol";
+
+export const EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
+export const DEVICE_TYPES = ["mobile", "desktop", "tablet"] as const;
+export const MAX_BATCH = 100;
+export const MAX_PROPERTIES = 50;
+export const MAX_PROPERTIES_BYTES = 4096;
+export const MAX_PROPERTY_KEY = 64;
+
+const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+// ISO 8601 date-time; without an offset it is read as UTC.
+export const TIMESTAMP_PATTERN = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?$";
+
+const str = (maxLength: number, minLength = 0) => t.String({ minLength, maxLength });
+const PropertyValue = t.Union([t.String({ maxLength: 1024 }), t.Number(), t.Boolean(), t.Null()]);
+
+export const JourneyEventSchema = t.Object({
+  link_id: t.String({ pattern: UUID_PATTERN }),
+  visitor_id: str(128, 1),
+  session_id: t.Optional(str(128)),
+  event_type: t.Union(EVENT_TYPES.map((e) => t.Literal(e))),
+  event_name: t.Optional(str(256)),
+  page_url: str(2048, 1),
+  page_title: t.Optional(str(512)),
+  scroll_percent: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
+  time_on_page: t.Optional(t.Number({ minimum: 0, maximum: 31_536_000 })),
+  timestamp: t.Optional(t.String({ pattern: TIMESTAMP_PATTERN, maxLength: 40 })),
+  conversion_name: t.Optional(str(256)),
+  revenue_cents: t.Optional(t.Integer({ minimum: 0, maximum: 1e15 })),
+  currency: t.Optional(t.String({ pattern: "^[A-Z]{3}$" })),
+  country_code: t.Optional(t.String({ pattern: "^[A-Za-z]{2}$" })),
+  city: t.Optional(str(128)),
+  region: t.Optional(str(128)),
+  device_type: t.Optional(t.Union(DEVICE_TYPES.map((d) => t.Literal(d)))),
+  browser: t.Optional(str(64)),
+  browser_version: t.Optional(str(64)),
+  os: t.Optional(str(64)),
+  os_version: t.Optional(str(64)),
+  properties: t.Optional(t.Record(t.String(), PropertyValue, { maxProperties: MAX_PROPERTIES })),
+}, { additionalProperties: false });
+
+export const JourneyBatchSchema = t.Object({
+  events: t.Array(JourneyEventSchema, { minItems: 1, maxItems: MAX_BATCH }),
+}, { additionalProperties: false });
+
+export type JourneyEvent = Static<typeof JourneyEventSchema>;
+
+// The tracker's wire type and this schema must describe the same object (STYLE.md example 9).
+type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
+true satisfies Same<JourneyEvent, JourneyEventWire>;
+
+/** Friendlier messages than the schema engine's, by field name. */
+export const FIELD_MESSAGES: Record<string, string> = {
+  link_id: "must be a UUID of one of your links",
+  visitor_id: "is required: a string of 1 to 128 characters",
+  session_id: "must be a string of at most 128 characters",
+  event_type: `must be one of ${EVENT_TYPES.join(", ")}`,
+  page_url: "is required: a string of 1 to 2048 characters",
+  scroll_percent: "must be a number from 0 to 100",
+  time_on_page: "must be a non-negative number of seconds",
+  timestamp: "must be an ISO 8601 date-time",
+  revenue_cents: "must be a non-negative integer (minor units)",
+  currency: "must be an ISO 4217 code of 3 upper-case letters",
+  country_code: "must be a 2-letter ISO country code",
+  device_type: `must be one of ${DEVICE_TYPES.join(", ")}`,
+  properties: `must be a flat object of at most ${MAX_PROPERTIES} keys with string, number, boolean or null values`,
+};
+
+export const PERIODS = { "24h": 86_400, "7d": 7 * 86_400, "30d": 30 * 86_400, "90d": 90 * 86_400 } as const;
+export type Period = keyof typeof PERIODS;
+export const PeriodSchema = t.Union(Object.keys(PERIODS).map((p) => t.Literal(p as Period)));
+
+export const LinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });
+export const PeriodQuery = t.Object({ period: t.Optional(PeriodSchema) });
+export const SessionsQuery = t.Object({
+  period: t.Optional(PeriodSchema),
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  visitor_id: t.Optional(str(128, 1)),
+});
+export const EventsQuery = t.Object({
+  period: t.Optional(PeriodSchema),
+  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })),
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200 })),
+  event_type: t.Optional(t.Union(EVENT_TYPES.map((e) => t.Literal(e)))),
+});
+export const FunnelQuery = t.Object({
+  period: t.Optional(PeriodSchema),
+  steps: t.String({ minLength: 1, maxLength: 4096 }),
+});
+export const MAX_FUNNEL_STEPS = 20;

@@ -1,0 +1,61 @@
+// The journey reports (summary, sessions, events, funnel) of one link; no Elysia here.
+import { notFound, validationError } from "../errors";
+import { Paginated } from "../http/envelope";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { DbOrTx } from "../storage/postgres/client";
+import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
+import { isOwnedLink } from "./repository";
+import * as queries from "./queries";
+
+export interface ReportDeps { db: DbOrTx; ch: Clickhouse }
+
+export const periodStartMs = (period: Period = "30d", nowMs = Date.now()) => nowMs - PERIODS[period] * 1000;
+
+/** The link's range for queries; 404 for an unknown link and for another account's link alike. */
+export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: string, period?: Period): Promise<queries.LinkRange> {
+  const id = linkId.toLowerCase();
+  if (!(await isOwnedLink(db, accountId, id))) throw notFound("Link");
+  return { accountId, linkId: id, fromMs: periodStartMs(period) };
+}
+
+export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period }) {
+  return queries.getJourneySummary(deps.ch, await resolveLinkRange(deps.db, accountId, linkId, q.period));
+}
+
+export async function listSessions(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; page?: number; limit?: number; visitor_id?: string }) {
+  const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
+  const page = { page: q.page ?? 1, limit: q.limit ?? 20 };
+  const { items, total } = await queries.listJourneySessions(deps.ch, range, page, q.visitor_id);
+  return new Paginated(items, { page: page.page, per_page: page.limit, total });
+}
+
+export async function listEvents(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; page?: number; limit?: number; event_type?: string }) {
+  const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
+  const page = { page: q.page ?? 1, limit: q.limit ?? 50 };
+  const { items, total } = await queries.listJourneyEvents(deps.ch, range, page, q.event_type);
+  return new Paginated(items, { page: page.page, per_page: page.limit, total });
+}
+
+/** Splits `steps` (comma-separated); 400 when empty or too many. */
+export function parseSteps(raw: string): string[] {
+  const steps = raw.split(",").map((s) => s.trim());
+  if (steps.some((s) => s.length === 0)) throw validationError("query.steps", "must be comma-separated, non-empty step names");
+  if (steps.length > MAX_FUNNEL_STEPS) throw validationError("query.steps", `at most ${MAX_FUNNEL_STEPS} steps`);
+  return steps;
+}
+
+const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0);
+
+export async function getFunnel(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; steps: string }) {
+  const steps = parseSteps(q.steps);
+  const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
+  const { reached, totalVisitors } = await queries.getJourneyFunnel(deps.ch, range, steps, PERIODS[q.period ?? "30d"]);
+  return {
+    steps: steps.map((step_name, i) => ({
+      step_name,
+      visitors: reached[i],
+      conversion_rate: i === 0 ? 100.0 : percent(reached[i], reached[i - 1]),
+    })),
+    total_visitors: totalVisitors,
+  };
+}

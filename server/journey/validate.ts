@@ -1,0 +1,104 @@
+// Validation of an ingest batch: one compiled TypeBox check on the hot path; the slow path only runs
+// for a bad batch, to name the event index and field of the first problems.
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { AppError } from "../errors";
+import {
+  FIELD_MESSAGES, JourneyBatchSchema, MAX_BATCH, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY, type JourneyEvent,
+} from "./model";
+
+const checkBatch = TypeCompiler.Compile(JourneyBatchSchema);
+
+const DAY_MS = 86_400_000;
+/** Older events would fall outside the table's five-year TTL at once. */
+const MAX_AGE_MS = 1825 * DAY_MS;
+const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
+
+export interface FieldError { field: string; message: string; index?: number }
+
+/** Returns the batch's events, or throws 400 VALIDATION_ERROR naming `body.events.<i>.<field>`. */
+export function validateBatch(body: unknown, nowMs: number): JourneyEvent[] {
+  if (typeof body === "string") body = parseJson(body);
+  if (!checkBatch.Check(body)) throw batchError(schemaErrors(body));
+  const events = body.events;
+  for (let i = 0; i < events.length; i++) {
+    const problem = checkEventRules(events[i], nowMs);
+    if (problem) throw batchError([{ field: `body.events.${i}.${problem.field}`, message: problem.message, index: i }]);
+  }
+  return events;
+}
+
+/** Rules a schema cannot express: timestamp bounds and the size of `properties`. */
+function checkEventRules(e: JourneyEvent, nowMs: number): { field: string; message: string } | null {
+  if (e.timestamp !== undefined) {
+    const ms = parseTimestamp(e.timestamp);
+    if (Number.isNaN(ms)) return { field: "timestamp", message: FIELD_MESSAGES.timestamp };
+    if (ms > nowMs + DAY_MS) return { field: "timestamp", message: "must not be more than 1 day in the future" };
+    if (ms < nowMs - MAX_AGE_MS) return { field: "timestamp", message: "must not be more than 1825 days in the past" };
+  }
+  if (e.properties !== undefined) {
+    for (const key in e.properties) {
+      if (key.length === 0 || key.length > MAX_PROPERTY_KEY) {
+        return { field: "properties", message: `keys must be 1 to ${MAX_PROPERTY_KEY} characters` };
+      }
+    }
+    if (JSON.stringify(e.properties).length > MAX_PROPERTIES_BYTES) {
+      return { field: "properties", message: `must serialize to at most ${MAX_PROPERTIES_BYTES} bytes` };
+    }
+  }
+  return null;
+}
+
+/** Epoch ms of an ISO 8601 date-time (already shape-checked); no offset means UTC. */
+export function parseTimestamp(value: string): number {
+  return Date.parse(HAS_OFFSET.test(value) ? value : `${value}Z`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError("VALIDATION_ERROR", "body: request body is not valid JSON", { fields: [{ field: "body", message: "not valid JSON" }] });
+  }
+}
+
+function schemaErrors(body: unknown): FieldError[] {
+  const events = (body as { events?: unknown })?.events;
+  if (Array.isArray(events) && events.length > MAX_BATCH) {
+    return [{ field: "body.events", message: `at most ${MAX_BATCH} events per batch (got ${events.length})` }];
+  }
+  const seen = new Set<string>();
+  const fields: FieldError[] = [];
+  for (const err of checkBatch.Errors(body)) {
+    const parts = err.path.split("/").filter(Boolean);
+    // A union's inner alternatives report deeper paths; name the field itself (events.i.field).
+    const top = parts[0] === "events" && parts.length > 3 ? parts.slice(0, 3) : parts;
+    const field = ["body", ...top].join(".");
+    if (seen.has(field)) continue;
+    seen.add(field);
+    const index = top[0] === "events" && top.length > 1 ? Number(top[1]) : undefined;
+    const name = top[2];
+    const message = describe(err.message, name, body, top);
+    fields.push(index === undefined ? { field, message } : { field, message, index });
+    if (fields.length >= 20) break;
+  }
+  if (fields.length === 0) fields.push({ field: "body", message: "must be an object with an events array" });
+  return fields;
+}
+
+function describe(engineMessage: string, name: string | undefined, body: unknown, path: string[]): string {
+  if (path.length === 1 && path[0] === "events") return `must be an array of 1 to ${MAX_BATCH} events`;
+  if (path.length === 3 && name) {
+    const event = (body as { events: Record<string, unknown>[] }).events[Number(path[1])];
+    if (!(name in JOURNEY_FIELDS)) return "is not a journey event field";
+    if (event && typeof event === "object" && !(name in event)) return "is required";
+  }
+  if (name && FIELD_MESSAGES[name]) return FIELD_MESSAGES[name];
+  return engineMessage;
+}
+
+const JOURNEY_FIELDS = JourneyBatchSchema.properties.events.items.properties;
+
+function batchError(fields: FieldError[]): AppError {
+  const first = fields[0];
+  return new AppError("VALIDATION_ERROR", `${first.field}: ${first.message}`, { fields });
+}
