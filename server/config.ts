@@ -31,6 +31,7 @@ const EnvSchema = Type.Object({
   S3_BUCKET: Type.Optional(Type.String({ minLength: 1 })),
   SPOOL_MAX_BYTES: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   SPOOL_FLUSH_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
+  BULK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   LOG_LEVEL: Type.Optional(Type.Union([Type.Literal("info"), Type.Literal("error"), Type.Literal("silent")])),
 });
 type Env = Static<typeof EnvSchema>;
@@ -55,6 +56,7 @@ export interface Config {
   spoolMaxBytes: number;
   spoolFlushMs: number;
   logLevel: "info" | "error" | "silent";
+  bulkTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -104,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
     spoolMaxBytes: Number(e.SPOOL_MAX_BYTES ?? 256 * 1024 * 1024),
     spoolFlushMs: Number(e.SPOOL_FLUSH_MS ?? 250),
     logLevel: e.LOG_LEVEL ?? "info",
+    bulkTimeoutMs: Number(e.BULK_TIMEOUT_MS ?? 60_000),
     ...overrides,
   };
   if (!config.appSecret) config.appSecret = readOrCreateAppSecret(config.dataDir);

@@ -36,7 +36,8 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
   const where: (SQL | undefined)[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
   if (q.search) {
     const pattern = `%${q.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
-    where.push(sql`(${links.originalUrl} ilike ${pattern} or ${links.title} ilike ${pattern} or ${links.shortCode} ilike ${pattern})`);
+    // One expression, matching the trigram index links_search_idx.
+    where.push(sql`(${links.originalUrl} || ' ' || coalesce(${links.title}, '') || ' ' || ${links.shortCode}) ilike ${pattern}`);
   }
   if (q.tagList.length) where.push(arrayOverlaps(links.tags, q.tagList));
   if (q.is_active !== undefined) where.push(eq(links.isActive, q.is_active));

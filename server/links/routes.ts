@@ -13,6 +13,7 @@ import { deleteOgImage, uploadOgImage } from "./og-image";
 export function linksRoutes(deps: FeatureDeps) {
   const ctx = {
     pg: deps.pg, linkCache: deps.linkCache, baseUrl: deps.config.baseUrl, allowInsecureFetch: deps.config.webhookAllowInsecure,
+    bulkTimeoutMs: deps.config.bulkTimeoutMs,
     og: { cdnUrl: deps.config.cdnUrl, dataDir: deps.config.dataDir, s3Bucket: deps.config.s3Bucket },
   };
   const detail = { tags: ["Links"] };

@@ -51,8 +51,9 @@ async function openServer(url: string): Promise<Postgres> {
 async function openEmbedded(dir: string): Promise<Postgres> {
   mkdirSync(dir, { recursive: true });
   const { PGlite } = await import("@electric-sql/pglite");
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
-  const client = await PGlite.create(dir);
+  const client = await PGlite.create(dir, { extensions: { pg_trgm } });
   const db = drizzle(client, { schema }) as unknown as Db;
   const query = async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q));
   return {

@@ -98,6 +98,8 @@ export const links = pgTable("links", {
   index("links_account_created_idx").on(t.accountId, t.createdAt),
   index("links_account_last_accessed_idx").on(t.accountId, t.lastAccessedAt),
   index("links_tags_idx").using("gin", t.tags),
+  // Substring search over URL, title and code (GET /links?search=): trigram GIN, see migration 0001.
+  index("links_search_idx").using("gin", sql`(${t.originalUrl} || ' ' || coalesce(${t.title}, '') || ' ' || ${t.shortCode}) gin_trgm_ops`),
   index("links_deleted_idx").on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`),
   index("links_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL AND ${t.expiredNotifiedAt} IS NULL`),
 ]);

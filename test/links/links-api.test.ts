@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createTestApp, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+let key: string;
+let otherKey: string;
+let site: ReturnType<typeof Bun.serve>;
+const P = "/public-api/v1";
+
+beforeAll(async () => {
+  t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true" });
+  ({ key } = await t.createAccount({ tier: "scale" }));
+  ({ key: otherKey } = await t.createAccount({ tier: "scale" }));
+  site = Bun.serve({
+    port: 0, hostname: "127.0.0.1",
+    fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (path === "/slow") return Bun.sleep(5_000).then(() => new Response("<title>late</title>", { headers: { "content-type": "text/html" } }));
+      if (path === "/hop") return Response.redirect("/page", 302);
+      return new Response(`<html><head><title>Plain &amp; title</title>
+        <meta property="og:title" content="OG Title"><meta name="description" content="A description">
+        <meta property="og:image" content="/img.png"></head><body>x</body></html>`, { headers: { "content-type": "text/html; charset=utf-8" } });
+    },
+  });
+});
+afterAll(async () => { site.stop(true); await t.close(); });
+
+const create = (json: unknown, k = key) => t.call(`${P}/links`, { method: "POST", key: k, json });
+
+describe("POST /links", () => {
+  test("creates a link with a generated 7-character base62 code and the Link fields", async () => {
+    const res = await create({ url: "https://example.com/x", title: "X", description: "Y", tags: ["a", "b"] });
+    expect(res.status).toBe(201);
+    const link = res.body.data;
+    expect(link.short_code).toMatch(/^[0-9A-Za-z]{7}$/);
+    expect(link.short_url).toBe(`http://127.0.0.1:3000/${link.short_code}`);
+    expect(link).toMatchObject({ original_url: "https://example.com/x", title: "X", description: "Y", tags: ["a", "b"], is_active: true });
+    expect(Date.parse(link.created_at)).toBeGreaterThan(0);
+    const got = await t.call(`${P}/links/${link.id}`, { key });
+    expect(got.body.data).toEqual(link);
+  });
+
+  test("extracts title, description and image from the destination when omitted, following a redirect", async () => {
+    const res = await create({ url: `http://127.0.0.1:${site.port}/hop` });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ title: "OG Title", description: "A description", og_image: `http://127.0.0.1:${site.port}/img.png` });
+  });
+
+  test("a slow destination never fails the create (2 s budget)", async () => {
+    const started = Date.now();
+    const res = await create({ url: `http://127.0.0.1:${site.port}/slow` });
+    expect(res.status).toBe(201);
+    expect(res.body.data.title).toBe("");
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
+
+  test.each([
+    [{ url: "ftp://example.com" }, "url"],
+    [{ url: "javascript:alert(1)" }, "url"],
+    [{ url: "https://user:pw@example.com" }, "url"],
+    [{ url: "https://example.com/" + "a".repeat(2100) }, "url"],
+    [{ url: "not a url" }, "url"],
+    [{ url: "https://example.com", expires_at: "2001-01-01T00:00:00Z" }, "expires_at"],
+    [{ url: "https://example.com", custom_alias: "ab" }, "custom_alias"],
+    [{ url: "https://example.com", custom_alias: "has space" }, "custom_alias"],
+    [{ url: "https://example.com", custom_alias: "admin" }, "custom_alias"],
+    [{ url: "https://example.com", custom_alias: "public-api" }, "custom_alias"],
+    [{ url: "https://example.com", is_password_protected: true }, "password"],
+  ])("rejects %j naming %s, and stores nothing", async (body, field) => {
+    const before = (await t.call(`${P}/links?per_page=1`, { key })).body.meta.total;
+    const res = await create(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("VALIDATION_ERROR");
+    expect(JSON.stringify(res.body.error.details.fields)).toContain(field);
+    expect((await t.call(`${P}/links?per_page=1`, { key })).body.meta.total).toBe(before);
+  });
+
+  test("custom aliases: 409 when taken, tier gate below Basic", async () => {
+    const alias = `my-alias-${Date.now()}`;
+    expect((await create({ url: "https://example.com", custom_alias: alias, title: "t", description: "d" })).status).toBe(201);
+    const again = await create({ url: "https://example.com", custom_alias: alias, title: "t", description: "d" });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe("ALIAS_TAKEN");
+    const free = await t.createAccount({ tier: "free" });
+    const gated = await create({ url: "https://example.com", custom_alias: "free-alias" }, free.key);
+    expect(gated.status).toBe(403);
+    expect(gated.body.error).toMatchObject({ code: "TIER_UPGRADE_REQUIRED", details: { required_tier: "basic" } });
+  });
+
+  test("passwords are hashed with Bun.password and ignored unless is_password_protected", async () => {
+    const on = await create({ url: "https://example.com", title: "t", description: "d", is_password_protected: true, password: "s3cret" });
+    expect(on.body.data.is_password_protected).toBe(true);
+    const [row] = await t.runtime.deps.pg.query<{ password_hash: string }>(sql`select password_hash from links where id = ${on.body.data.id}`);
+    expect(row.password_hash).not.toContain("s3cret");
+    expect(await Bun.password.verify("s3cret", row.password_hash)).toBe(true);
+    const off = await create({ url: "https://example.com", title: "t", description: "d", password: "ignored" });
+    expect(off.body.data.is_password_protected).toBe(false);
+  });
+
+  test("campaigns need Growth and must belong to the account", async () => {
+    const basic = await t.createAccount({ tier: "basic" });
+    const gated = await create({ url: "https://example.com", title: "t", description: "d", campaign_id: crypto.randomUUID() }, basic.key);
+    expect(gated.status).toBe(403);
+    const camp = await t.call(`${P}/campaigns`, { method: "POST", key: otherKey, json: { name: "other's" } });
+    const foreign = await create({ url: "https://example.com", title: "t", description: "d", campaign_id: camp.body.data.id });
+    expect(foreign.status).toBe(404);
+    const mine = await t.call(`${P}/campaigns`, { method: "POST", key, json: { name: "Launch", description: "Q4" } });
+    const ok = await create({ url: "https://example.com", title: "t", description: "d", campaign_id: mine.body.data.id });
+    expect(ok.body.data.campaign_id).toBe(mine.body.data.id);
+  });
+});
+
+describe("GET/PATCH/DELETE /links/{id}", () => {
+  test("PATCH applies the spec's rules and returns the updated link", async () => {
+    const { body: { data: link } } = await create({ url: "https://example.com/p", title: "t", description: "d", tags: ["x"], utm_source: "a", utm_medium: "b", expires_at: new Date(Date.now() + 86400e3).toISOString(), is_password_protected: true, password: "pw" });
+    const immutable = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://evil.example" } });
+    expect(immutable.status).toBe(400);
+    expect(immutable.body.error.details.fields[0].field).toBe("url");
+    const res = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: {
+      title: "new", tags: ["y", "z"], utm_source: "", utm_campaign: "c", expires_at: null, is_password_protected: false, is_active: false, custom_alias: `renamed-${Date.now()}`,
+    } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ title: "new", description: "d", tags: ["y", "z"], utm_source: null, utm_medium: "b", utm_campaign: "c", expires_at: null, is_password_protected: false, is_active: false });
+    expect(res.body.data.short_code).toStartWith("renamed-");
+    expect(res.body.data.original_url).toBe("https://example.com/p");
+  });
+
+  test("another account's link is 404 for every operation", async () => {
+    const { body: { data: link } } = await create({ url: "https://example.com", title: "t", description: "d" });
+    for (const [method, path] of [["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/restore"], ["GET", "/stats"]] as const) {
+      const res = await t.call(`${P}/links/${link.id}${path}`, { method, key: otherKey, json: method === "PATCH" ? { title: "x" } : undefined });
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+    }
+  });
+
+  test("DELETE soft-deletes; restore works within 7 days and answers 410 after", async () => {
+    const { body: { data: link } } = await create({ url: "https://example.com", title: "t", description: "d" });
+    const del = await t.call(`${P}/links/${link.id}`, { method: "DELETE", key });
+    expect(del.status).toBe(200);
+    expect(typeof del.body.data.message).toBe("string");
+    expect((await t.call(`${P}/links/${link.id}`, { key })).status).toBe(404);
+    expect((await t.request(`/${link.short_code}`)).status).toBe(404);
+    const restored = await t.call(`${P}/links/${link.id}/restore`, { method: "POST", key });
+    expect(restored.status).toBe(200);
+    expect((await t.request(`/${link.short_code}`)).status).toBe(302);
+
+    await t.call(`${P}/links/${link.id}`, { method: "DELETE", key });
+    await t.runtime.deps.pg.query(sql`update links set deleted_at = now() - interval '8 days' where id = ${link.id}`);
+    const late = await t.call(`${P}/links/${link.id}/restore`, { method: "POST", key });
+    expect(late.status).toBe(410);
+    expect(late.body.error.code).toBe("GONE");
+    const { purgeDeletedLinks } = await import("../../server/links/service");
+    expect(await purgeDeletedLinks(t.runtime.deps.pg)).toBeGreaterThanOrEqual(1);
+    expect((await t.runtime.deps.pg.query(sql`select 1 from links where id = ${link.id}`)).length).toBe(0);
+  });
+});
+
+describe("GET /links", () => {
+  test("filters, searches, sorts and paginates", async () => {
+    const acc = await t.createAccount({ tier: "scale" });
+    const mk = (json: Record<string, unknown>) => create({ title: "", description: "", ...json }, acc.key);
+    await mk({ url: "https://alpha.example/one", title: "Alpha", tags: ["red"] });
+    await mk({ url: "https://beta.example/two", title: "Beta", tags: ["blue"], is_password_protected: true, password: "x" });
+    const gamma = await mk({ url: "https://gamma.example/three", title: "Gamma", tags: ["red", "blue"] });
+    await t.call(`${P}/links/${gamma.body.data.id}`, { method: "PATCH", key: acc.key, json: { is_active: false } });
+    const list = (q: string) => t.call(`${P}/links?${q}`, { key: acc.key }).then((r) => r.body);
+
+    const all = await list("per_page=2&sort_by=title&sort_order=asc");
+    expect(all.data.map((l: any) => l.title)).toEqual(["Alpha", "Beta"]);
+    expect(all.meta).toMatchObject({ page: 1, per_page: 2, total: 3, total_pages: 2 });
+    expect((await list("per_page=2&page=2&sort_by=title&sort_order=asc")).data.map((l: any) => l.title)).toEqual(["Gamma"]);
+    expect((await list("search=beta")).data.map((l: any) => l.title)).toEqual(["Beta"]);
+    expect((await list("search=three")).data.map((l: any) => l.title)).toEqual(["Gamma"]);
+    expect((await list("tags=red&sort_by=title&sort_order=asc")).data.map((l: any) => l.title)).toEqual(["Alpha", "Gamma"]);
+    expect((await list("is_active=false")).data.map((l: any) => l.title)).toEqual(["Gamma"]);
+    expect((await list("has_password=true")).data.map((l: any) => l.title)).toEqual(["Beta"]);
+    expect((await list(`created_after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).meta.total).toBe(0);
+    const bad = await t.call(`${P}/links?sort_by=clicks`, { key: acc.key });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields[0].field).toContain("sort_by");
+    expect((await t.call(`${P}/links?per_page=251`, { key: acc.key })).status).toBe(400);
+  });
+
+  test("search and tag filters stay exact over 100,000 links (timing: bun run bench links)", async () => {
+    const acc = await t.createAccount({ tier: "scale" });
+    await t.runtime.deps.pg.query(sql`
+      insert into links (account_id, short_code, original_url, title, tags, created_at)
+      select ${acc.accountId}::uuid, 'bulk' || g, 'https://example.com/' || g, 'Title ' || g, array['t' || (g % 10)], now() - (g || ' seconds')::interval
+      from generate_series(1, 100000) g`);
+    await t.runtime.deps.pg.query(sql`analyze links`);
+    const res = await t.call(`${P}/links?per_page=50&tags=t3&sort_by=created_at`, { key: acc.key });
+    expect(res.body.meta.total).toBe(10_000);
+    expect(res.body.data).toHaveLength(50);
+    expect(res.body.data.every((l: any) => l.tags.includes("t3"))).toBe(true);
+    const search = await t.call(`${P}/links?per_page=250&search=${encodeURIComponent("Title 9999")}`, { key: acc.key });
+    expect(search.body.meta.total).toBe(11); // 9999 and 99990..99999
+    const plan = await t.runtime.deps.pg.query<Record<string, string>>(sql`explain select id from links
+      where account_id = ${acc.accountId} and (original_url || ' ' || coalesce(title, '') || ' ' || short_code) ilike '%Title 9999%'`);
+    expect(JSON.stringify(plan)).toContain("links_search_idx");
+  }, 120_000);
+});
