@@ -10,11 +10,11 @@ import { startReceiver, verifyStandardSignature, verifySvcSignature, type Receiv
 
 let t: TestApp;
 const receivers: Receiver[] = [];
-beforeAll(async () => { t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" }); });
+beforeAll(async () => { t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" }); }, 60_000);
 afterAll(async () => {
   for (const r of receivers) r.stop();
   await t.close();
-});
+}, 60_000);
 
 const hooks = "/public-api/v1/webhooks";
 const receiverFor = (respond?: Parameters<typeof startReceiver>[0]) => {

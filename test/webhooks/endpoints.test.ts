@@ -14,11 +14,11 @@ beforeAll(async () => {
   t = await createTestApp({}, INSECURE);
   strict = await createTestApp(); // one at a time: the helper opens the shared chDB lazily
   receiver = startReceiver();
-});
+}, 60_000);
 afterAll(async () => {
   receiver.stop();
   await Promise.all([t.close(), strict.close()]);
-});
+}, 60_000);
 
 const hooks = "/public-api/v1/webhooks";
 

@@ -1,0 +1,84 @@
+// Link events through the links API (link.created / updated / deleted, bulk_import.completed) and
+// link.expired from the expiry sweeper, delivered to a real HTTPS receiver.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { sweepExpiredLinks } from "../../server/webhooks/link-expiry";
+import { startReceiver, verifySvcSignature, verifyStandardSignature, type Receiver } from "./receiver";
+
+let t: TestApp;
+let receiver: Receiver;
+beforeAll(async () => {
+  t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" });
+  receiver = startReceiver();
+}, 60_000);
+afterAll(async () => {
+  receiver.stop();
+  await t.close();
+}, 60_000);
+
+const LINK_EVENTS = ["link.created", "link.updated", "link.deleted", "link.expired", "bulk_import.completed"];
+// Title and description given, so no destination page is fetched; the destination is a closed loopback port.
+const linkBody = (n: number) => ({ url: `http://127.0.0.1:9/landing/${n}`, title: `Landing ${n}`, description: "A page" });
+
+async function subscribe() {
+  const account = await t.createAccount();
+  const { body } = await t.call("/public-api/v1/webhooks", { method: "POST", key: account.key, json: { url: receiver.url, events: LINK_EVENTS } });
+  return { ...account, secret: body.data.secret as string };
+}
+
+describe("link events", () => {
+  test("link.created, link.updated and link.deleted carry the Link object as the links API returns it", async () => {
+    const { key, secret } = await subscribe();
+    const created = await t.call("/public-api/v1/links", { method: "POST", key, json: linkBody(1) });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    const updated = await t.call(`/public-api/v1/links/${id}`, { method: "PATCH", key, json: { title: "Renamed", tags: ["spring"] } });
+    expect(updated.status).toBe(200);
+    const deleted = await t.call(`/public-api/v1/links/${id}`, { method: "DELETE", key });
+    expect(deleted.status).toBe(200);
+    const mine = () => receiver.received.filter((r) => r.json?.data?.id === id);
+    await receiver.waitFor(() => mine().length >= 3);
+    const byEvent = Object.fromEntries(mine().map((r) => [r.json.event, r]));
+    expect(byEvent["link.created"].json.data).toEqual(created.body.data);
+    expect(byEvent["link.updated"].json.data).toEqual(updated.body.data);
+    expect(byEvent["link.updated"].json.data).toMatchObject({ title: "Renamed", tags: ["spring"] });
+    expect(byEvent["link.deleted"].json.data).toMatchObject({ id, short_code: created.body.data.short_code, original_url: created.body.data.original_url });
+    for (const r of mine()) expect(verifySvcSignature(secret, r) && verifyStandardSignature(secret, r)).toBe(true);
+  });
+
+  test("bulk_import.completed carries the counts", async () => {
+    const { key } = await subscribe();
+    const bulk = await t.call("/public-api/v1/links/bulk", { method: "POST", key, json: [linkBody(2), linkBody(3), { url: "not a url" }] });
+    expect(bulk.status).toBe(207);
+    const ids = bulk.body.data.created.map((c: any) => c.link.id);
+    const isMine = (x: any) => x.json?.event === "bulk_import.completed" && x.json.data.link_ids?.[0] === ids[0];
+    await receiver.waitFor((all) => all.some(isMine));
+    const r = receiver.received.find(isMine)!;
+    expect(r.json.data).toEqual({ total_requested: 3, success_count: 2, failure_count: 1, timed_out: false, link_ids: ids });
+  });
+
+  test("link.expired: the sweeper marks each expired link once, in the transaction that emits the event", async () => {
+    const { key, accountId } = await subscribe();
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: { ...linkBody(4), expires_at: soon } })).body.data;
+    const gone = (await t.call("/public-api/v1/links", { method: "POST", key, json: { ...linkBody(5), expires_at: soon } })).body.data;
+    await t.call(`/public-api/v1/links/${gone.id}`, { method: "DELETE", key });
+    expect(await sweepExpiredLinks(t.runtime.deps.pg, t.config.baseUrl)).toBe(0);
+    await Bun.sleep(1600);
+    expect(await sweepExpiredLinks(t.runtime.deps.pg, t.config.baseUrl)).toBe(1);
+    expect(await sweepExpiredLinks(t.runtime.deps.pg, t.config.baseUrl)).toBe(0);
+    const isExpiry = (x: any) => x.json?.event === "link.expired" && x.json.data.id === link.id;
+    await receiver.waitFor((all) => all.some(isExpiry));
+    const r = receiver.received.find(isExpiry)!;
+    expect(r.json.data).toEqual({
+      id: link.id, short_code: link.short_code, short_url: link.short_url, original_url: link.original_url,
+      expires_at: new Date(link.expires_at ?? soon).toISOString(),
+    });
+    const [row] = await t.runtime.deps.pg.query<{ expired_notified_at: unknown }>(sql`select expired_notified_at from links where id = ${link.id}`);
+    expect(row.expired_notified_at).not.toBeNull();
+    expect(receiver.received.some((x) => x.json?.event === "link.expired" && x.json.data.id === gone.id)).toBe(false);
+    const rows = await t.runtime.deps.pg.query<{ n: number }>(sql`select count(*)::int as n from webhook_deliveries where account_id = ${accountId} and event_type = 'link.expired'`);
+    expect(rows[0].n).toBe(1);
+  });
+});
