@@ -11,6 +11,9 @@ import { recordClick } from "./record-click";
 import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPage } from "./pages";
 
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+// HTTP clients and scripts are bots to isbot, but they want the redirect, not a preview page.
+const AUTOMATION = /curl|wget|httpie|python|go-http-client|okhttp|java\/|node-fetch|undici|axios|bun\/|libwww|postman|insomnia|headless|playwright|puppeteer|selenium/i;
+const wantsPreview = (ua: string) => isbot(ua) && !AUTOMATION.test(ua);
 const PASSWORD_ATTEMPTS = 10;
 const PASSWORD_WINDOW_SLOTS = 15; // 15 one-minute slots
 
@@ -47,7 +50,7 @@ export function redirectRoutes(deps: FeatureDeps) {
     const link = await resolve(request, params.code);
     if (link instanceof Response) return link;
     const ua = request.headers.get("user-agent") ?? "";
-    if (isbot(ua)) {
+    if (wantsPreview(ua)) {
       recordClick(deps, request, server, link, "");
       const url = shortUrl(deps.config.baseUrl, link.code, link.domainId ? (request.headers.get("host") ?? null) : null);
       return previewPage(link, url, link.passwordHash ? null : link.originalUrl);

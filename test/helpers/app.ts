@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
-import { openRuntime, type Runtime } from "../../server/runtime";
+import { openRuntime, type Runtime, type RuntimeOptions } from "../../server/runtime";
 import { preparePostgres, sharedChdb } from "./stores";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
@@ -24,7 +24,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(overrides: Partial<Config> = {}, env: Record<string, string> = {}, runtimeOptions: RuntimeOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
   const databaseUrl = await preparePostgres(dataDir);
   const config = loadConfig(
@@ -39,7 +39,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
     },
     overrides,
   );
-  const runtime = await openRuntime(config, { sharedClickhouse: await sharedChdb() });
+  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse: await sharedChdb() });
   const request = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
