@@ -1,13 +1,63 @@
-// Click enrichment: filled in by the click-analytics work (user agent, bots, geo, visitor hash, referrer host).
+// Click enrichment, in the spool's flusher (never on the redirect path): user agent → device, browser,
+// OS and bot class; address → country/region/city; referrer → host; (salt, address, agent) → visitor
+// hash. Deterministic for a given input, so a replayed spool chunk yields identical rows.
 import type { RawClick } from "../ingest/records";
+import type { Postgres } from "../storage/postgres/client";
+import type { Clickhouse } from "../storage/clickhouse/client";
 import type { ClickRow } from "./click-pipeline";
+import { parseUserAgent } from "./enrich/user-agent";
+import { createGeoLocator } from "./enrich/geo";
+import { createVisitorHasher } from "./enrich/visitor-hash";
 
-export function createClickEnricher() {
-  return async (clicks: RawClick[]): Promise<ClickRow[]> =>
-    clicks.map((c) => ({
-      click_id: c.click_id, timestamp: c.ts, account_id: c.account_id, link_id: c.link_id, domain: c.domain,
-      visitor_hash: "0", is_bot: 0, bot_kind: "", device_type: "desktop", browser: "", browser_version: "",
-      os: "", os_version: "", country_code: "XX", region: "", city: "",
-      referrer: c.referrer ? new URL(c.referrer).host : "direct", referrer_url: c.referrer, language: c.lang, query: c.query,
-    }));
+export const DIRECT = "direct";
+
+/** The referrer's host name, lower case; `direct` when there is none or it is not a URL. */
+export function referrerHost(referrer: string): string {
+  if (!referrer) return DIRECT;
+  try {
+    return new URL(referrer).hostname.toLowerCase().replace(/\.$/, "") || DIRECT;
+  } catch {
+    return DIRECT;
+  }
+}
+
+export interface EnricherDeps {
+  pg: Postgres;
+  ch: Clickhouse;
+  /** Trust RawClick.geo_country (set by the redirect from the proxy's header only when TRUST_PROXY). */
+  trustProxy: boolean;
+  /** A MaxMind-format city database; the bundled GeoLite2 country database otherwise. */
+  geoipCityDb?: string;
+}
+
+export function createClickEnricher(deps: EnricherDeps) {
+  const locate = createGeoLocator({ cityDbPath: deps.geoipCityDb });
+  const hashVisitors = createVisitorHasher(deps);
+  return async (clicks: RawClick[]): Promise<ClickRow[]> => {
+    const hashes = await hashVisitors(clicks);
+    return clicks.map((c, i) => {
+      const agent = parseUserAgent(c.ua ?? "", { mobile: c.ch_mobile, platform: c.ch_platform });
+      const geo = locate(c.ip ?? "", deps.trustProxy ? c.geo_country : undefined);
+      return {
+        click_id: c.click_id,
+        timestamp: c.ts,
+        account_id: c.account_id,
+        link_id: c.link_id,
+        domain: c.domain ?? "",
+        visitor_hash: hashes[i],
+        is_bot: agent.is_bot,
+        bot_kind: agent.bot_kind,
+        device_type: agent.device_type,
+        browser: agent.browser,
+        browser_version: agent.browser_version,
+        os: agent.os,
+        os_version: agent.os_version,
+        ...geo,
+        referrer: referrerHost(c.referrer ?? ""),
+        referrer_url: c.referrer ?? "",
+        language: c.lang ?? "",
+        query: c.query ?? "",
+      };
+    });
+  };
 }

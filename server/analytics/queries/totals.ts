@@ -1,0 +1,58 @@
+// Account-level click totals, days and hours, from the hourly aggregate (clicks_hourly).
+import type { Clickhouse } from "../../storage/clickhouse/client";
+import type { ClickScope, HourlyRow } from "../model";
+import { hourlyScope, dailyScope, isoOrNull, num } from "./scope";
+
+export interface ClickTotals { clicks: number; unique_visitors: number; last_click_at: string | null }
+
+export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise<ClickTotals> {
+  const { where, params } = hourlyScope(scope);
+  const [row] = await ch.query(
+    `SELECT sum(clicks) AS clicks, uniqMerge(visitors) AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
+     FROM ${ch.table("clicks_hourly")} WHERE ${where}`,
+    params,
+  );
+  return { clicks: num(row?.clicks), unique_visitors: num(row?.unique_visitors), last_click_at: isoOrNull(row?.last_ms) };
+}
+
+export interface DailyClicks { date: string; clicks: number; unique_visitors: number }
+
+/** Days with clicks only; callers fill the gaps. */
+export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Promise<DailyClicks[]> {
+  const { where, params } = hourlyScope(scope);
+  const rows = await ch.query(
+    `SELECT toString(toDate(hour)) AS date, sum(clicks) AS clicks, uniqMerge(visitors) AS unique_visitors
+     FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY date ORDER BY date`,
+    params,
+  );
+  return rows.map((r) => ({ date: String(r.date), clicks: num(r.clicks), unique_visitors: num(r.unique_visitors) }));
+}
+
+/** Hours of the day (UTC) with clicks only; callers fill the gaps. */
+export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promise<HourlyRow[]> {
+  const { where, params } = hourlyScope(scope);
+  const rows = await ch.query(
+    `SELECT toHour(hour) AS h, sum(clicks) AS clicks, uniqMerge(visitors) AS unique_visitors
+     FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY h ORDER BY h`,
+    params,
+  );
+  return rows.map((r) => ({ hour: num(r.h), clicks: num(r.clicks), unique_visitors: num(r.unique_visitors) }));
+}
+
+/** Every click of the account per day since `from` (bots included, every domain): usage and cutoff. */
+export async function getAccountDailyClicks(ch: Clickhouse, a: { accountId: string; from: string }): Promise<Map<string, number>> {
+  const rows = await ch.query(
+    `SELECT toString(toDate(hour)) AS date, sum(clicks) AS clicks
+     FROM ${ch.table("clicks_hourly")}
+     WHERE account_id = {account:UUID} AND hour >= toDateTime({from:Date}, 'UTC') GROUP BY date`,
+    { account: a.accountId, from: a.from },
+  );
+  return new Map(rows.map((r) => [String(r.date), num(r.clicks)]));
+}
+
+/** Links with at least one click in the scope. */
+export async function countActiveLinks(ch: Clickhouse, scope: ClickScope): Promise<number> {
+  const { where, params } = dailyScope(scope);
+  const [row] = await ch.query(`SELECT uniqExact(link_id) AS n FROM ${ch.table("clicks_daily_links")} WHERE ${where}`, params);
+  return num(row?.n);
+}

@@ -1,0 +1,17 @@
+// ClickHouse lookups of the click pipeline (flusher only, never the redirect path).
+import type { Clickhouse } from "../../storage/clickhouse/client";
+
+/** Which of these visitor hashes clicked, for these accounts, in [from, to). */
+export async function findSeenVisitorHashes(
+  ch: Clickhouse, a: { accountIds: string[]; hashes: string[]; from: number; to: number },
+): Promise<Set<string>> {
+  if (a.hashes.length === 0) return new Set();
+  const rows = await ch.query<{ visitor_hash: string }>(
+    `SELECT DISTINCT visitor_hash FROM ${ch.table("clicks")}
+     WHERE account_id IN {accounts:Array(UUID)}
+       AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND timestamp < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+       AND visitor_hash IN {hashes:Array(UInt64)}`,
+    { accounts: a.accountIds, hashes: a.hashes, from: a.from, to: a.to },
+  );
+  return new Set(rows.map((r) => String(r.visitor_hash)));
+}

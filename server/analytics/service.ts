@@ -1,0 +1,144 @@
+// Click analytics use cases: the six account reports (each with the usage object and the clamped
+// range) and one link's stats. No Elysia here.
+import type { Postgres } from "../storage/postgres/client";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { AccountRecord } from "../http/auth";
+import { effectiveLimits } from "../tiers";
+import { notFound } from "../errors";
+import type {
+  AnalyticsQuery, AnalyticsUsage, ClickScope, DeviceRow, GeoRow, HourlyRow, LinkStats, ReferrerRow, SummaryRow, TimeseriesRow,
+} from "./model";
+import { addDays, clampRange, daysOf, findCutoffDate, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
+import { countActiveLinks, getAccountDailyClicks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
+import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
+import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
+import { countAccountLinks, findAccountLink } from "./repository";
+
+export interface AnalyticsDeps { pg: Postgres; ch: Clickhouse }
+export interface AnalyticsResult<T> { analytics: T; usage: AnalyticsUsage }
+
+interface Report { scope: ClickScope; usage: AnalyticsUsage; floor: string; today: string }
+
+/** The usage object and the earliest visible date: the retention start, or the cutoff when over budget. */
+export async function getClickUsage(deps: AnalyticsDeps, account: AccountRecord, today: string) {
+  const limits = effectiveLimits(account.tier, account.limitOverrides);
+  const daily = await getAccountDailyClicks(deps.ch, { accountId: account.id, from: monthStart(today) });
+  const clicksThisMonth = [...daily.values()].reduce((a, b) => a + b, 0);
+  const budget = limits.clicksPerMonth;
+  const usage: AnalyticsUsage = {
+    clicks_this_month: clicksThisMonth,
+    click_limit: budget,
+    limit_exceeded: budget !== null && clicksThisMonth > budget,
+    tier: account.tier,
+    retention_days: limits.retentionDays,
+  };
+  let floor = addDays(today, -(limits.retentionDays - 1));
+  if (usage.limit_exceeded) {
+    usage.cutoff_date = findCutoffDate(daily, budget!, today);
+    if (usage.cutoff_date > floor) floor = usage.cutoff_date;
+  }
+  return { usage, floor };
+}
+
+async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<Report> {
+  const today = isoDay(Date.now());
+  const requested = resolveRange(q, today);
+  const { usage, floor } = await getClickUsage(deps, account, today);
+  const scope: ClickScope = {
+    accountId: account.id,
+    range: clampRange(requested, floor),
+    botFilter: q.bot_filter ?? "real",
+    domain: q.domain_name?.toLowerCase(),
+  };
+  return { scope, usage, floor, today };
+}
+
+const emptyWhenNoRange = async <T>(r: Report, empty: T, run: () => Promise<T>) => (isEmptyRange(r.scope.range) ? empty : run());
+
+export async function getSummaryReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<SummaryRow>> {
+  const r = await prepareReport(deps, account, q);
+  const { ch } = deps;
+  const yesterday = addDays(r.today, -1);
+  const links = countAccountLinks(deps.pg, { accountId: account.id, rangeEnd: r.scope.range.end, monthStart: monthStart(r.today), domain: r.scope.domain });
+  const totals = await emptyWhenNoRange(r, { clicks: 0, unique_visitors: 0, last_click_at: null }, () => getClickTotals(ch, r.scope));
+  const active = await emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope));
+  // Today and yesterday follow the filters and the cutoff, not the requested range.
+  const recentRange = clampRange({ start: yesterday, end: r.today }, r.floor);
+  const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange });
+  const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
+  const l = await links;
+  return {
+    analytics: {
+      total_clicks: totals.clicks,
+      unique_visitors: totals.unique_visitors,
+      total_links: l.total_links,
+      last_click_at: totals.last_click_at,
+      today_clicks: clicksOn(r.today),
+      yesterday_clicks: clicksOn(yesterday),
+      active_links: active,
+      total_links_count: l.total_links_count,
+      links_this_month: l.links_this_month,
+      clicks_this_month: r.usage.clicks_this_month,
+    },
+    usage: r.usage,
+  };
+}
+
+export async function getTimeseriesReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<TimeseriesRow[]>> {
+  const r = await prepareReport(deps, account, q);
+  const rows = await emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope));
+  const byDate = new Map(rows.map((d) => [d.date, d]));
+  const analytics = isEmptyRange(r.scope.range)
+    ? []
+    : daysOf(r.scope.range).map((date) => byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 });
+  return { analytics, usage: r.usage };
+}
+
+export async function getHourlyReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<HourlyRow[]>> {
+  const r = await prepareReport(deps, account, q);
+  const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
+  const byHour = new Map(rows.map((h) => [h.hour, h]));
+  const analytics = Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
+  return { analytics, usage: r.usage };
+}
+
+export async function getGeoReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<GeoRow[]>> {
+  const r = await prepareReport(deps, account, q);
+  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope)), usage: r.usage };
+}
+
+export async function getDevicesReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<DeviceRow[]>> {
+  const r = await prepareReport(deps, account, q);
+  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope)), usage: r.usage };
+}
+
+export async function getReferrersReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<ReferrerRow[]>> {
+  const r = await prepareReport(deps, account, q);
+  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)), usage: r.usage };
+}
+
+const DAY_MS = 86_400_000;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** Lifetime numbers of one link of the account (404 for unknown, deleted or another account's). */
+export async function getLinkStats(deps: AnalyticsDeps, accountId: string, linkId: string): Promise<LinkStats> {
+  const link = await findAccountLink(deps.pg, accountId, linkId);
+  if (!link) throw notFound("Link");
+  const clicks = await getLinkClickStats(deps.ch, { accountId, linkId });
+  const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId }) : 0;
+  const total = clicks.human_clicks + clicks.bot_clicks;
+  const daysActive = Math.max(1, Math.floor((Date.now() - link.created_at.getTime()) / DAY_MS));
+  return {
+    short_code: link.short_code,
+    original_url: link.original_url,
+    total_clicks: total,
+    unique_visitors: clicks.unique_visitors,
+    bot_clicks: clicks.bot_clicks,
+    human_clicks: clicks.human_clicks,
+    last_accessed_at: link.last_accessed_at?.toISOString() ?? clicks.last_click_at,
+    is_active: link.is_active,
+    days_active: daysActive,
+    average_clicks_per_day: round2(total / daysActive),
+    conversion_rate: clicks.unique_visitors > 0 ? round2((converters / clicks.unique_visitors) * 100) : 0,
+  };
+}
