@@ -39,7 +39,7 @@ export const API_PREFIX = "/public-api/v1";
 export function createApp(deps: AppDeps) {
   const featureDeps: FeatureDeps = { ...deps, auth: authPlugin({ keys: deps.keys, kv: deps.kv, trustProxy: deps.config.trustProxy }) };
   return new Elysia()
-    .use(httpPlumbing(deps))
+    .use(httpPlumbing({ ...deps, rawPaths: [`${API_PREFIX}/docs/json`] }))
     .use(swagger({
       path: `${API_PREFIX}/docs`,
       specPath: `${API_PREFIX}/docs/json`,

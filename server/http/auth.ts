@@ -39,7 +39,7 @@ export function authPlugin(deps: { keys: KeyResolver; kv: Kv; trustProxy: boolea
       const scope = typeof option === "string" ? option : option.scope;
       const rateLimited = typeof option === "string";
       return {
-        detail: { security: [{ apiKey: [] }], description: `Requires the \`${scope}\` permission.` },
+        detail: { security: [{ apiKey: [] }], description: `Requires the \`${scope}\` permission.`, "x-required-scope": scope },
         // transform runs before validation, so an unauthenticated caller learns nothing about the schema.
         async transform({ request, server, set }) {
           const principal = await authenticate(deps.keys, request.headers.get("x-api-key"));
