@@ -2,6 +2,17 @@
 // Adding a feature is one line here.
 import type { AnyElysia } from "elysia";
 import type { AppDeps, FeatureDeps } from "./app";
+import { cdnRoutes, linksRoutes } from "./links/routes";
+import { startLinkJobs } from "./links/jobs";
+import { domainsRoutes } from "./domains/routes";
+import { campaignsRoutes } from "./campaigns/routes";
+import { redirectRoutes } from "./redirect/routes";
+import { analyticsRoutes } from "./analytics/routes";
+import { assetRoutes } from "./assets/routes";
+import { webhookRoutes } from "./webhooks/routes";
+import { startWebhookJobs } from "./webhooks/jobs";
+import { journeyRoutes, startJourney } from "./journey/routes";
+import { conversionRoutes } from "./conversions/routes";
 
 export interface Feature {
   name: string;
@@ -11,4 +22,15 @@ export interface Feature {
 }
 
 export const FEATURES: Feature[] = [
+  { name: "links", routes: linksRoutes, start: startLinkJobs },
+  { name: "cdn", routes: cdnRoutes },
+  { name: "assets", routes: assetRoutes },
+  { name: "domains", routes: domainsRoutes },
+  { name: "campaigns", routes: campaignsRoutes },
+  { name: "webhooks", routes: webhookRoutes, start: startWebhookJobs },
+  { name: "analytics", routes: analyticsRoutes },
+  { name: "journey", routes: journeyRoutes, start: startJourney },
+  { name: "conversions", routes: conversionRoutes },
+  // The redirect's catch-all `/:code` stays last.
+  { name: "redirect", routes: redirectRoutes },
 ];

@@ -10,6 +10,8 @@ export interface WindowHit {
   oldestMs: number;
 }
 
+export interface CounterResult { value: number; applied: boolean }
+
 export interface Kv {
   kind: "memory" | "redis";
   /** Sets the key only if absent; true when this call set it. */
@@ -17,6 +19,11 @@ export interface Kv {
   delete(key: string): Promise<void>;
   /** Counts a hit in a sliding window made of `slots` sub-windows of `slotMs`, refusing at `limit`. */
   hitWindow(key: string, limit: number, nowMs: number, slotMs: number, slots: number): Promise<WindowHit>;
+  /**
+   * Atomically adds `by` to a counter (an absent key starts at `initial`, default 0) unless the
+   * result would exceed `max`; returns the counter after the call and whether `by` was applied.
+   */
+  incrBy(key: string, by: number, opts: { ttlMs: number; initial?: number; max?: number }): Promise<CounterResult>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -28,9 +35,11 @@ export function openKv(redisUrl?: string): Kv {
 function memoryKv(): Kv {
   const expiries = new Map<string, number>();
   const windows = new Map<string, Map<number, number>>();
+  const counters = new Map<string, { value: number; exp: number }>();
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const [k, exp] of expiries) if (exp <= now) expiries.delete(k);
+    for (const [k, c] of counters) if (c.exp <= now) counters.delete(k);
   }, 60_000);
   sweep.unref?.();
   return {
@@ -57,6 +66,15 @@ function memoryKv(): Kv {
       buckets.set(slot, (buckets.get(slot) ?? 0) + 1);
       return { allowed: true, count: count + 1, oldestMs: oldest * slotMs };
     },
+    async incrBy(key, by, { ttlMs, initial = 0, max }) {
+      const now = Date.now();
+      let c = counters.get(key);
+      if (!c || c.exp <= now) counters.set(key, (c = { value: initial, exp: now + ttlMs }));
+      if (max !== undefined && c.value + by > max) return { value: c.value, applied: false };
+      c.value += by;
+      c.exp = now + ttlMs;
+      return { value: c.value, applied: true };
+    },
     async ping() {},
     async close() { clearInterval(sweep); },
   };
@@ -76,6 +94,14 @@ if total >= limit then return {0, total, oldest} end
 redis.call('HINCRBY', KEYS[1], slot, 1); redis.call('PEXPIRE', KEYS[1], ttl)
 return {1, total + 1, oldest}`;
 
+// Atomic capped increment; an absent key starts at ARGV[2].
+const INCR_BY_LUA = `
+local by = tonumber(ARGV[1]); local initial = tonumber(ARGV[2]); local max = tonumber(ARGV[3]); local ttl = tonumber(ARGV[4])
+local cur = tonumber(redis.call('GET', KEYS[1]) or initial)
+if max and cur + by > max then return {0, cur} end
+redis.call('SET', KEYS[1], cur + by, 'PX', ttl)
+return {1, cur + by}`;
+
 function redisKv(url: string): Kv {
   const client = new RedisClient(url);
   return {
@@ -90,6 +116,12 @@ function redisKv(url: string): Kv {
         HIT_WINDOW_LUA, "1", key, String(slot), String(limit), String(slots), String(slotMs * (slots + 1)),
       ])) as number[];
       return { allowed: allowed === 1, count: Number(count), oldestMs: Number(oldest) * slotMs };
+    },
+    async incrBy(key, by, { ttlMs, initial = 0, max }) {
+      const [applied, value] = (await client.send("EVAL", [
+        INCR_BY_LUA, "1", key, String(by), String(initial), max === undefined ? "" : String(max), String(ttlMs),
+      ])) as number[];
+      return { value: Number(value), applied: applied === 1 };
     },
     async ping() { await client.send("PING", []); },
     async close() { client.close(); },

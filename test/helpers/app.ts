@@ -53,7 +53,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
   const call = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const res = await request(path, init);
     const text = await res.text();
-    let body: unknown = text;
+    let body: any = text;
     try { body = JSON.parse(text); } catch {}
     return { status: res.status, headers: res.headers, body };
   };
