@@ -1,0 +1,103 @@
+// Deliveries survive a crash: the server runs as a child process (`bun server/main.ts`, its own DATA_DIR),
+// is killed with SIGKILL while deliveries are due and in flight, and after a restart every one arrives.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { preparePostgres } from "../helpers/stores";
+import { startReceiver, verifyStandardSignature } from "./receiver";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const ADMIN_TOKEN = "crash-test-admin-token-0123456789";
+const children: Bun.Subprocess[] = [];
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && !c.killed) c.kill("SIGKILL");
+});
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+async function startServer(dataDir: string, port: number, databaseUrl: string | undefined) {
+  const child = Bun.spawn([process.execPath, "server/main.ts"], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TZ: "UTC",
+      DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN, LOG_LEVEL: "error",
+      WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  children.push(child);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return child;
+    } catch {}
+    if (Date.now() > deadline) throw new Error("server did not start");
+    await Bun.sleep(100);
+  }
+}
+
+test("a kill -9 while deliveries are due loses none: after restart every delivery arrives", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-webhook-crash-"));
+  const databaseUrl = await preparePostgres(dataDir);
+  const port = freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const admin = async (method: string, path: string, json?: unknown) =>
+    (await fetch(`${base}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: json ? JSON.stringify(json) : undefined })).json() as Promise<any>;
+
+  // Before the crash: each first attempt fails (500), each second attempt hangs until the process dies.
+  const seen = new Set<string>();
+  const receiver = startReceiver((r) => {
+    const id = r.headers.get("webhook-id")!;
+    if (seen.has(id)) return new Promise<Response>(() => {});
+    seen.add(id);
+    return new Response("try again", { status: 500 });
+  });
+  try {
+    let server = await startServer(dataDir, port, databaseUrl);
+    const account = (await admin("POST", "/accounts", { name: "crash", tier: "scale" })).data;
+    const key = (await admin("POST", `/accounts/${account.id}/keys`, { name: "k", scopes: ["webhooks:read", "webhooks:write"] })).data.key;
+    const hook = await (await fetch(`${base}/public-api/v1/webhooks`, {
+      method: "POST", headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ url: receiver.url, events: ["team.member_added"] }),
+    })).json() as any;
+    const secret = hook.data.secret;
+    const emails = Array.from({ length: 5 }, (_, i) => `member${i}@example.com`);
+    for (const email of emails) await admin("POST", `/accounts/${account.id}/members`, { email, role: "member" });
+    await receiver.waitFor((all) => all.length >= 10, 20_000); // 5 failed first attempts, 5 hanging second ones
+
+    server.kill("SIGKILL");
+    await server.exited;
+    const beforeRestart = receiver.received.length;
+
+    receiver.respond = () => new Response("ok");
+    server = await startServer(dataDir, port, databaseUrl);
+    const arrived = () => new Set(receiver.received.slice(beforeRestart).map((r) => r.json.data.email));
+    await receiver.waitFor(() => arrived().size === emails.length, 60_000);
+    expect([...arrived()].sort()).toEqual(emails);
+    for (const r of receiver.received.slice(beforeRestart)) expect(verifyStandardSignature(secret, r)).toBe(true);
+
+    const listDeliveries = async () =>
+      ((await (await fetch(`${base}/public-api/v1/webhooks/${hook.data.id}/deliveries`, { headers: { "x-api-key": key } })).json()) as any).data as any[];
+    let list = await listDeliveries();
+    for (const deadline = Date.now() + 10_000; list.some((d) => d.status !== "delivered") && Date.now() < deadline; await Bun.sleep(50)) {
+      list = await listDeliveries(); // the receiver answers a moment before the outcome is recorded
+    }
+    expect(list.length).toBe(5);
+    for (const d of list) expect(d).toMatchObject({ status: "delivered", attempt_number: 2, http_status: 200 });
+    expect(new Set(receiver.received.map((r) => r.headers.get("webhook-id"))).size).toBe(5);
+
+    server.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  } finally {
+    receiver.stop();
+  }
+}, 240_000);
