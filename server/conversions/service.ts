@@ -81,12 +81,14 @@ export async function getConversionTimeseries(deps: ConversionDeps, accountId: s
 export async function getConversionBreakdown(deps: ConversionDeps, accountId: string, q: ScopeQuery & { dimension: Dimension }) {
   const scope = await resolveScope(deps.db, accountId, q, Date.now());
   const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
-  return rows.map((r) => ({
-    label: r.label || "unknown",
-    conversions: r.conversions,
-    revenue: money(r.revenueCents),
-    conversion_rate: percent(r.converters, r.visitors),
-  }));
+  return rows
+    .map((r) => ({
+      label: r.label || "unknown",
+      conversions: r.conversions,
+      revenue: money(r.revenueCents),
+      conversion_rate: percent(r.converters, r.visitors),
+    }))
+    .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 
 export async function getTimeToConvert(deps: ConversionDeps, accountId: string, q: ScopeQuery) {

@@ -43,12 +43,12 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
   const where = `${BASE} AND session_id != ''${visitorId !== undefined ? " AND visitor_id = {visitor:String}" : ""}`;
   const p = { ...params(r), visitor: visitorId ?? "", limit: page.limit, offset: (page.page - 1) * page.limit };
   const rows = await ch.query<Record<string, string | number>>(`
-    SELECT session_id, argMin(visitor_id, timestamp) AS visitor_id,
+    SELECT session_id, argMin(visitor_id, timestamp) AS first_visitor,
       min(timestamp) AS started_at, max(timestamp) AS ended_at, count() AS event_count,
       countIf(event_type = 'page_view') AS page_views,
       argMin(page_url, timestamp) AS entry_page, argMax(page_url, timestamp) AS exit_page,
       countIf(event_type = 'conversion') > 0 AS converted,
-      anyIf(device_type, device_type != '') AS device_type, anyIf(country_code, country_code != '') AS country_code
+      anyIf(device_type, device_type != '') AS device, anyIf(country_code, country_code != '') AS country
     FROM ${t} WHERE ${where}
     GROUP BY session_id ORDER BY started_at DESC, session_id
     LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
@@ -58,7 +58,7 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
     const ended = chTimeToIso(String(s.ended_at));
     return {
       session_id: String(s.session_id),
-      visitor_id: String(s.visitor_id),
+      visitor_id: String(s.first_visitor),
       started_at: started,
       ended_at: ended,
       duration_seconds: (Date.parse(ended) - Date.parse(started)) / 1000,
@@ -67,8 +67,8 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
       entry_page: String(s.entry_page),
       exit_page: String(s.exit_page),
       converted: Boolean(Number(s.converted)),
-      device_type: s.device_type ? String(s.device_type) : null,
-      country_code: s.country_code ? String(s.country_code) : null,
+      device_type: s.device ? String(s.device) : null,
+      country_code: s.country ? String(s.country) : null,
     };
   });
   return { items, total: Number(count.n) };
