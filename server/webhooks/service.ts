@@ -49,10 +49,12 @@ export async function updateWebhook(deps: DeliveryDeps, accountId: string, id: s
     if (!current) throw notFound("Webhook endpoint");
     const enabling = body.is_active === true && !current.isActive;
     const disabling = body.is_active === false && current.isActive;
-    const next = await repo.updateEndpointRow(tx, accountId, id, {
+    const patch = Object.fromEntries(Object.entries({
       url: body.url, events: body.events, description: body.description, isActive: body.is_active,
       ...(enabling ? { consecutiveFailures: 0 } : {}),
-    });
+    }).filter(([, v]) => v !== undefined));
+    if (Object.keys(patch).length === 0) return current;
+    const next = await repo.updateEndpointRow(tx, accountId, id, patch);
     if (disabling) await repo.stopOpenDeliveries(tx, id, "Endpoint disabled");
     return next;
   });

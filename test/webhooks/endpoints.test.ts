@@ -42,6 +42,8 @@ describe("webhook endpoints", () => {
     const patched = await t.call(`${hooks}/${ep.id}`, { method: "PATCH", key, json: { events: ["link.deleted"], description: null, is_active: false } });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ id: ep.id, events: ["link.deleted"], description: null, is_active: false });
+    const unchanged = await t.call(`${hooks}/${ep.id}`, { method: "PATCH", key, json: {} });
+    expect(unchanged.body.data).toEqual(patched.body.data);
     for (const body of [got.body, listed.body, patched.body]) expect(JSON.stringify(body)).not.toContain(ep.secret);
 
     const deleted = await t.call(`${hooks}/${ep.id}`, { method: "DELETE", key });
@@ -132,9 +134,16 @@ describe("webhook endpoints", () => {
     const { key } = await t.createAccount();
     const res = await t.call(hooks, { method: "POST", key, json: { url: "http://127.0.0.1:9/x", events: ["conversion"] } });
     expect(res.status).toBe(201);
-    const { key: strictKey } = await strict.createAccount();
-    const ok = await strict.call(hooks, { method: "POST", key: strictKey, json: { url: "https://[::1]/x", events: ["conversion"] } });
-    expect(ok.status).toBe(400);
+    const { key: strictKey, accountId } = await strict.createAccount();
+    const [row] = await strict.runtime.deps.pg.query<{ id: string }>(sql`
+      insert into webhook_endpoints (account_id, url, events, secret_encrypted)
+      values (${accountId}, ${"https://127.0.0.1:9/saved-before"}, ${"{conversion}"}::text[], ${"v1:unused"}) returning id`);
+    for (const url of ["http://hooks.example.com/x", "https://[::1]/x", "https://10.0.0.1/x"]) {
+      const patched = await strict.call(`${hooks}/${row.id}`, { method: "PATCH", key: strictKey, json: { url, description: "changed" } });
+      expect(patched.status, url).toBe(400);
+      expect(patched.body.error.details.fields[0].field).toBe("body.url");
+    }
+    expect((await strict.call(`${hooks}/${row.id}`, { key: strictKey })).body.data).toMatchObject({ url: "https://127.0.0.1:9/saved-before", description: null });
   });
 
   test("another account's webhook id answers 404 everywhere", async () => {
