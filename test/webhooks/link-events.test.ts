@@ -81,4 +81,24 @@ describe("link events", () => {
     const rows = await t.runtime.deps.pg.query<{ n: number }>(sql`select count(*)::int as n from webhook_deliveries where account_id = ${accountId} and event_type = 'link.expired'`);
     expect(rows[0].n).toBe(1);
   });
+
+  test("conversion carries the journey event (with its id and timestamp)", async () => {
+    const { key } = await subscribe();
+    await t.call("/public-api/v1/webhooks", { method: "POST", key, json: { url: receiver.url, events: ["conversion"] } });
+    const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: linkBody(6) })).body.data;
+    const event = {
+      link_id: link.id, visitor_id: "v-42", session_id: "s-1", event_type: "conversion", event_name: "purchase",
+      conversion_name: "checkout", page_url: "https://shop.example/thanks", revenue_cents: 4999, currency: "EUR",
+      timestamp: new Date().toISOString(),
+    };
+    const res = await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [event, { ...event, event_type: "page_view" }] } });
+    expect(res.status).toBe(202);
+    const isMine = (x: any) => x.json?.event === "conversion" && x.json.data.link_id === link.id;
+    await receiver.waitFor((all) => all.some(isMine));
+    await Bun.sleep(200);
+    const mine = receiver.received.filter(isMine);
+    expect(mine.length).toBe(1);
+    expect(mine[0].json.data).toMatchObject(event);
+    expect(mine[0].json.data.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });
