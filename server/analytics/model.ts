@@ -8,7 +8,8 @@ export type BotFilter = (typeof BOT_FILTERS)[number];
 const DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 
 export const AnalyticsQuery = t.Object({
-  days: t.Optional(t.Integer({ minimum: 1, maximum: 365, description: "Rolling window in days, including today (default 30)" })),
+  // Bounds are checked in range.ts: Elysia's coerced-integer bound errors lose the field name.
+  days: t.Optional(t.Integer({ description: "Rolling window in days including today, 1 to 365 (default 30)" })),
   start_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD; overrides days" })),
   end_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD" })),
   bot_filter: t.Optional(t.Union(BOT_FILTERS.map((f) => t.Literal(f)), { description: "real (default), bot or all" })),

@@ -5,6 +5,7 @@ import type { AnalyticsQuery, DateRange } from "./model";
 
 const DAY_MS = 86_400_000;
 export const DEFAULT_DAYS = 30;
+export const MAX_DAYS = 365;
 
 export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export const addDays = (day: string, n: number) => isoDay(Date.parse(day) + n * DAY_MS);
@@ -18,6 +19,7 @@ function parseDay(field: string, value: string): string {
 
 /** The requested range: start_date/end_date override days; end defaults to today. */
 export function resolveRange(q: AnalyticsQuery, today: string): DateRange {
+  if (q.days !== undefined && (q.days < 1 || q.days > MAX_DAYS)) throw validationError("query.days", `must be an integer from 1 to ${MAX_DAYS}`);
   const end = q.end_date ? parseDay("end_date", q.end_date) : today;
   const start = q.start_date ? parseDay("start_date", q.start_date) : addDays(end, -((q.days ?? DEFAULT_DAYS) - 1));
   if (end < start) throw validationError("query.end_date", "must not be before start_date");

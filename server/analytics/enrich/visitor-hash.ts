@@ -1,6 +1,7 @@
 // Unique visitors without storing addresses (Plausible's scheme): visitor_hash is a keyed hash of
 // (daily salt, account, client address, user agent), truncated to 64 bits. The salt is random, one per
-// UTC day, shared through Postgres (visitor_salts) and deleted after two days.
+// UTC day, shared through Postgres (visitor_salts); making day D's salt deletes those before D-2, so
+// old hashes cannot be recomputed from an address.
 //
 // Across midnight: a click in the first 30 minutes of a UTC day keeps the previous day's hash when the
 // same (account, address, agent) clicked in the last 30 minutes of the previous day, found in the same
@@ -31,11 +32,11 @@ export function createVisitorHasher(deps: { pg: Postgres; ch: Clickhouse }) {
     const known = salts.get(day);
     if (known) return known;
     if (!create) return findVisitorSalt(deps.pg, day);
-    const candidate = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-    const salt = await ensureVisitorSalt(deps.pg, day, candidate);
     const oldest = utcDay(Date.parse(day) - SALT_KEEP_DAYS * DAY_MS);
     await deleteVisitorSaltsBefore(deps.pg, oldest);
     for (const d of salts.keys()) if (d < oldest) salts.delete(d);
+    const candidate = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
+    const salt = await ensureVisitorSalt(deps.pg, day, candidate);
     salts.set(day, salt);
     return salt;
   }

@@ -1,0 +1,91 @@
+// The click sink: replays insert nothing twice (raw rows and aggregates), visits across midnight stay
+// one visitor, and salts rotate daily through Postgres.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { createClickSink } from "../../server/analytics/click-pipeline";
+import { createClickEnricher } from "../../server/analytics/enrich";
+import { createLink, DAY_MS, get, isoDay, rawClick, spoolClicks, UA } from "./helpers";
+
+let t: TestApp;
+let key: string;
+let accountId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  ({ key, accountId } = await t.createAccount({ tier: "scale" }));
+}, 60_000);
+afterAll(() => t.close());
+
+const ch = () => t.runtime.deps.ch;
+const count = async (table: string, linkId: string, expr = "count()") =>
+  Number((await ch().query<{ n: string }>(`SELECT ${expr} AS n FROM ${ch().table(table)} WHERE link_id = {l:UUID}`, { l: linkId }))[0].n);
+
+describe("click sink", () => {
+  test("a replayed chunk (same token) changes neither the rows nor the aggregates", async () => {
+    const link = await createLink(t, key);
+    const { pg } = t.runtime.deps;
+    const sink = createClickSink(ch(), createClickEnricher({ pg, ch: ch(), trustProxy: false }), pg);
+    const records = [UA.iphone, UA.windowsChrome, UA.slack].map((ua, i) => rawClick({ account_id: accountId, link_id: link.id, ua, ip: `8.8.8.${i}` }));
+    await sink(records, "clicks-replay-test-1");
+    await sink(records, "clicks-replay-test-1");
+    expect(await count("clicks", link.id)).toBe(3);
+    expect(await count("clicks_daily_links", link.id, "sum(clicks)")).toBe(3);
+    const summary = (await get(t, key, "/analytics/summary?bot_filter=all")).body.data.analytics;
+    expect(summary.total_clicks).toBe(3);
+    expect((await get(t, key, "/analytics/geo?bot_filter=all")).body.data.analytics).toEqual([{ country_code: "US", clicks: 3, unique_visitors: 3 }]);
+  });
+});
+
+describe("visitor hashes", () => {
+  const hashesOf = async (linkId: string) =>
+    (await ch().query<{ visitor_hash: string }>(
+      `SELECT toString(visitor_hash) AS visitor_hash FROM ${ch().table("clicks")} WHERE link_id = {l:UUID} ORDER BY timestamp`, { l: linkId },
+    )).map((r) => r.visitor_hash);
+
+  test("a visit across midnight stays one visitor; later that day it is a new one", async () => {
+    const link = await createLink(t, key);
+    const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS - 4 * DAY_MS;
+    const at = (offsetMin: number, ip: string) => rawClick({ account_id: accountId, link_id: link.id, ip, ua: UA.iphone, ts: midnight + offsetMin * 60_000 });
+    await spoolClicks(t, [at(-10, "8.8.8.8")]); // before midnight, flushed on its own
+    await spoolClicks(t, [
+      at(10, "8.8.8.8"), // continues the visit
+      at(45, "8.8.8.8"), // a new visit, today's hash
+      at(-20, "81.2.69.142"), at(20, "81.2.69.142"), // both sides of midnight in one batch
+      at(5, "2a00:1450:4001::1"), // nothing before midnight
+    ]);
+    // By time: -20, -10, 5, 10, 20, 45 minutes around midnight.
+    const hashes = await hashesOf(link.id);
+    const [m20, m10, p5, p10, p20, p45] = hashes;
+    expect(p10).toBe(m10);
+    expect(p20).toBe(m20);
+    expect(p45).not.toBe(m10);
+    expect(new Set([m20, m10, p5, p45]).size).toBe(4);
+    const day = isoDay(midnight);
+    const series = (await get(t, key, `/analytics/timeseries?start_date=${isoDay(midnight - DAY_MS)}&end_date=${day}`)).body.data.analytics;
+    // Before midnight: two people. After: the two continuing visits, one new visit of the first person, one new person.
+    expect(series).toEqual([
+      { date: isoDay(midnight - DAY_MS), clicks: 2, unique_visitors: 2 },
+      { date: day, clicks: 4, unique_visitors: 4 },
+    ]);
+  });
+
+  test("one random salt per day, shared through Postgres; making day D's deletes those before D-2", async () => {
+    const { pg } = t.runtime.deps;
+    await pg.query(sql`insert into visitor_salts (day, salt) values (${isoDay(Date.now() - 10 * DAY_MS)}, 'old-salt-old-salt-old-salt-old-salt')`);
+    // A fresh enricher (no cached salts) meets a day without a salt: it makes one and prunes.
+    const enrich = createClickEnricher({ pg, ch: ch(), trustProxy: false });
+    const threeDaysAgo = Date.now() - 3 * DAY_MS;
+    await enrich([rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ts: threeDaysAgo })]);
+    const rows = await pg.query<{ day: string; salt: string }>(sql`select day::text as day, salt from visitor_salts order by day`);
+    const days = rows.map((r) => r.day);
+    expect(days).toContain(isoDay(threeDaysAgo));
+    expect(days).toContain(isoDay(Date.now()));
+    expect(days.every((d) => d >= isoDay(threeDaysAgo - 2 * DAY_MS))).toBe(true);
+    expect(new Set(rows.map((r) => r.salt)).size).toBe(rows.length);
+    expect(rows.every((r) => r.salt.length >= 32)).toBe(true);
+    // Another instance reads the same salt rather than making its own.
+    const again = createClickEnricher({ pg, ch: ch(), trustProxy: false });
+    const click = rawClick({ account_id: accountId, link_id: crypto.randomUUID() });
+    expect((await again([click]))[0].visitor_hash).toBe((await enrich([click]))[0].visitor_hash);
+  });
+});
