@@ -1,6 +1,7 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
 import { loadConfig, ConfigError } from "./config";
 import { openRuntime } from "./runtime";
+import { serveApp } from "./http/serve";
 
 let config;
 try {
@@ -14,8 +15,8 @@ try {
 }
 
 const runtime = await openRuntime(config);
-const server = runtime.app.listen({ port: config.port, hostname: config.host });
-console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.server?.port }));
+const server = serveApp(runtime, { port: config.port, hostname: config.host });
+console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.port }));
 if (runtime.devKeyPath) {
   console.log(`Created the default account and an all-scopes API key. The key is in ${runtime.devKeyPath}`);
   console.log(`Try: curl -H "X-API-Key: $(cat ${runtime.devKeyPath})" ${config.baseUrl}/public-api/v1/links`);

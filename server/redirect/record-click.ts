@@ -6,7 +6,7 @@ import { clientAddress } from "../http/request-context";
 
 const GEO_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country"];
 
-export function recordClick(deps: FeatureDeps, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): string {
+export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): string {
   const h = request.headers;
   const click: RawClick = {
     click_id: crypto.randomUUID(),

@@ -1,7 +1,7 @@
 // GET/HEAD /{short_code} on BASE_URL's host and verified custom domains (the redirect hot path),
 // and POST /{short_code} for password-protected links.
 import { Elysia, t } from "elysia";
-import { isbot } from "isbot";
+import { wantsPreview } from "./bots";
 import type { FeatureDeps } from "../app";
 import type { CachedLink } from "../links/cache";
 import { shortUrl } from "../links/urls";
@@ -11,9 +11,6 @@ import { recordClick } from "./record-click";
 import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPage } from "./pages";
 
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
-// HTTP clients and scripts are bots to isbot, but they want the redirect, not a preview page.
-const AUTOMATION = /curl|wget|httpie|python|go-http-client|okhttp|java\/|node-fetch|undici|axios|bun\/|libwww|postman|insomnia|headless|playwright|puppeteer|selenium/i;
-const wantsPreview = (ua: string) => isbot(ua) && !AUTOMATION.test(ua);
 const PASSWORD_ATTEMPTS = 10;
 const PASSWORD_WINDOW_SLOTS = 15; // 15 one-minute slots
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../../server/runtime";
 import { preparePostgres, sharedChdb } from "./stores";
+import { serveApp } from "../../server/http/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
 
@@ -83,7 +84,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
 
 /** A real HTTP server of ours on a loopback port, for tests about HTTP itself. */
 export function listen(app: TestApp): { url: string; stop(): Promise<void> } {
-  const server = app.runtime.app.listen({ port: 0, hostname: "127.0.0.1" });
-  const port = server.server!.port;
+  const server = serveApp(app.runtime, { port: 0, hostname: "127.0.0.1" });
+  const port = server.port;
   return { url: `http://127.0.0.1:${port}`, stop: async () => { await server.stop(); } };
 }

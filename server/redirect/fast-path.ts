@@ -1,0 +1,52 @@
+// The redirect hot path, answered before Elysia's router: a cached, active, public link on a known
+// host redirects with one cache lookup, one click write and a cheap log line. Anything else (a miss,
+// a password, an expiry, a preview crawler, another method) returns undefined and goes through the app.
+import type { Server } from "bun";
+import type { FeatureDeps } from "../app";
+import { buildDestination } from "./destination";
+import { recordClick } from "./record-click";
+import { wantsPreview } from "./bots";
+
+const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
+  const defaultHost = new URL(deps.config.baseUrl).host;
+  const requests = deps.metrics.requests.labels("GET", "/:code", "302");
+  const latency = deps.metrics.latency.labels("GET", "/:code");
+  const log = deps.config.logLevel === "info";
+
+  return (request: Request, server: Server<unknown>): Response | undefined => {
+    const method = request.method;
+    if (method !== "GET" && method !== "HEAD") return undefined;
+    const started = performance.now();
+    const url = request.url;
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    const q = url.indexOf("?", pathStart);
+    const code = q < 0 ? url.slice(pathStart + 1) : url.slice(pathStart + 1, q);
+    if (!CODE.test(code)) return undefined;
+    const host = request.headers.get("host") ?? defaultHost;
+    const domainId = host === defaultHost ? null : deps.domainCache.peek(host.toLowerCase());
+    if (domainId === undefined) return undefined;
+    const link = deps.linkCache.peek(domainId, code);
+    if (!link || link.deleted || !link.isActive || link.passwordHash || (link.expiresAt !== null && link.expiresAt <= Date.now())) return undefined;
+    if (wantsPreview(request.headers.get("user-agent") ?? "")) return undefined;
+
+    const search = q < 0 ? "" : url.slice(q);
+    const clickId = recordClick(deps, request, server, link, search);
+    const requestId = crypto.randomUUID();
+    const response = new Response(null, {
+      status: 302,
+      headers: {
+        location: buildDestination(link, search, clickId),
+        "cache-control": "private, max-age=0",
+        "referrer-policy": "no-referrer-when-downgrade",
+        "x-request-id": requestId,
+      },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    requests.inc();
+    latency.observe(seconds);
+    if (log) deps.logger.info({ request_id: requestId, method, path: "/" + code, route: "/:code", status: 302, ms: Math.round(seconds * 100_000) / 100 });
+    return response;
+  };
+}

@@ -1,0 +1,70 @@
+// `bun run bench ingest`: POST /journey/events in 100-event batches against the server as a child
+// process on loopback, with wrk (Lua script) for a fixed duration. Prints accepted events/s, p50/p99
+// latency and the time from the end of the load until the last accepted event is queryable.
+// Targets (DESIGN.md): ≥ 100,000 events/s on 2 cores, everything queryable within 2 s.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startServer, table, wrk } from "./lib-server";
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const BATCH = 100;
+
+const server = await startServer(Number(process.env.BENCH_PORT ?? 3911), { LOG_LEVEL: "error", ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
+const headers = { "x-api-key": server.key, "content-type": "application/json" };
+const link = await fetch(`${server.url}/public-api/v1/links`, {
+  method: "POST", headers, body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
+}).then((r) => r.json() as Promise<{ data: { id: string } }>);
+const linkId = link.data.id;
+
+// A realistic batch: a few visitors' page views, scrolls and timers with the fields the tracker sends.
+const TYPES = ["page_view", "scroll_depth", "time_on_page", "custom"] as const;
+const events = Array.from({ length: BATCH }, (_, i) => ({
+  link_id: linkId, visitor_id: `visitor-${i % 17}`, session_id: `session-${i % 23}`, event_type: TYPES[i % 4],
+  ...(i % 4 === 3 ? { event_name: "cta_click" } : {}), page_url: `https://shop.example/products/${i % 9}`,
+  page_title: "Product page", ...(i % 4 === 1 ? { scroll_percent: 75 } : {}), ...(i % 4 === 2 ? { time_on_page: 31.5 } : {}),
+  country_code: "DE", device_type: "mobile", browser: "Chrome", os: "Android", properties: { variant: "b", position: i },
+}));
+const body = JSON.stringify({ events });
+
+const dir = mkdtempSync(join(tmpdir(), "svc-bench-ingest-"));
+const script = join(dir, "post.lua");
+writeFileSync(script, [
+  `wrk.method = "POST"`,
+  `wrk.body = ${JSON.stringify(body)}`,
+  `wrk.headers["Content-Type"] = "application/json"`,
+  `wrk.headers["X-API-Key"] = "${server.key}"`,
+].join("\n"));
+const target = `${server.url}/public-api/v1/journey/events`;
+
+const metric = async (re: RegExp) => Number(re.exec(await fetch(`${server.url}/metrics`).then((r) => r.text()))?.[1] ?? NaN);
+const ACCEPTED = /events_accepted_total\{stream="journey"\} ([\d.e+]+)/;
+const UNFLUSHED = /spool_unflushed_bytes\{spool="journey"\} ([\d.e+]+)/;
+
+wrk(target, { connections: CONNECTIONS, seconds: 2, script }); // warm-up (JIT, caches)
+const before = await metric(ACCEPTED);
+const r = wrk(target, { connections: CONNECTIONS, seconds: SECONDS, script });
+const loadEnded = performance.now();
+const accepted = (await metric(ACCEPTED)) - before;
+
+// Queryable = flushed into ClickHouse; confirmed by counting through the API.
+const deadline = loadEnded + 120_000;
+while ((await metric(UNFLUSHED)) > 0 && performance.now() < deadline) await Bun.sleep(20);
+const flushedAfter = (performance.now() - loadEnded) / 1000;
+const total = await fetch(`${server.url}/public-api/v1/journey/links/${linkId}/summary?period=24h`, { headers })
+  .then((res) => res.json() as Promise<{ data: { total_events: number } }>);
+const totalAccepted = await metric(ACCEPTED);
+
+table([{
+  "events/s accepted": Math.round(accepted / SECONDS),
+  "req/s": Math.round(r.rps),
+  "p50 ms": r.p50.toFixed(2),
+  "p99 ms": r.p99.toFixed(2),
+  "non-202": r.errors,
+  "queryable after s": flushedAfter.toFixed(2),
+}]);
+console.log(`\n${CONNECTIONS} connections, ${SECONDS}s, ${BATCH}-event batches of ${body.length} bytes; ` +
+  `stored ${total.data.total_events} of ${totalAccepted} accepted events. Targets: ≥ 100,000 events/s, queryable ≤ 2 s.`);
+if (total.data.total_events !== totalAccepted) console.log("MISMATCH: stored count differs from accepted count");
+await server.stop();

@@ -1,0 +1,57 @@
+// Helpers for benchmarks: start our server as a child process with its own DATA_DIR, and run wrk.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+export async function startServer(port: number, env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
+  const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN: "bench-admin-token-0123456789", ...env },
+    stdout: "ignore", stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try { if ((await fetch(`${url}/healthz`)).ok) break; } catch {}
+    await Bun.sleep(100);
+  }
+  const key = readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim();
+  return { url, key, dataDir, proc, stop: async () => { proc.kill("SIGTERM"); await proc.exited; } };
+}
+
+export interface WrkResult { rps: number; p50: number; p99: number; requests: number; errors: number }
+
+const toMs = (v: string) => {
+  const n = parseFloat(v);
+  return v.endsWith("us") ? n / 1000 : v.endsWith("ms") ? n : v.endsWith("s") ? n * 1000 : n;
+};
+
+export const BROWSER_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
+
+export function wrk(url: string, opts: { connections: number; seconds: number; threads?: number; script?: string; headers?: Record<string, string> }): WrkResult {
+  if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install wrk");
+  const args = ["wrk", `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency"];
+  for (const [k, v] of Object.entries(opts.headers ?? { "User-Agent": BROWSER_UA })) args.push("-H", `${k}: ${v}`);
+  if (opts.script) args.push("-s", opts.script);
+  const out = Bun.spawnSync([...args, url]).stdout.toString();
+  const pct = (p: string) => toMs(new RegExp(`^\\s*${p}%\\s+(\\S+)`, "m").exec(out)?.[1] ?? "0");
+  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? "0";
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  return {
+    rps: parseFloat(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? "0"),
+    p50: pct("50"),
+    p99: pct("99"),
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    errors: Number(errors) + (socketErrors ? socketErrors.slice(1).map(Number).reduce((a, b) => a + b, 0) : 0),
+  };
+}
+
+export const table = (rows: Record<string, string | number>[]) => {
+  const cols = Object.keys(rows[0]);
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c]).length)));
+  const line = (vals: string[]) => "| " + vals.map((v, i) => v.padEnd(width[i])).join(" | ") + " |";
+  console.log(line(cols));
+  console.log("|" + width.map((w) => "-".repeat(w + 2)).join("|") + "|");
+  for (const r of rows) console.log(line(cols.map((c) => String(r[c]))));
+};

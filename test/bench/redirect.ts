@@ -1,0 +1,48 @@
+// `bun run bench redirect`: GET /{code} with click logging vs a bare Bun.serve answering 302,
+// alternating in one run, same load tool (wrk) and connections. Target: ratio ≥ 0.9, p99 < 5 ms at 64.
+import { join } from "node:path";
+import { startServer, table, wrk, type WrkResult } from "./lib-server";
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const ours = await startServer(3901, process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {});
+const created = await fetch(`${ours.url}/public-api/v1/links`, {
+  method: "POST", headers: { "x-api-key": ours.key, "content-type": "application/json" },
+  body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
+}).then((r) => r.json() as Promise<{ data: { short_code: string } }>);
+const code = created.data.short_code;
+
+const bare = Bun.spawn([process.execPath, join(import.meta.dir, "lib-bare-302.ts"), "3902"], { stdout: "pipe" });
+for (let i = 0; i < 100; i++) { try { await fetch("http://127.0.0.1:3902/"); break; } catch { await Bun.sleep(50); } }
+
+// Warm both (JIT, caches).
+wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: 2 });
+wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: 2 });
+
+const results: { bare: WrkResult[]; ours: WrkResult[] } = { bare: [], ours: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  results.bare.push(wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: SECONDS }));
+  results.ours.push(wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: SECONDS }));
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const summarize = (name: string, rs: WrkResult[]) => ({
+  server: name, "req/s (median)": Math.round(median(rs.map((r) => r.rps))), "p50 ms": median(rs.map((r) => r.p50)).toFixed(2),
+  "p99 ms": median(rs.map((r) => r.p99)).toFixed(2), errors: rs.reduce((a, r) => a + r.errors, 0),
+});
+const b = summarize("bare Bun.serve 302", results.bare);
+const o = summarize("GET /{code} + click logging", results.ours);
+table([b, o]);
+const ratio = o["req/s (median)"] / b["req/s (median)"];
+console.log(`\nratio ours/bare: ${ratio.toFixed(3)} (target ≥ 0.9); p99 ${o["p99 ms"]} ms (target < 5 ms); ${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s alternating rounds`);
+
+// Every served redirect must have become a click record.
+await Bun.sleep(1500);
+const stats = await fetch(`${ours.url}/metrics`).then((r) => r.text());
+const appended = /spool_unflushed_bytes\{spool="clicks"\} (\d+)/.exec(stats)?.[1];
+console.log(`clicks spool unflushed bytes after the run: ${appended}`);
+
+bare.kill();
+await ours.stop();
