@@ -10,12 +10,11 @@ import { openPostgres } from "../../server/storage/postgres/client";
 
 export const testDatabaseUrl = process.env.SVC_TEST_DATABASE_URL || undefined;
 
-let chdb: ClickHouseClient | undefined;
-export async function sharedChdb(): Promise<ClickHouseClient> {
-  if (!chdb) {
-    const { createChdbConnection } = await import("chdb/connection");
-    chdb = createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), "svc-chdb-")) }) } as never);
-  }
+let chdb: Promise<ClickHouseClient> | undefined;
+/** One chDB per process; the promise is cached so parallel callers share it. */
+export function sharedChdb(): Promise<ClickHouseClient> {
+  chdb ??= import("chdb/connection").then(({ createChdbConnection }) =>
+    createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), "svc-chdb-")) }) } as never));
   return chdb;
 }
 

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createTestApp, listen, ADMIN_TOKEN, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+let server: { url: string; stop(): Promise<void> };
+beforeAll(async () => { t = await createTestApp(); server = listen(t); });
+afterAll(async () => { await server.stop(); await t.close(); });
+
+const cli = async (...args: string[]) => {
+  const p = Bun.spawn([process.execPath, "server/cli.ts", ...args, "--url", server.url, "--token", ADMIN_TOKEN], { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { out, err, code };
+};
+
+test("--help lists the commands", async () => {
+  const p = Bun.spawnSync([process.execPath, "server/cli.ts", "--help"]);
+  expect(p.exitCode).toBe(0);
+  expect(p.stdout.toString()).toContain("key create ACCOUNT_ID");
+});
+
+test("creates an account and a key that works against the API, changes the tier, revokes the key", async () => {
+  const account = await cli("account", "create", "--name", "Cli Co", "--tier", "free");
+  expect(account.code).toBe(0);
+  const { id } = JSON.parse(account.out);
+  const key = JSON.parse((await cli("key", "create", id, "--name", "ci", "--scopes", "links:read")).out);
+  expect(key.key).toMatch(/^svc_/);
+  expect((await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": key.key } })).status).toBe(200);
+  expect(JSON.parse((await cli("account", "tier", id, "pro")).out).tier).toBe("pro");
+  expect(JSON.parse((await cli("key", "list", id)).out)).toHaveLength(1);
+  await cli("key", "revoke", id, key.id);
+  expect((await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": key.key } })).status).toBe(401);
+  const bad = await cli("account", "create", "--name", "x", "--tier", "gold");
+  expect(bad.code).toBe(1);
+  expect(bad.err).toContain("400");
+});
