@@ -21,6 +21,9 @@ export function referrerHost(referrer: string): string {
   }
 }
 
+/** The custom domain a click came through, as the filter `domain_name` names it: lower case, no port. */
+export const normalizeDomain = (host: string) => host.trim().toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
+
 export interface EnricherDeps {
   pg: Postgres;
   ch: Clickhouse;
@@ -43,7 +46,7 @@ export function createClickEnricher(deps: EnricherDeps) {
         timestamp: c.ts,
         account_id: c.account_id,
         link_id: c.link_id,
-        domain: c.domain ?? "",
+        domain: normalizeDomain(c.domain ?? ""),
         visitor_hash: hashes[i],
         is_bot: agent.is_bot,
         bot_kind: agent.bot_kind,

@@ -13,6 +13,7 @@ import { countActiveLinks, getAccountDailyClicks, getClickTimeseries, getClickTo
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { countAccountLinks, findAccountLink } from "./repository";
+import { normalizeDomain } from "./enrich";
 
 export interface AnalyticsDeps { pg: Postgres; ch: Clickhouse }
 export interface AnalyticsResult<T> { analytics: T; usage: AnalyticsUsage }
@@ -48,7 +49,7 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
     accountId: account.id,
     range: clampRange(requested, floor),
     botFilter: q.bot_filter ?? "real",
-    domain: q.domain_name?.toLowerCase(),
+    domain: q.domain_name === undefined ? undefined : normalizeDomain(q.domain_name),
   };
   return { scope, usage, floor, today };
 }

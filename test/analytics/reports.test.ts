@@ -108,7 +108,7 @@ describe("GET /analytics/summary", () => {
   });
 
   test("domain_name restricts clicks and links to a custom domain", async () => {
-    const res = await get(t, key, "/analytics/summary?domain_name=go.example.com&bot_filter=all");
+    const res = await get(t, key, "/analytics/summary?domain_name=Go.Example.com&bot_filter=all");
     expect(res.body.data.analytics).toMatchObject({ total_clicks: 1, unique_visitors: 1, active_links: 1, total_links: 1, total_links_count: 4 });
     const none = await get(t, key, "/analytics/summary?domain_name=other.example.com");
     expect(none.body.data.analytics).toMatchObject({ total_clicks: 0, unique_visitors: 0, active_links: 0, total_links: 0, last_click_at: null });

@@ -8,7 +8,7 @@ export interface LinkClickStats { human_clicks: number; bot_clicks: number; uniq
 export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; linkId: string }): Promise<LinkClickStats> {
   const [row] = await ch.query(
     `SELECT sumIf(clicks, is_bot = 0) AS human, sumIf(clicks, is_bot = 1) AS bot,
-            uniqMergeIf(visitors, is_bot = 0) AS visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
+            uniqCombinedMergeIf(14)(visitors, is_bot = 0) AS visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
      FROM ${ch.table("clicks_daily_links")} WHERE account_id = {account:UUID} AND link_id = {link:UUID}`,
     { account: a.accountId, link: a.linkId },
   );

@@ -1,4 +1,5 @@
-// Account-level click totals, days and hours, from the hourly aggregate (clicks_hourly).
+// Account-level click totals and days (clicks_daily), hours of the day (clicks_hourly), active links
+// (clicks_daily_links).
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, HourlyRow } from "../model";
 import { hourlyScope, dailyScope, isoOrNull, num } from "./scope";
@@ -6,10 +7,10 @@ import { hourlyScope, dailyScope, isoOrNull, num } from "./scope";
 export interface ClickTotals { clicks: number; unique_visitors: number; last_click_at: string | null }
 
 export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise<ClickTotals> {
-  const { where, params } = hourlyScope(scope);
+  const { where, params } = dailyScope(scope);
   const [row] = await ch.query(
-    `SELECT sum(clicks) AS clicks, uniqMerge(visitors) AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
-     FROM ${ch.table("clicks_hourly")} WHERE ${where}`,
+    `SELECT sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
+     FROM ${ch.table("clicks_daily")} WHERE ${where}`,
     params,
   );
   return { clicks: num(row?.clicks), unique_visitors: num(row?.unique_visitors), last_click_at: isoOrNull(row?.last_ms) };
@@ -19,10 +20,10 @@ export interface DailyClicks { date: string; clicks: number; unique_visitors: nu
 
 /** Days with clicks only; callers fill the gaps. */
 export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Promise<DailyClicks[]> {
-  const { where, params } = hourlyScope(scope);
+  const { where, params } = dailyScope(scope);
   const rows = await ch.query(
-    `SELECT toString(toDate(hour)) AS date, sum(clicks) AS clicks, uniqMerge(visitors) AS unique_visitors
-     FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY date ORDER BY date`,
+    `SELECT toString(day) AS date, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
+     FROM ${ch.table("clicks_daily")} WHERE ${where} GROUP BY date ORDER BY date`,
     params,
   );
   return rows.map((r) => ({ date: String(r.date), clicks: num(r.clicks), unique_visitors: num(r.unique_visitors) }));
@@ -32,7 +33,7 @@ export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Pro
 export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promise<HourlyRow[]> {
   const { where, params } = hourlyScope(scope);
   const rows = await ch.query(
-    `SELECT toHour(hour) AS h, sum(clicks) AS clicks, uniqMerge(visitors) AS unique_visitors
+    `SELECT toHour(hour) AS h, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
      FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY h ORDER BY h`,
     params,
   );
@@ -42,9 +43,8 @@ export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promis
 /** Every click of the account per day since `from` (bots included, every domain): usage and cutoff. */
 export async function getAccountDailyClicks(ch: Clickhouse, a: { accountId: string; from: string }): Promise<Map<string, number>> {
   const rows = await ch.query(
-    `SELECT toString(toDate(hour)) AS date, sum(clicks) AS clicks
-     FROM ${ch.table("clicks_hourly")}
-     WHERE account_id = {account:UUID} AND hour >= toDateTime({from:Date}, 'UTC') GROUP BY date`,
+    `SELECT toString(day) AS date, sum(clicks) AS clicks
+     FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day >= {from:Date} GROUP BY date`,
     { account: a.accountId, from: a.from },
   );
   return new Map(rows.map((r) => [String(r.date), num(r.clicks)]));
