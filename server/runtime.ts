@@ -44,6 +44,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       maxUnflushedBytes: config.spoolMaxBytes,
       flushIntervalMs: config.spoolFlushMs,
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
+      onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
     {
       clicks: createClickSink(ch, createClickEnricher({ pg, ch, trustProxy: config.trustProxy, geoipCityDb: config.geoipCityDb }), pg),

@@ -16,6 +16,8 @@ export interface StreamOptions {
   maxUnflushedBytes: number;
   flushIntervalMs: number;
   onError: (stream: string, err: unknown) => void;
+  /** Called after a chunk is stored in ClickHouse (metrics). */
+  onStored?: (stream: string, count: number) => void;
 }
 
 export function openStreams(opts: StreamOptions, sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> }): Streams {
@@ -25,7 +27,10 @@ export function openStreams(opts: StreamOptions, sinks: { clicks: Sink<RawClick>
       name,
       maxUnflushedBytes: opts.maxUnflushedBytes,
       flushIntervalMs: opts.flushIntervalMs,
-      sink,
+      sink: async (records, token) => {
+        await sink(records, token);
+        opts.onStored?.(name, records.length);
+      },
       onError: (err) => opts.onError(name, err),
     });
   const clicks = make("clicks", sinks.clicks);

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestApp, listen, type TestApp } from "../helpers/app";
+import { openKv } from "../../server/storage/kv";
+import { enforceRateLimit } from "../../server/http/rate-limit";
+import { AppError } from "../../server/errors";
+
+let t: TestApp;
+beforeAll(async () => { t = await createTestApp({}, { TRUST_PROXY: "true" }); });
+afterAll(() => t.close());
+
+describe("rate limits", () => {
+  test("free tier: 50 per hour with headers, then 429 in the string form with Retry-After", async () => {
+    const { key } = await t.createAccount({ tier: "free" });
+    let last: { status: number; headers: Headers; body: any } | undefined;
+    for (let i = 1; i <= 50; i++) {
+      last = await t.call("/public-api/v1/links", { key });
+      expect(last.status).toBe(200);
+      expect(last.headers.get("x-ratelimit-limit")).toBe("50");
+      expect(last.headers.get("x-ratelimit-remaining")).toBe(String(50 - i));
+    }
+    const reset = Number(last!.headers.get("x-ratelimit-reset"));
+    expect(reset).toBeGreaterThan(Date.now() / 1000 + 3500);
+    const over = await t.call("/public-api/v1/links", { key });
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({ success: false, error: "RATE_LIMIT_EXCEEDED", message: expect.stringMatching(/Try again in \d+ seconds/) });
+    const retryAfter = Number(over.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(3000);
+    expect(retryAfter).toBeLessThanOrEqual(3660);
+    expect(over.headers.get("x-ratelimit-remaining")).toBe("0");
+  });
+
+  test("the window slides: requests leave it an hour after their minute", async () => {
+    const kv = openKv();
+    const t0 = Date.UTC(2026, 0, 1, 12, 0, 30);
+    for (let i = 0; i < 3; i++) await enforceRateLimit(kv, "k", 3, t0);
+    await expect(enforceRateLimit(kv, "k", 3, t0 + 59 * 60_000)).rejects.toBeInstanceOf(AppError);
+    const later = await enforceRateLimit(kv, "k", 3, t0 + 60 * 60_000);
+    expect(later.headers["x-ratelimit-remaining"]).toBe("2");
+  });
+
+  test("with REDIS_URL the window is shared through Redis (a real redis-server on loopback)", async () => {
+    const bin = Bun.which("redis-server");
+    if (!bin) throw new Error("redis-server is not installed (apt-get install redis-server; .ci/run does it)");
+    const port = 26_000 + Math.floor(Math.random() * 1000);
+    const redis = Bun.spawn([bin, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore" });
+    try {
+      await Bun.sleep(300);
+      const a = openKv(`redis://127.0.0.1:${port}`);
+      const b = openKv(`redis://127.0.0.1:${port}`); // a second instance
+      const now = Date.now();
+      await enforceRateLimit(a, "shared", 2, now);
+      const second = await enforceRateLimit(b, "shared", 2, now);
+      expect(second.headers["x-ratelimit-remaining"]).toBe("0");
+      const err = await enforceRateLimit(a, "shared", 2, now).catch((e) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).headers!["retry-after"]).toBeTruthy();
+      expect(await a.setIfAbsent("idem", 1000)).toBe(true);
+      expect(await b.setIfAbsent("idem", 1000)).toBe(false);
+      await a.close(); await b.close();
+    } finally {
+      redis.kill();
+    }
+  });
+
+  test("POST /journey/events is exempt and carries no X-RateLimit headers", async () => {
+    const { key } = await t.createAccount({ tier: "free" });
+    const res = await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [] } });
+    expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+  });
+});
+
+describe("IP allowlists", () => {
+  test.each([
+    [["203.0.113.0/24"], "203.0.113.77", 200],
+    [["203.0.113.0/24"], "203.0.114.1", 403],
+    [["198.51.100.7"], "198.51.100.7", 200],
+    [["2001:db8::/32"], "2001:db8:1::5", 200],
+    [["2001:db8::/32"], "2001:db9::1", 403],
+    [["203.0.113.0/24"], "::ffff:203.0.113.9", 200],
+  ])("allowlist %j, client %s → %i", async (allowed, address, status) => {
+    const { key } = await t.createAccount({ allowed_ips: allowed });
+    const res = await t.call("/public-api/v1/links", { key, headers: { "x-forwarded-for": `${address}, 10.0.0.1` } });
+    expect(res.status).toBe(status);
+    if (status === 403) expect(res.body.error.code).toBe("IP_NOT_ALLOWED");
+  });
+
+  test("without TRUST_PROXY the socket address counts, not X-Forwarded-For", async () => {
+    const plain = await createTestApp();
+    const server = listen(plain);
+    try {
+      const { key } = await plain.createAccount({ allowed_ips: ["127.0.0.1/32"] });
+      const spoofed = await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": key, "x-forwarded-for": "203.0.113.1" } });
+      expect(spoofed.status).toBe(200);
+      const other = await plain.createAccount({ allowed_ips: ["203.0.113.1"] });
+      const denied = await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": other.key, "x-forwarded-for": "203.0.113.1" } });
+      expect(denied.status).toBe(403);
+    } finally {
+      await server.stop();
+      await plain.close();
+    }
+  });
+});
+
+describe("operations", () => {
+  test("healthz checks both stores; metrics are Prometheus text", async () => {
+    const health = await t.call("/healthz");
+    expect(health.status).toBe(200);
+    expect(health.body.data).toMatchObject({ status: "ok", postgres: { ok: true }, clickhouse: { ok: true } });
+    await t.call("/public-api/v1/links");
+    await Bun.sleep(20); // counted after the response is sent
+    const metrics = await (await t.request("/metrics")).text();
+    expect(metrics).toContain('http_requests_total{method="GET",route="/public-api/v1/links",status="401"}');
+    expect(metrics).toContain("http_request_duration_seconds_bucket");
+    expect(metrics).toContain('spool_unflushed_bytes{spool="clicks"}');
+    expect(metrics).toContain('spool_lag_seconds{spool="journey"}');
+    const { key } = await t.createAccount();
+    const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d" } })).body.data;
+    await t.request(`/${link.short_code}`, { headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
+    await t.flush();
+    expect(await (await t.request("/metrics")).text()).toMatch(/events_stored_total\{stream="clicks"\} [1-9]/);
+  });
+
+  test("every response carries X-Request-Id matching meta.request_id, including errors", async () => {
+    const res = await t.call("/public-api/v1/nothing-here/really");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("NOT_FOUND");
+    expect(res.headers.get("x-request-id")).toBe(res.body.meta.request_id);
+    const bad = await t.call("/admin/v1/accounts", { method: "POST", body: "{not json", headers: { authorization: "Bearer test-admin-token-0123456789", "content-type": "application/json" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe("VALIDATION_ERROR");
+  });
+
+  test("migrations are recorded and idempotent on both stores", async () => {
+    const { openPostgres } = await import("../../server/storage/postgres/client");
+    const dir = mkdtempSync(join(tmpdir(), "svc-migrate-"));
+    const url = process.env.SVC_TEST_DATABASE_URL;
+    for (let i = 0; i < 2; i++) {
+      const pg = await openPostgres({ dataDir: dir, databaseUrl: url });
+      const { sql } = await import("drizzle-orm");
+      const applied = await pg.query<{ n: string }>(sql`select count(*) as n from drizzle.__drizzle_migrations`);
+      expect(Number(applied[0].n)).toBeGreaterThanOrEqual(2);
+      await pg.close();
+    }
+    const versions = await t.runtime.deps.ch.query<{ version: number }>(`SELECT version FROM ${t.runtime.deps.ch.table("schema_migrations")} ORDER BY version`);
+    expect(versions.map((v) => Number(v.version))).toContain(1);
+  });
+
+  test("SIGTERM drains the spools into ClickHouse before exiting", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "svc-sigterm-"));
+    const port = 27_000 + Math.floor(Math.random() * 1000);
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `http://127.0.0.1:${port}`, SPOOL_FLUSH_MS: "600000", LOG_LEVEL: "error" };
+    const child = Bun.spawn([process.execPath, "server/main.ts"], { env, stdout: "ignore", stderr: "inherit" });
+    for (let i = 0; i < 300; i++) { try { if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break; } catch {} await Bun.sleep(100); }
+    const key = readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim();
+    const link = (await (await fetch(`http://127.0.0.1:${port}/public-api/v1/links`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com", title: "t", description: "d" }) })).json()) as any;
+    for (let i = 0; i < 5; i++) await fetch(`http://127.0.0.1:${port}/${link.data.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
+    child.kill("SIGTERM");
+    expect(await child.exited).toBe(0);
+    const check = Bun.spawnSync([process.execPath, "-e", `
+      const { openClickhouse } = await import(${JSON.stringify(join(process.cwd(), "server/storage/clickhouse/client.ts"))});
+      const ch = await openClickhouse({ database: "svc", dataDir: ${JSON.stringify(dataDir)} });
+      const [r] = await ch.query("SELECT count() c FROM svc.clicks");
+      console.log(r.c);`]);
+    expect(Number(check.stdout.toString().trim())).toBe(5);
+  }, 90_000);
+});
