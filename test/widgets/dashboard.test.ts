@@ -9,7 +9,10 @@ setupWidgetTests();
 let b: Backend;
 beforeAll(async () => void (b = await startBackend()));
 afterAll(() => b.stop());
-afterEach(() => {
+// Widgets still loading when a test ends would query a server that afterAll has closed.
+afterEach(async () => {
+  const busy = () => [...win.document.querySelectorAll('#widgets > *')].some((w: any) => w.state === 'loading' || w.state === 'idle');
+  for (let i = 0; i < 200 && busy(); i++) await new Promise((r) => setTimeout(r, 25));
   win.document.body.innerHTML = '';
   delete win.document.documentElement.dataset.theme;
 });

@@ -1,15 +1,12 @@
-// What the widget tests share: the backend (today the fixture server; swap startBackend for the
-// real server), mounting widgets, waiting for their events, and reading what a user sees.
+// What the widget tests share: the backend (our real server, seeded through its API), mounting
+// widgets, waiting for their events, and reading what a user sees.
 import { afterEach } from 'bun:test';
 import { useDom, win } from './dom';
 import '../../dashboard-widgets/src/define';
-import { startFixtureServer, type Backend } from './fixture-server';
+import { startBackend, type Backend } from './backend';
 
-export { win };
+export { startBackend, win };
 export type { Backend };
-
-/** The one place that chooses the server the widgets talk to. */
-export const startBackend: () => Promise<Backend> = startFixtureServer;
 
 export type Attrs = Record<string, string | number | null | undefined>;
 
@@ -135,6 +132,26 @@ export function spyFetch(): { urls: URL[]; restore(): void } {
     return real(input, init);
   }, real);
   return { urls, restore: () => void (globalThis.fetch = real) };
+}
+
+/**
+ * Holds every answer the widgets get until the returned release() is called, as a slow network
+ * would: requests reach the server at once, their responses wait.
+ */
+export function holdAnswers(): () => void {
+  const real = globalThis.fetch;
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  globalThis.fetch = Object.assign(async (input: any, init?: any) => {
+    const answer = real(input, init);
+    answer.catch(() => {}); // an aborted request rejects while held: handled when it is returned
+    await gate;
+    return answer;
+  }, real);
+  return () => {
+    globalThis.fetch = real;
+    open();
+  };
 }
 
 export const en = (n: number) => new Intl.NumberFormat('en-US').format(n);

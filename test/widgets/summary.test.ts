@@ -34,7 +34,10 @@ describe('<svc-summary>', () => {
     const diff = a.today_clicks - a.yesterday_clicks;
     const note = statNote(el, 'Today')!;
     if (diff === 0) expect(note).toBe('same as yesterday');
-    else {
+    else if (a.yesterday_clicks === 0) {
+      // the seeded clicks are all from today: a change, but no percentage of nothing
+      expect(note).toBe(`▲ ${new Intl.NumberFormat('en-US', { signDisplay: 'exceptZero' }).format(diff)} vs yesterday`);
+    } else {
       expect(note).toContain(new Intl.NumberFormat('en-US', { signDisplay: 'exceptZero' }).format(diff));
       const pct = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 1, signDisplay: 'exceptZero' }).format(diff / a.yesterday_clicks);
       expect(note).toContain(`(${pct}) vs yesterday`);
