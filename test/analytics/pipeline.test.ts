@@ -36,6 +36,18 @@ describe("click sink", () => {
   });
 });
 
+describe("unique visitor counts", () => {
+  test("are exact for a thousand visitors (the aggregates switch to HyperLogLog only beyond that)", async () => {
+    const other = await t.createAccount({ tier: "scale" });
+    const link = await createLink(t, other.key);
+    await spoolClicks(t, Array.from({ length: 1000 }, (_, i) =>
+      rawClick({ account_id: other.accountId, link_id: link.id, ip: `81.2.${i >> 8}.${i & 255}`, ua: UA.iphone })));
+    const summary = (await get(t, other.key, "/analytics/summary")).body.data.analytics;
+    expect(summary).toMatchObject({ total_clicks: 1000, unique_visitors: 1000 });
+    expect((await get(t, other.key, `/links/${link.id}/stats`)).body.data.unique_visitors).toBe(1000);
+  });
+});
+
 describe("visitor hashes", () => {
   const hashesOf = async (linkId: string) =>
     (await ch().query<{ visitor_hash: string }>(
