@@ -60,14 +60,19 @@ export async function getSummaryReport(deps: AnalyticsDeps, account: AccountReco
   const r = await prepareReport(deps, account, q);
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
-  const links = countAccountLinks(deps.pg, { accountId: account.id, rangeEnd: r.scope.range.end, monthStart: monthStart(r.today), domain: r.scope.domain });
-  const totals = await emptyWhenNoRange(r, { clicks: 0, unique_visitors: 0, last_click_at: null }, () => getClickTotals(ch, r.scope));
-  const active = await emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope));
-  // Today and yesterday follow the filters and the cutoff, not the requested range.
-  const recentRange = clampRange({ start: yesterday, end: r.today }, r.floor);
-  const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange });
+  const clicks = async () => {
+    const totals = await emptyWhenNoRange(r, { clicks: 0, unique_visitors: 0, last_click_at: null }, () => getClickTotals(ch, r.scope));
+    const active = await emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope));
+    // Today and yesterday follow the filters and the cutoff, not the requested range.
+    const recentRange = clampRange({ start: yesterday, end: r.today }, r.floor);
+    const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange });
+    return { totals, active, recent };
+  };
+  const [l, { totals, active, recent }] = await Promise.all([
+    countAccountLinks(deps.pg, { accountId: account.id, rangeEnd: r.scope.range.end, monthStart: monthStart(r.today), domain: r.scope.domain }),
+    clicks(),
+  ]);
   const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
-  const l = await links;
   return {
     analytics: {
       total_clicks: totals.clicks,
