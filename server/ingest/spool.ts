@@ -79,7 +79,7 @@ export class Spool<T> {
   /** Written with one syscall before returning; fsynced by a timer shortly after. */
   appendNow(record: T): void {
     if (this.closed) throw new Error(`spool ${this.opts.name} is closed`);
-    this.writeBuffer(Buffer.from("[" + JSON.stringify(record) + "]\n"));
+    this.writeBuffer("[" + JSON.stringify(record) + "]\n");
     this.stats.appendedRecords += 1;
     this.dirty = true;
   }
@@ -131,14 +131,22 @@ export class Spool<T> {
     }
   }
 
-  private writeBuffer(buf: Buffer): void {
+  /** One write syscall for the common case; a string skips the Buffer allocation on the redirect path. */
+  private writeBuffer(data: Buffer | string): void {
+    const buf = typeof data === "string" && data.length > 4096 ? Buffer.from(data) : data;
+    const length = typeof buf === "string" ? Buffer.byteLength(buf) : buf.length;
+    if ((this.sizes.get(this.segment) ?? 0) > 0 && (this.sizes.get(this.segment) ?? 0) + length > this.segmentBytes) this.rollSegment();
     const size = this.sizes.get(this.segment) ?? 0;
-    if (size > 0 && size + buf.length > this.segmentBytes) this.rollSegment();
-    let written = 0;
-    while (written < buf.length) written += writeSync(this.fd, buf, written);
-    this.sizes.set(this.segment, (this.sizes.get(this.segment) ?? 0) + buf.length);
+    if (typeof buf === "string") {
+      // Short strings go out whole in one write (a partial write of a small regular-file write does not happen).
+      if (writeSync(this.fd, buf) !== length) throw new Error(`spool ${this.opts.name}: short write`);
+    } else {
+      let written = 0;
+      while (written < buf.length) written += writeSync(this.fd, buf, written);
+    }
+    this.sizes.set(this.segment, size + length);
     if (this.unflushed === 0) this.unflushedSince = Date.now();
-    this.unflushed += buf.length;
+    this.unflushed += length;
   }
 
   private rollSegment(): void {

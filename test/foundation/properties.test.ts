@@ -49,7 +49,11 @@ describe("properties", () => {
         dir: mkdtempSync(join(tmpdir(), "svc-spool-prop-")), name: "p", maxUnflushedBytes: 1 << 30, segmentBytes: 256, maxChunkBytes: 512,
         sink: async (records) => { received.push(...records); },
       });
-      for (const b of batches) await spool.append(b);
+      // Durable batches and single redirect-style records, mixed, across many small segments.
+      for (const [i, b] of batches.entries()) {
+        if (i % 2) for (const r of b) spool.appendNow(r);
+        else await spool.append(b);
+      }
       await spool.flush();
       await spool.close();
       expect(received).toEqual(JSON.parse(JSON.stringify(batches.flat())));
