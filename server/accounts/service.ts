@@ -63,7 +63,7 @@ export async function updateAccount(pg: Postgres, keys: CachedKeyResolver, id: s
 export async function createKey(pg: Postgres, accountId: string, body: { name: string; scopes: string[]; allowed_ips?: string[] }) {
   const allowedIps = body.allowed_ips ?? [];
   allowedIps.forEach((entry, i) => {
-    if (!isValidAllowEntry(entry)) throw validationError(`allowed_ips.${i}`, `"${entry}" is not an IP address or CIDR range`);
+    if (!isValidAllowEntry(entry)) throw validationError(`body.allowed_ips.${i}`, `"${entry}" is not an IP address or CIDR range`);
   });
   return pg.db.transaction(async (tx) => {
     const account = await repo.findAccount(tx, accountId);
@@ -108,7 +108,7 @@ export async function addMember(pg: Postgres, accountId: string, body: { email: 
       await emitEvent(tx, accountId, "team.member_added", member);
       return member;
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${body.email} is already a member`, { field: "email" });
+      if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${body.email} is already a member`, { field: "body.email" });
       throw err;
     }
   });

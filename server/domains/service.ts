@@ -28,13 +28,13 @@ async function getDomainOrThrow(pg: Postgres, accountId: string, id: string) {
 
 export async function createDomain(deps: DomainsDeps, accountId: string, rawName: string) {
   const name = rawName.trim().toLowerCase().replace(/\.$/, "");
-  if (!isHostname(name)) throw validationError("name", "must be a domain name such as links.example.com");
-  if (name === new URL(deps.baseUrl).hostname) throw validationError("name", "is the service's own host");
+  if (!isHostname(name)) throw validationError("body.name", "must be a domain name such as links.example.com");
+  if (name === new URL(deps.baseUrl).hostname) throw validationError("body.name", "is the service's own host");
   try {
     const [row] = await deps.pg.db.insert(domains).values({ accountId, name, verificationToken: `svc-verify-${crypto.randomUUID()}` }).returning();
     return toDomainJson(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already registered`, { field: "name" });
+    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already registered`, { field: "body.name" });
     throw err;
   }
 }

@@ -24,10 +24,10 @@ const errorType = (err: unknown) => {
   return ({ VALIDATION_ERROR: "validation", TIER_UPGRADE_REQUIRED: "tier", ALIAS_TAKEN: "conflict", NOT_FOUND: "not_found" } as Record<string, string>)[err.code] ?? "error";
 };
 
-function itemError(item: unknown): AppError | null {
+function itemError(item: unknown, index: number): AppError | null {
   const first = checkItem.Errors(item).First();
   if (!first) return null;
-  const field = first.path.replace(/^\//, "").replaceAll("/", ".") || "item";
+  const field = `body.${index}` + (first.path ? first.path.replaceAll("/", ".") : "");
   return validationError(field, first.message);
 }
 
@@ -43,9 +43,9 @@ export async function bulkCreateLinks(deps: LinksDeps & { bulkTimeoutMs?: number
     if (Date.now() > deadline) { timedOut = true; break; }
     const url = typeof (item as { url?: unknown })?.url === "string" ? (item as { url: string }).url : "";
     try {
-      const invalid = itemError(item);
+      const invalid = itemError(item, index);
       if (invalid) throw invalid;
-      prepared.push({ ...(await prepareLink(deps.pg.db, account, item as CreateLinkInput)), index });
+      prepared.push({ ...(await prepareLink(deps.pg.db, account, item as CreateLinkInput, `body.${index}.`)), index });
     } catch (err) {
       failed.push({ index, url, error: (err as Error).message, error_type: errorType(err) });
     }

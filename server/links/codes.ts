@@ -15,11 +15,11 @@ export function generateShortCode(length = 7): string {
   return out;
 }
 
-export function validateAlias(alias: string, tier: Tier): string {
+export function validateAlias(alias: string, tier: Tier, field = "body.custom_alias"): string {
   if (!tierAtLeast(tier, "basic")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", "Custom aliases need the Basic tier or higher", { required_tier: "basic", field: "custom_alias" });
+    throw new AppError("TIER_UPGRADE_REQUIRED", "Custom aliases need the Basic tier or higher", { required_tier: "basic", field });
   }
-  if (!ALIAS_PATTERN.test(alias)) throw validationError("custom_alias", "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -");
-  if (RESERVED_CODES.has(alias.toLowerCase())) throw validationError("custom_alias", `"${alias}" is reserved`);
+  if (!ALIAS_PATTERN.test(alias)) throw validationError(field, "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -");
+  if (RESERVED_CODES.has(alias.toLowerCase())) throw validationError(field, `"${alias}" is reserved`);
   return alias;
 }

@@ -19,35 +19,36 @@ export function futureDate(value: string, field: string): Date {
   return date;
 }
 
-export async function checkCampaign(db: DbOrTx, account: AccountRecord, campaignId: string) {
+export async function checkCampaign(db: DbOrTx, account: AccountRecord, campaignId: string, field = "body.campaign_id") {
   if (!tierAtLeast(account.tier, "growth")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth", field: "campaign_id" });
+    throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth", field });
   }
   const [row] = await db.select({ id: campaigns.id }).from(campaigns).where(and(eq(campaigns.id, campaignId), eq(campaigns.accountId, account.id)));
-  if (!row) throw new AppError("NOT_FOUND", "Campaign not found", { field: "campaign_id" });
+  if (!row) throw new AppError("NOT_FOUND", "Campaign not found", { field });
 }
 
 /** The verified custom domain of the account, or an error naming domain_id. */
-export async function checkDomain(db: DbOrTx, accountId: string, domainId: string) {
+export async function checkDomain(db: DbOrTx, accountId: string, domainId: string, field = "body.domain_id") {
   const [row] = await db.select().from(domains).where(and(eq(domains.id, domainId), eq(domains.accountId, accountId)));
-  if (!row) throw new AppError("NOT_FOUND", "Domain not found", { field: "domain_id" });
-  if (!row.verifiedAt) throw validationError("domain_id", "the domain is not verified yet");
+  if (!row) throw new AppError("NOT_FOUND", "Domain not found", { field });
+  if (!row.verifiedAt) throw validationError(field, "the domain is not verified yet");
   return row;
 }
 
-export async function hashLinkPassword(input: { is_password_protected?: boolean; password?: string }, field = "password") {
+export async function hashLinkPassword(input: { is_password_protected?: boolean; password?: string }, field = "body.password") {
   if (input.is_password_protected !== true) return null; // the spec: ignored unless protection is on
   if (!input.password) throw validationError(field, "is required when is_password_protected is true");
   return Bun.password.hash(input.password);
 }
 
-export async function prepareLink(db: DbOrTx, account: AccountRecord, input: CreateLinkInput): Promise<Omit<NewLink, "shortCode"> & { shortCode?: string }> {
-  const originalUrl = validateDestination(input.url);
-  const shortCode = input.custom_alias !== undefined ? validateAlias(input.custom_alias, account.tier as Tier) : undefined;
-  if (input.og_image !== undefined && input.og_image !== "") validateDestination(input.og_image, "og_image");
-  const expiresAt = input.expires_at ? futureDate(input.expires_at, "expires_at") : null;
-  if (input.campaign_id) await checkCampaign(db, account, input.campaign_id);
-  if (input.domain_id) await checkDomain(db, account.id, input.domain_id);
+/** `at` prefixes field names in errors: "body." for one link, "body.<index>." for a bulk item. */
+export async function prepareLink(db: DbOrTx, account: AccountRecord, input: CreateLinkInput, at = "body."): Promise<Omit<NewLink, "shortCode"> & { shortCode?: string }> {
+  const originalUrl = validateDestination(input.url, `${at}url`);
+  const shortCode = input.custom_alias !== undefined ? validateAlias(input.custom_alias, account.tier as Tier, `${at}custom_alias`) : undefined;
+  if (input.og_image !== undefined && input.og_image !== "") validateDestination(input.og_image, `${at}og_image`);
+  const expiresAt = input.expires_at ? futureDate(input.expires_at, `${at}expires_at`) : null;
+  if (input.campaign_id) await checkCampaign(db, account, input.campaign_id, `${at}campaign_id`);
+  if (input.domain_id) await checkDomain(db, account.id, input.domain_id, `${at}domain_id`);
   return {
     accountId: account.id,
     shortCode,
@@ -57,7 +58,7 @@ export async function prepareLink(db: DbOrTx, account: AccountRecord, input: Cre
     ogImage: input.og_image || null,
     tags: normalizeTags(input.tags),
     expiresAt,
-    passwordHash: await hashLinkPassword(input),
+    passwordHash: await hashLinkPassword(input, `${at}password`),
     utmSource: input.utm_source || null,
     utmMedium: input.utm_medium || null,
     utmCampaign: input.utm_campaign || null,

@@ -49,7 +49,7 @@ export async function insertWithCode(db: DbOrTx, row: Omit<repo.NewLink, "shortC
       return await db.transaction(async (sp) => (await repo.insertLinks(sp, [{ ...row, shortCode }]))[0]);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      if (row.shortCode) throw new AppError("ALIAS_TAKEN", `The short code "${row.shortCode}" is already in use`, { field: "custom_alias", alias: row.shortCode });
+      if (row.shortCode) throw new AppError("ALIAS_TAKEN", `The short code "${row.shortCode}" is already in use`, { field: "body.custom_alias", alias: row.shortCode });
       if (attempt >= MAX_CODE_ATTEMPTS) throw err;
     }
   }
@@ -89,7 +89,7 @@ const UTM_FIELDS = [
 
 export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
   if (input.url !== undefined || input.original_url !== undefined) {
-    throw validationError(input.url !== undefined ? "url" : "original_url", "the destination URL cannot be changed after creation");
+    throw validationError(input.url !== undefined ? "body.url" : "body.original_url", "the destination URL cannot be changed after creation");
   }
   const before = await getLinkOrThrow(deps.pg.db, account.id, id);
   const patch: Partial<repo.NewLink> = {};
@@ -98,13 +98,13 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   if (input.description !== undefined) patch.description = input.description;
   if (input.og_image !== undefined) patch.ogImage = input.og_image || null;
   if (input.tags !== undefined) patch.tags = normalizeTags(input.tags);
-  if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : futureDate(input.expires_at, "expires_at");
+  if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : futureDate(input.expires_at, "body.expires_at");
   if (input.expires_at !== undefined) patch.expiredNotifiedAt = null;
   if (input.is_active !== undefined) patch.isActive = input.is_active;
   if (input.is_password_protected === false) patch.passwordHash = null;
   if (input.is_password_protected === true) {
     if (input.password) patch.passwordHash = await hashLinkPassword(input);
-    else if (!before.passwordHash) throw validationError("password", "is required when is_password_protected is true");
+    else if (!before.passwordHash) throw validationError("body.password", "is required when is_password_protected is true");
   }
   if (input.campaign_id === null) patch.campaignId = null;
   else if (input.campaign_id !== undefined) { await checkCampaign(deps.pg.db, account, input.campaign_id); patch.campaignId = input.campaign_id; }
@@ -119,7 +119,7 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
     try {
       row = await tx.transaction(async (sp) => repo.updateLinkRow(sp, id, patch));
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError("ALIAS_TAKEN", `The short code "${patch.shortCode}" is already in use`, { field: "custom_alias", alias: patch.shortCode });
+      if (isUniqueViolation(err)) throw new AppError("ALIAS_TAKEN", `The short code "${patch.shortCode}" is already in use`, { field: "body.custom_alias", alias: patch.shortCode });
       throw err;
     }
     const json = await serializeOne(deps, tx, row);

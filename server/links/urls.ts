@@ -4,7 +4,7 @@ import { validationError } from "../errors";
 export const MAX_URL_LENGTH = 2048;
 
 /** http/https only, at most 2,048 characters, no credentials. Returns the normalized URL. */
-export function validateDestination(raw: string, field = "url"): string {
+export function validateDestination(raw: string, field = "body.url"): string {
   if (raw.length > MAX_URL_LENGTH) throw validationError(field, `must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try { url = new URL(raw); } catch { throw validationError(field, "must be an absolute http or https URL"); }

@@ -79,7 +79,7 @@ describe("API keys", () => {
     expect(badScope.body.error.details.fields[0].field).toStartWith("body.scopes");
     const badIp = await t.admin("POST", `/accounts/${accountId}/keys`, { name: "x", scopes: ["links:read"], allowed_ips: ["10.0.0.0/8", "not-an-ip"] });
     expect(badIp.status).toBe(400);
-    expect(badIp.body.error.details.fields[0].field).toBe("allowed_ips.1");
+    expect(badIp.body.error.details.fields[0].field).toBe("body.allowed_ips.1");
   });
 
   test("team members are added and removed", async () => {

@@ -29,6 +29,8 @@ describe("POST /links/bulk", () => {
     expect(res.status).toBe(207);
     expect(res.body.success).toBe(false);
     expect(res.body.data.success_count).toBe(2);
+    expect(res.body.data.failed[0].error).toContain("body.1.url");
+    expect(res.body.data.failed[2].error).toContain("body.4");
     expect(res.body.data.failed).toEqual([
       { index: 1, url: "ftp://bad", error: expect.stringContaining("http"), error_type: "validation" },
       { index: 3, url: "https://example.com/4", error: expect.stringContaining(alias), error_type: "conflict" },

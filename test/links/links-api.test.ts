@@ -116,7 +116,7 @@ describe("GET/PATCH/DELETE /links/{id}", () => {
     const { body: { data: link } } = await create({ url: "https://example.com/p", title: "t", description: "d", tags: ["x"], utm_source: "a", utm_medium: "b", expires_at: new Date(Date.now() + 86400e3).toISOString(), is_password_protected: true, password: "pw" });
     const immutable = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://evil.example" } });
     expect(immutable.status).toBe(400);
-    expect(immutable.body.error.details.fields[0].field).toBe("url");
+    expect(immutable.body.error.details.fields[0].field).toBe("body.url");
     const res = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: {
       title: "new", tags: ["y", "z"], utm_source: "", utm_campaign: "c", expires_at: null, is_password_protected: false, is_active: false, custom_alias: `renamed-${Date.now()}`,
     } });

@@ -142,7 +142,7 @@ describe("custom domains", () => {
 
     const unverified = await t.call(`${P}/links`, { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d", domain_id: domain.id } });
     expect(unverified.status).toBe(400);
-    expect(unverified.body.error.details.fields[0].field).toBe("domain_id");
+    expect(unverified.body.error.details.fields[0].field).toBe("body.domain_id");
 
     const notYet = await t.call(`${P}/domains/${domain.id}/verify`, { method: "POST", key });
     expect(notYet.body.data.verified).toBe(false);
