@@ -73,15 +73,18 @@ export function hBars(label: string, bars: Bar[], max = Math.max(0, ...bars.map(
     .map((b, i) => {
       const w = max > 0 ? (b.value / max) * 36 : 0;
       const y = i * row;
-      // The label sits in its own <svg>, which clips it at the column edge; the tooltip has it whole.
+      // The label sits in its own <svg>, which clips it at the column edge (fading out, so a cut
+      // word does not look like a whole one); the tooltip and the table have it whole.
       return (
-        `<g><title>${esc(b.label)}: ${esc(b.text)}</title><svg width="38%" height="${row}" y="${y}"><text class="lbl" x="0" y="16">${esc(b.label)}</text></svg>` +
+        `<g><title>${esc(b.label)}: ${esc(b.text)}</title><svg width="38%" height="${row}" y="${y}"><text class="lbl" x="0" y="16">${esc(b.label)}</text>` +
+        `<rect x="80%" width="20%" height="${row}" fill="url(#fade)"/></svg>` +
         `<rect class="bar" x="40%" y="${y + 4}" width="${w.toFixed(2)}%" height="16" rx="2"/>` +
         `<text class="val" x="${(41 + w).toFixed(2)}%" y="${y + 16}">${esc(b.text)}</text></g>`
       );
     })
     .join('');
-  return svgOpen(label, bars.length * row) + body + '</svg>';
+  const fade = '<defs><linearGradient id="fade"><stop offset="0" stop-opacity="0"/><stop offset="1"/></linearGradient></defs>';
+  return svgOpen(label, bars.length * row) + fade + body + '</svg>';
 }
 
 /** Columns over an x axis: for ordered categories (hours, days, delay buckets). */

@@ -31,7 +31,7 @@ export class SvcLinkStatsElement extends SvcElement<LinkStats> {
         ['Unique visitors', f.n(d.unique_visitors)],
         ['Human clicks', f.n(d.human_clicks)],
         ['Bot clicks', f.n(d.bot_clicks)],
-        ['Clicks per day', f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} days active`],
+        ['Clicks per day', f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? 'day' : 'days'} active`],
         ['Conversion rate', f.pct(d.conversion_rate)],
         ['Last click', f.dateTime(d.last_accessed_at)],
       ]) +

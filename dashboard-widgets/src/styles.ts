@@ -35,7 +35,7 @@ dd.note{font-size:.8em;font-weight:400;color:var(--_muted)}
 .line{fill:none;stroke-width:2;vector-effect:non-scaling-stroke;stroke-linejoin:round}
 .line.a{stroke:var(--_accent)}.line.b{stroke:var(--_accent2)}
 .hit{fill:transparent}.hit:hover{fill:var(--_grid);fill-opacity:.6}
-.bar{fill:var(--_accent)}.bar:hover,g:hover .bar{fill-opacity:.8}
+stop{stop-color:var(--_bg)}.bar{fill:var(--_accent)}.bar:hover,g:hover .bar{fill-opacity:.8}
 .val{fill:var(--_fg);font-variant-numeric:tabular-nums}
 .lbl{font-size:12px}
 .legend{display:flex;gap:16px;list-style:none;padding:0;margin:0;font-size:.85em}

@@ -21,6 +21,6 @@ export async function launchBrowser(): Promise<Browser> {
 export function watchErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()}`); });
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()} (${m.location().url})`); });
   return errors;
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { createTestApp, listen, type TestApp } from "../helpers/app";
 import { launchBrowser, watchErrors } from "./browser";
-import { pollUntil, startSite, type Site } from "./site";
+import { pollUntil, startTrackedSite, type Site } from "./site";
 
 const P = "/public-api/v1";
 let t: TestApp;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   const key = await t.admin("POST", `/accounts/${owner.accountId}/keys`, { name: "site tracker", scopes: ["journey:write"] });
   writeKey = key.body.data.key;
   api = listen(t);
-  site = startSite(api.url, writeKey);
+  site = startTrackedSite(api.url, writeKey);
   browser = await launchBrowser();
 });
 afterAll(async () => {

@@ -142,14 +142,15 @@ export async function startBackend(opts: { baseUrl?: string } = {}): Promise<Bac
     await visit(origin, news.short_code, 95, 960);
     await visit(origin, spring.short_code, 14, 0, true);
 
-    // Journeys: 60 visitors who came through the spring link (their visitor id is the click id),
-    // a third sign up and a third of those buy within minutes; a few earlier visitors convert days
-    // later (no click of theirs in this window), and two buy through the docs link.
+    // Journeys: 60 visitors who came through the spring link just now (their visitor id is the
+    // click id), a third sign up and a third of those buy within minutes of their click (so their
+    // events are stamped a few minutes ahead); a few earlier visitors convert days later (no click
+    // of theirs in this window), and two buy through the docs link.
     const now = Date.now();
     const journeys: Journey[] = clickIds.slice(0, 60).map((visitor, i) => ({
-      visitor, linkId: spring.id, views: 1 + (i % 3), firstAt: now - 20 * MINUTE + i * 1000,
-      signupAt: i % 3 === 0 ? now - 10 * MINUTE + i * 1000 : undefined,
-      purchase: i % 9 === 0 ? { at: now - 2 * MINUTE + i * 1000, cents: 1999 + i * 100 } : undefined,
+      visitor, linkId: spring.id, views: 1 + (i % 3), firstAt: now + i * 200,
+      signupAt: i % 3 === 0 ? now + i * 200 + 3 * MINUTE : undefined,
+      purchase: i % 9 === 0 ? { at: now + i * 200 + 4 * MINUTE + i * 3000, cents: 1999 + i * 100 } : undefined,
     }));
     const earlier: [number, number, number][] = [[9 * DAY, 8 * DAY, 2 * HOUR], [6 * DAY, 5 * DAY, 3 * DAY], [3 * DAY, 2 * DAY, 1 * DAY], [5 * HOUR, 3 * HOUR, 1 * HOUR], [30 * HOUR, 29 * HOUR, 26 * HOUR]];
     earlier.forEach(([first, signup, buy], i) =>
