@@ -14,8 +14,8 @@ let b: Backend;
 let browser: Browser;
 
 beforeAll(async () => {
-  b = await startBackend({ baseUrl: "https://sho.rt" });
   browser = await launchBrowser();
+  b = await startBackend({ baseUrl: "https://sho.rt" });
 });
 afterAll(async () => {
   await browser?.close();

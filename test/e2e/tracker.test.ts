@@ -17,6 +17,7 @@ let readKey: string;
 let writeKey: string;
 
 beforeAll(async () => {
+  browser = await launchBrowser();
   t = await createTestApp();
   const owner = await t.createAccount({ scopes: ["links:write", "links:read", "journey:read", "conversions:read", "analytics:read"] });
   readKey = owner.key;
@@ -24,7 +25,6 @@ beforeAll(async () => {
   writeKey = key.body.data.key;
   api = listen(t);
   site = startTrackedSite(api.url, writeKey);
-  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();

@@ -12,6 +12,7 @@ let site: Site;
 let browser: Browser;
 
 beforeAll(async () => {
+  browser = await launchBrowser();
   b = await startBackend();
   const attrs = (key: string) => `api-base="${esc(b.base)}" api-key="${esc(key)}"`;
   site = startSite({
@@ -24,7 +25,6 @@ beforeAll(async () => {
 <svc-summary id="bad-key" ${attrs(b.keys.invalid)}></svc-summary>
 </body></html>`,
   });
-  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
