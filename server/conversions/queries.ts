@@ -7,66 +7,62 @@ export interface Scope { accountId: string; fromMs: number; linkIds?: string[] }
 
 const CONV = "event_type = 'conversion'";
 
-function scopeOf(s: Scope) {
-  const where = [
-    "account_id = {account:UUID}",
-    "timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')",
-    ...(s.linkIds ? ["link_id IN {links:Array(UUID)}"] : []),
-  ].join(" AND ");
+function scopeOf(s: Scope, time = "timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')") {
+  const where = ["account_id = {account:UUID}", time, ...(s.linkIds ? ["link_id IN {links:Array(UUID)}"] : [])].join(" AND ");
   return { where, params: { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] } };
 }
+/** The same scope over the hourly rollups (migration 0200); periods start on a whole hour. */
+const hourlyScopeOf = (s: Scope) => scopeOf(s, "hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')");
 
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
-  const { where, params } = scopeOf(s);
+  const { where, params } = hourlyScopeOf(s);
   const [row] = await ch.query<Record<string, string>>(`
-    SELECT countIf(${CONV}) AS conversions, uniqExactIf(visitor_id, ${CONV}) AS converters,
-      sumIf(revenue_cents, ${CONV}) AS revenue_cents, uniqExact(visitor_id) AS visitors
-    FROM ${ch.table("journey_events")} WHERE ${where}`, params);
+    SELECT sum(conversions) AS conversions, uniqMerge(converters) AS converters,
+      sum(revenue_cents) AS revenue_cents, uniqMerge(visitors) AS visitors
+    FROM ${ch.table("journey_hourly")} WHERE ${where}`, params);
   return {
-    conversions: Number(row.conversions), converters: Number(row.converters),
-    revenueCents: Number(row.revenue_cents), visitors: Number(row.visitors),
+    conversions: Number(row?.conversions ?? 0), converters: Number(row?.converters ?? 0),
+    revenueCents: Number(row?.revenue_cents ?? 0), visitors: Number(row?.visitors ?? 0),
   };
 }
 
 const BUCKET: Record<Interval, string> = {
-  hour: "toStartOfHour(timestamp)",
-  day: "toStartOfDay(timestamp)",
-  week: "toDateTime(toMonday(timestamp), 'UTC')",
-  month: "toDateTime(toStartOfMonth(timestamp), 'UTC')",
+  hour: "hour",
+  day: "toStartOfDay(hour)",
+  week: "toDateTime(toMonday(hour), 'UTC')",
+  month: "toDateTime(toStartOfMonth(hour), 'UTC')",
 };
 
 /** Conversions and revenue per bucket start (epoch seconds); empty buckets are absent. */
 export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: Interval) {
-  const { where, params } = scopeOf(s);
+  const { where, params } = hourlyScopeOf(s);
   const rows = await ch.query<Record<string, string | number>>(`
-    SELECT toUnixTimestamp(${BUCKET[interval]}) AS bucket, count() AS conversions, sum(revenue_cents) AS revenue_cents
-    FROM ${ch.table("journey_events")} WHERE ${where} AND ${CONV}
-    GROUP BY bucket ORDER BY bucket`, params);
-  return rows.map((r) => ({ bucket: Number(r.bucket), conversions: Number(r.conversions), revenueCents: Number(r.revenue_cents) }));
+    SELECT toUnixTimestamp(${BUCKET[interval]}) AS bucket, sum(conversions) AS n, sum(revenue_cents) AS cents
+    FROM ${ch.table("journey_hourly")} WHERE ${where}
+    GROUP BY bucket HAVING n > 0 ORDER BY bucket`, params);
+  return rows.map((r) => ({ bucket: Number(r.bucket), conversions: Number(r.n), revenueCents: Number(r.cents) }));
 }
-
-const DIMENSION: Record<Exclude<Dimension, "name">, string> = {
-  device: "device_type",
-  country: "country_code",
-  link: "toString(link_id)",
-};
 
 /** Per label: conversions, revenue, unique converters and the visitors the rate divides by. */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
-  const { where, params } = scopeOf(s);
-  const t = ch.table("journey_events");
-  // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
-  const sql = dimension === "name"
-    ? `SELECT if(conversion_name != '', conversion_name, event_name) AS label, count() AS conversions,
-         sum(revenue_cents) AS revenue_cents, uniqExact(visitor_id) AS converters,
-         (SELECT uniqExact(visitor_id) FROM ${t} WHERE ${where}) AS visitors
-       FROM ${t} WHERE ${where} AND ${CONV} GROUP BY label`
-    : `SELECT ${DIMENSION[dimension]} AS label, countIf(${CONV}) AS conversions, sumIf(revenue_cents, ${CONV}) AS revenue_cents,
-         uniqExactIf(visitor_id, ${CONV}) AS converters, uniqExact(visitor_id) AS visitors
-       FROM ${t} WHERE ${where} GROUP BY label HAVING conversions > 0`;
-  const rows = await ch.query<Record<string, string>>(`${sql} ORDER BY conversions DESC, label LIMIT 1000`, params);
+  const { where, params } = hourlyScopeOf(s);
+  const hourly = ch.table("journey_hourly");
+  const dims = ch.table("journey_dims_hourly");
+  const sql = dimension === "link"
+    ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+         uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
+       FROM ${hourly} WHERE ${where} GROUP BY label`
+    : dimension === "name"
+      // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
+      ? `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
+           (SELECT uniqMerge(visitors) FROM ${hourly} WHERE ${where}) AS visitors
+         FROM ${dims} WHERE ${where} AND dimension = 'name' GROUP BY label`
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+           uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
+         FROM ${dims} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
+  const rows = await ch.query<Record<string, string>>(`${sql} HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`, { ...params, dimension });
   return rows.map((r) => ({
-    label: r.label, conversions: Number(r.conversions), revenueCents: Number(r.revenue_cents),
+    label: r.label, conversions: Number(r.n), revenueCents: Number(r.cents),
     converters: Number(r.converters), visitors: Number(r.visitors),
   }));
 }
@@ -84,7 +80,7 @@ export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
       SELECT link_id, visitor_id, min(timestamp) AS converted_at
       FROM ${t} WHERE ${where} AND ${CONV} GROUP BY link_id, visitor_id
     ), touch AS (
-      SELECT link_id, visitor_id, min(timestamp) AS first_at FROM ${t}
+      SELECT link_id, visitor_id, min(first_at) AS first_at FROM ${ch.table("journey_first_touch")}
       WHERE account_id = {account:UUID} AND (link_id, visitor_id) IN (SELECT link_id, visitor_id FROM conv)
       GROUP BY link_id, visitor_id
     ), click AS (

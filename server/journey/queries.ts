@@ -3,72 +3,81 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 
 export interface LinkRange { accountId: string; linkId: string; fromMs: number }
 
+// Raw events of the link in the period; the rollups (migration 0200) hold whole hours, and periods
+// start on an hour, so both see the same window.
 const BASE = "account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
+const HOURLY = "account_id = {account:UUID} AND link_id = {link:UUID} AND hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
+const SESSIONS = "account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: r.fromMs });
 
 /** ClickHouse's DateTime64 text ("2024-01-02 03:04:05.678") as ISO 8601. */
 export const chTimeToIso = (s: string) => `${s.replace(" ", "T")}Z`;
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
+export async function countLinkVisitors(ch: Clickhouse, r: LinkRange): Promise<number> {
+  const [row] = await ch.query<{ n: string }>(`SELECT uniqMerge(visitors) AS n FROM ${ch.table("journey_hourly")} WHERE ${HOURLY}`, params(r));
+  return Number(row?.n ?? 0);
+}
+
+async function topValues(ch: Clickhouse, r: LinkRange, kind: "page" | "event") {
+  const rows = await ch.query<{ value: string; n: string }>(`
+    SELECT value, sum(count) AS n FROM ${ch.table("journey_tops_hourly")} WHERE ${HOURLY} AND kind = {kind:String}
+    GROUP BY value ORDER BY n DESC, value LIMIT 10`, { ...params(r), kind });
+  return rows.map((x) => ({ value: x.value, count: Number(x.n) }));
+}
+
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
-  const t = ch.table("journey_events");
   const p = params(r);
   const [totals] = await ch.query<Record<string, string>>(`
-    SELECT uniqExact(visitor_id) AS visitors, uniqExactIf(session_id, session_id != '') AS sessions, count() AS events
-    FROM ${t} WHERE ${BASE}`, p);
+    SELECT sum(events) AS events, uniqMerge(visitors) AS visitors, uniqMerge(sessions) AS sessions
+    FROM ${ch.table("journey_hourly")} WHERE ${HOURLY}`, p);
+  // Sessions with events in the period, each with its whole duration.
   const [duration] = await ch.query<{ avg: number | null }>(`
     SELECT avgOrNull(d) AS avg FROM (
-      SELECT (toUnixTimestamp64Milli(max(timestamp)) - toUnixTimestamp64Milli(min(timestamp))) / 1000 AS d
-      FROM ${t} WHERE ${BASE} AND session_id != '' GROUP BY session_id)`, p);
-  const pages = await ch.query<{ url: string; count: string }>(`
-    SELECT page_url AS url, count() AS count FROM ${t} WHERE ${BASE} AND event_type = 'page_view'
-    GROUP BY url ORDER BY count DESC, url LIMIT 10`, p);
-  const events = await ch.query<{ name: string; count: string }>(`
-    SELECT event_name AS name, count() AS count FROM ${t} WHERE ${BASE} AND event_name != ''
-    GROUP BY name ORDER BY count DESC, name LIMIT 10`, p);
+      SELECT (toUnixTimestamp64Milli(max(ended)) - toUnixTimestamp64Milli(min(started))) / 1000 AS d
+      FROM ${ch.table("journey_sessions")} WHERE ${SESSIONS} GROUP BY session_id)`, p);
+  const [pages, events] = [await topValues(ch, r, "page"), await topValues(ch, r, "event")];
   return {
-    total_visitors: Number(totals.visitors),
-    total_sessions: Number(totals.sessions),
-    total_events: Number(totals.events),
+    total_visitors: Number(totals?.visitors ?? 0),
+    total_sessions: Number(totals?.sessions ?? 0),
+    total_events: Number(totals?.events ?? 0),
     avg_session_duration_seconds: Math.round(finite(duration?.avg) * 100) / 100,
-    top_pages: pages.map((x) => ({ url: x.url, count: Number(x.count) })),
-    top_events: events.map((x) => ({ name: x.name, count: Number(x.count) })),
+    top_pages: pages.map((x) => ({ url: x.value, count: x.count })),
+    top_events: events.map((x) => ({ name: x.value, count: x.count })),
   };
 }
 
 export interface PageArgs { page: number; limit: number }
 
 export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: PageArgs, visitorId?: string) {
-  const t = ch.table("journey_events");
-  const where = `${BASE} AND session_id != ''${visitorId !== undefined ? " AND visitor_id = {visitor:String}" : ""}`;
+  const t = ch.table("journey_sessions");
+  const having = visitorId !== undefined ? "HAVING first_visitor = {visitor:String}" : "";
   const p = { ...params(r), visitor: visitorId ?? "", limit: page.limit, offset: (page.page - 1) * page.limit };
   const rows = await ch.query<Record<string, string | number>>(`
-    SELECT session_id, argMin(visitor_id, timestamp) AS first_visitor,
-      min(timestamp) AS started_at, max(timestamp) AS ended_at, count() AS event_count,
-      countIf(event_type = 'page_view') AS page_views,
-      argMin(page_url, timestamp) AS entry_page, argMax(page_url, timestamp) AS exit_page,
-      countIf(event_type = 'conversion') > 0 AS converted,
-      anyIf(device_type, device_type != '') AS device, anyIf(country_code, country_code != '') AS country
-    FROM ${t} WHERE ${where}
-    GROUP BY session_id ORDER BY started_at DESC, session_id
+    SELECT session_id, argMinMerge(visitor) AS first_visitor, min(started) AS s_started, max(ended) AS s_ended,
+      sum(events) AS n_events, sum(page_views) AS n_views, sum(conversions) AS n_conversions,
+      argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit, max(device) AS dev, max(country) AS ctry
+    FROM ${t} WHERE ${SESSIONS}
+    GROUP BY session_id ${having} ORDER BY s_started DESC, session_id
     LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
-  const [count] = await ch.query<{ n: string }>(`SELECT uniqExact(session_id) AS n FROM ${t} WHERE ${where}`, p);
+  const [count] = await ch.query<{ n: string }>(`
+    SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`, p);
   const items = rows.map((s) => {
-    const started = chTimeToIso(String(s.started_at));
-    const ended = chTimeToIso(String(s.ended_at));
+    const started = chTimeToIso(String(s.s_started));
+    const ended = chTimeToIso(String(s.s_ended));
     return {
       session_id: String(s.session_id),
       visitor_id: String(s.first_visitor),
       started_at: started,
       ended_at: ended,
       duration_seconds: (Date.parse(ended) - Date.parse(started)) / 1000,
-      event_count: Number(s.event_count),
-      page_views: Number(s.page_views),
-      entry_page: String(s.entry_page),
-      exit_page: String(s.exit_page),
-      converted: Boolean(Number(s.converted)),
-      device_type: s.device ? String(s.device) : null,
-      country_code: s.country ? String(s.country) : null,
+      event_count: Number(s.n_events),
+      page_views: Number(s.n_views),
+      entry_page: String(s.entry),
+      exit_page: String(s.exit),
+      converted: Number(s.n_conversions) > 0,
+      device_type: s.dev ? String(s.dev) : null,
+      country_code: s.ctry ? String(s.ctry) : null,
     };
   });
   return { items, total: Number(count.n) };
@@ -119,9 +128,9 @@ export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: stri
     SELECT level, count() AS n FROM (
       SELECT windowFunnel({window:UInt64}, 'strict_order')(toUInt64(toUnixTimestamp64Milli(timestamp)), ${conditions.join(", ")}) AS level
       FROM ${t} WHERE ${BASE} AND (${conditions.join(" OR ")})
-      GROUP BY visitor_id) GROUP BY level`, p);
-  const [total] = await ch.query<{ n: string }>(`SELECT uniqExact(visitor_id) AS n FROM ${t} WHERE ${BASE}`, p);
+      GROUP BY cityHash64(visitor_id)) GROUP BY level`, p);
+  const totalVisitors = await countLinkVisitors(ch, r);
   const reached = steps.map(() => 0);
   for (const { level, n } of levels) for (let i = 0; i < Number(level); i++) reached[i] += Number(n);
-  return { reached, totalVisitors: Number(total.n) };
+  return { reached, totalVisitors };
 }

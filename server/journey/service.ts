@@ -9,7 +9,10 @@ import * as queries from "./queries";
 
 export interface ReportDeps { db: DbOrTx; ch: Clickhouse }
 
-export const periodStartMs = (period: Period = "30d", nowMs = Date.now()) => nowMs - PERIODS[period] * 1000;
+const HOUR_MS = 3_600_000;
+/** Periods are whole UTC hours (the rollups' grain): 24h is the current hour and the 24 before it. */
+export const periodStartMs = (period: Period = "30d", nowMs = Date.now()) =>
+  Math.floor((nowMs - PERIODS[period] * 1000) / HOUR_MS) * HOUR_MS;
 
 /** The link's range for queries; 404 for an unknown link and for another account's link alike. */
 export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: string, period?: Period): Promise<queries.LinkRange> {

@@ -25,9 +25,9 @@ const EVENTS: Ev[] = [
   { link: "shop", visitor: "c2", type: "page_view", secondsAgo: 5 * HOUR + 600, device: "desktop", country: "US" },
   { link: "shop", visitor: "c2", type: "conversion", secondsAgo: 5 * HOUR, revenue: 1000, name: "order", device: "desktop", country: "US" },
   { link: "shop", visitor: "c2", type: "conversion", secondsAgo: 4 * HOUR, revenue: 2001, name: "upsell", device: "desktop", country: "US" },
-  // c3: 2 days
+  // c3: 2 days less 2 hours
   { link: "blog", visitor: "c3", type: "page_view", secondsAgo: 3 * DAY, device: "desktop", country: "US" },
-  { link: "blog", visitor: "c3", type: "conversion", secondsAgo: DAY, name: "newsletter", device: "desktop", country: "US" },
+  { link: "blog", visitor: "c3", type: "conversion", secondsAgo: DAY + 2 * HOUR, name: "newsletter", device: "desktop", country: "US" },
   // c4: first event 40 days ago (outside the period), converted 9 days ago → 31 days
   { link: "blog", visitor: "c4", type: "page_view", secondsAgo: 40 * DAY, device: "tablet" },
   { link: "blog", visitor: "c4", type: "conversion", secondsAgo: 9 * DAY, revenue: 300, name: "order", device: "tablet" },
@@ -36,7 +36,9 @@ const EVENTS: Ev[] = [
   { link: "shop", visitor: "n2", type: "page_view", secondsAgo: 2 * DAY, device: "desktop", country: "FR" },
   { link: "blog", visitor: "n3", type: "page_view", secondsAgo: 20 * DAY, device: "mobile", country: "US" },
 ];
-const inPeriod = (days: number) => EVENTS.filter((e) => e.secondsAgo < days * DAY);
+// Periods start on a whole UTC hour (the rollups' grain).
+const periodStart = (days: number) => Math.floor((now - days * DAY * 1000) / (HOUR * 1000)) * HOUR * 1000;
+const inPeriod = (days: number) => EVENTS.filter((e) => now - e.secondsAgo * 1000 >= periodStart(days));
 const conversions = (evs: Ev[]) => evs.filter((e) => e.type === "conversion");
 const uniq = (evs: Ev[]) => new Set(evs.map((e) => e.visitor)).size;
 const rate = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 100 : 0);
@@ -162,7 +164,7 @@ describe("breakdown", () => {
 
 describe("time to convert", () => {
   test("from the click (through the click id) or the first journey event, first conversion only", async () => {
-    const spans = [3 * HOUR, 600, 2 * DAY, 31 * DAY]; // clickVisitor, c2, c3, c4 (see EVENTS)
+    const spans = [3 * HOUR, 600, 2 * DAY - 2 * HOUR, 31 * DAY]; // clickVisitor, c2, c3, c4 (see EVENTS)
     const sorted = [...spans].sort((a, b) => a - b);
     const res = await get("time-to-convert");
     expect(res.status).toBe(200);

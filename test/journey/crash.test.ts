@@ -120,5 +120,8 @@ test("kill -9 during ingest loses no acknowledged batch and duplicates none", as
   }
   for (const n of perBatch.values()) expect(n).toBe(SIZE); // whole batches only
   for (const batch of acked) expect(perBatch.get(batch)).toBe(SIZE); // every acknowledged batch
+  // The rollups saw every stored event exactly once too (deduplicated replays reach no view).
+  const summary = await api(`/public-api/v1/journey/links/${linkId}/summary?period=24h`, { key });
+  expect(summary.body.data.total_events).toBe(seen.size);
   console.log(`crash test: ${sent.size} batches sent, ${acked.size} acknowledged, ${perBatch.size} stored`);
 }, 180_000);

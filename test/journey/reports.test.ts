@@ -28,7 +28,12 @@ const EVENTS: Ev[] = [
   pv("v5", "s5", "/home", 10 * DAY), pv("v5", "s5", "/pricing", 10 * DAY - 5),
 ];
 const SESSIONS = [...new Set(EVENTS.map((e) => e.session_id).filter(Boolean))];
-const within = (minutes: number) => EVENTS.filter((e) => e.minutesAgo < minutes);
+// Periods start on a whole UTC hour (the rollups' grain).
+const NOW = Date.now();
+const within = (minutes: number) => {
+  const start = Math.floor((NOW - minutes * 60_000) / 3_600_000) * 3_600_000;
+  return EVENTS.filter((e) => NOW - e.minutesAgo * 60_000 >= start);
+};
 
 beforeAll(async () => {
   t = await createTestApp();
