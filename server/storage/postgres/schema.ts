@@ -97,6 +97,11 @@ export const links = pgTable("links", {
   uniqueIndex("links_code_custom_domain_idx").on(t.domainId, t.shortCode).where(sql`${t.domainId} IS NOT NULL`),
   index("links_account_created_idx").on(t.accountId, t.createdAt),
   index("links_account_last_accessed_idx").on(t.accountId, t.lastAccessedAt),
+  // The other sort_by fields of GET /links, so a sorted page never sorts the whole account.
+  index("links_account_title_idx").on(t.accountId, t.title),
+  index("links_account_updated_idx").on(t.accountId, t.updatedAt),
+  index("links_account_code_idx").on(t.accountId, t.shortCode),
+  index("links_account_expires_idx").on(t.accountId, t.expiresAt),
   index("links_tags_idx").using("gin", t.tags),
   // Substring search over URL, title and code (GET /links?search=): trigram GIN, see migration 0001.
   index("links_search_idx").using("gin", sql`(${t.originalUrl} || ' ' || coalesce(${t.title}, '') || ' ' || ${t.shortCode}) gin_trgm_ops`),
