@@ -16,7 +16,7 @@ export class SvcSummaryElement extends AnalyticsElement<SummaryRow> {
         ['Unique visitors', f.n(a.unique_visitors)],
         ['Today', f.n(a.today_clicks), changeText(a.today_clicks, a.yesterday_clicks, f)],
         ['Yesterday', f.n(a.yesterday_clicks)],
-        ['Links clicked', f.n(a.total_links)],
+        ['Links', f.n(a.total_links)],
         ['Active links', f.n(a.active_links), `of ${f.n(a.total_links_count)}; ${f.n(a.links_this_month)} new this month`],
         ['Clicks this month', f.n(u.clicks_this_month), `${limit} (${u.tier})`],
         ['Last click', f.dateTime(a.last_click_at)],

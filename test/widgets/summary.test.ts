@@ -17,7 +17,7 @@ describe('<svc-summary>', () => {
     expect(stat(el, 'Unique visitors')).toBe(en(a.unique_visitors));
     expect(stat(el, 'Today')).toBe(en(a.today_clicks));
     expect(stat(el, 'Yesterday')).toBe(en(a.yesterday_clicks));
-    expect(stat(el, 'Links clicked')).toBe(en(a.total_links));
+    expect(stat(el, 'Links')).toBe(en(a.total_links));
     expect(stat(el, 'Active links')).toBe(en(a.active_links));
     expect(statNote(el, 'Active links')).toContain(`of ${en(a.total_links_count)}`);
     expect(statNote(el, 'Active links')).toContain(`${en(a.links_this_month)} new this month`);
