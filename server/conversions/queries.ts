@@ -5,14 +5,15 @@ import type { Dimension, Interval } from "./model";
 
 export interface Scope { accountId: string; fromMs: number; linkIds?: string[] }
 
-const CONV = "event_type = 'conversion'";
-
-function scopeOf(s: Scope, time = "timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')") {
-  const where = ["account_id = {account:UUID}", time, ...(s.linkIds ? ["link_id IN {links:Array(UUID)}"] : [])].join(" AND ");
+/** The scope over the hourly rollups (migration 0200); periods start on a whole hour. */
+function hourlyScopeOf(s: Scope) {
+  const where = [
+    "account_id = {account:UUID}",
+    "hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')",
+    ...(s.linkIds ? ["link_id IN {links:Array(UUID)}"] : []),
+  ].join(" AND ");
   return { where, params: { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] } };
 }
-/** The same scope over the hourly rollups (migration 0200); periods start on a whole hour. */
-const hourlyScopeOf = (s: Scope) => scopeOf(s, "hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')");
 
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
   const { where, params } = hourlyScopeOf(s);
@@ -68,35 +69,34 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
 }
 
 /**
- * One entry per converting (link, visitor): from the visitor's click (clicks.click_id is the
- * visitor_id the tracker sends after an svc_ref redirect) or, without one, from the visitor's first
- * journey event on the link, to their first conversion in the period.
+ * One entry per converting (link, visitor) whose first conversion on the link falls in the period:
+ * from the visitor's click (clicks.click_id is the visitor_id the tracker sends after an svc_ref
+ * redirect) or, without one, from the visitor's first journey event on the link. Both come from the
+ * journey_first_touch rollup (migrations 0200, 0201), so no raw events are scanned.
  */
 export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
-  const { where, params } = scopeOf(s);
-  const t = ch.table("journey_events");
+  const links = s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "";
+  const from = "fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
+  const touch = ch.table("journey_first_touch");
+  const converted = `SELECT link_id, visitor_id FROM ${touch} WHERE account_id = {account:UUID}${links} AND first_conversion_at >= ${from}`;
   const [row] = await ch.query<Record<string, string | number | null>>(`
     WITH conv AS (
-      SELECT link_id, visitor_id, min(timestamp) AS converted_at
-      FROM ${t} WHERE ${where} AND ${CONV} GROUP BY link_id, visitor_id
-    ), touch AS (
-      SELECT link_id, visitor_id, min(first_at) AS first_at FROM ${ch.table("journey_first_touch")}
-      WHERE account_id = {account:UUID} AND (link_id, visitor_id) IN (SELECT link_id, visitor_id FROM conv)
-      GROUP BY link_id, visitor_id
+      SELECT link_id, visitor_id, min(first_at) AS first_touch, min(first_conversion_at) AS converted_at
+      FROM ${touch}
+      WHERE account_id = {account:UUID}${links} AND (link_id, visitor_id) IN (${converted})
+      GROUP BY link_id, visitor_id HAVING converted_at >= ${from}
     ), click AS (
       SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
-      WHERE account_id = {account:UUID} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM conv)
+      WHERE account_id = {account:UUID} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM (${converted}))
       GROUP BY link_id, click_id
     ), spans AS (
-      SELECT greatest(0, toUnixTimestamp64Milli(conv.converted_at)
-        - toUnixTimestamp64Milli(if(click.matched = 1, click.clicked_at, touch.first_at))) / 1000 AS s
-      FROM conv
-      INNER JOIN touch ON touch.link_id = conv.link_id AND touch.visitor_id = conv.visitor_id
-      LEFT JOIN click ON click.link_id = conv.link_id AND click.click_id = toUUIDOrZero(conv.visitor_id)
+      SELECT greatest(0, toUnixTimestamp64Milli(assumeNotNull(conv.converted_at))
+        - toUnixTimestamp64Milli(if(click.matched = 1, click.clicked_at, conv.first_touch))) / 1000 AS s
+      FROM conv LEFT JOIN click ON click.link_id = conv.link_id AND click.click_id = toUUIDOrZero(conv.visitor_id)
     )
     SELECT countIf(s < 3600) AS b0, countIf(s >= 3600 AND s < 86400) AS b1, countIf(s >= 86400 AND s < 604800) AS b2,
       countIf(s >= 604800) AS b3, avgOrNull(s) AS average, quantileExactInclusiveOrNull(0.5)(s) AS median
-    FROM spans`, params);
+    FROM spans`, { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] });
   return {
     counts: [row.b0, row.b1, row.b2, row.b3].map(Number),
     averageSeconds: Number(row.average ?? 0),
