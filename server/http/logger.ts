@@ -11,14 +11,27 @@ export function createLogger(level: LogLevel, write: (chunk: string) => void = (
     buffer = [];
     write(chunk);
   };
+  // The ISO timestamp is computed at most once per millisecond.
+  let stampMs = 0;
+  let stamp = "";
+  const now = () => {
+    const ms = Date.now();
+    if (ms !== stampMs) { stampMs = ms; stamp = new Date(ms).toISOString(); }
+    return stamp;
+  };
+  const push = (line: string) => {
+    buffer.push(line);
+    if (!scheduled) { scheduled = true; setTimeout(flush, 50); }
+  };
   const emit = (lvl: "info" | "error", fields: Record<string, unknown>) => {
     if (level === "silent" || (level === "error" && lvl !== "error")) return;
-    buffer.push(JSON.stringify({ time: new Date().toISOString(), level: lvl, ...fields }));
-    if (!scheduled) { scheduled = true; setTimeout(flush, 50); }
+    push(JSON.stringify({ time: now(), level: lvl, ...fields }));
   };
   return {
     info: (fields: Record<string, unknown>) => emit("info", fields),
     error: (fields: Record<string, unknown>) => emit("error", fields),
+    /** An info line from pre-escaped JSON members (the redirect hot path; values must need no escaping). */
+    line: (members: string) => { if (level === "info") push(`{"time":"${now()}","level":"info",${members}}`); },
     flush,
   };
 }

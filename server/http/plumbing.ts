@@ -35,10 +35,11 @@ export function httpPlumbing(deps: { metrics: Metrics; logger: Logger; rawPaths?
       if (appError.code === "RATE_LIMIT_EXCEEDED") return rateLimitBody(appError.message);
       return errorBody(requestId, appError);
     })
-    .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
+    .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const facts = requestFacts(request);
       const seconds = (performance.now() - facts.startedAt) / 1000;
-      const status = String(set.status ?? 200);
+      // A handler that returns a Response (redirects, pages) sets its status there, not in `set`.
+      const status = String(responseValue instanceof Response ? responseValue.status : (set.status ?? 200));
       const routeLabel = route || "unmatched";
       deps.metrics.requests.inc({ method: request.method, route: routeLabel, status });
       deps.metrics.latency.observe({ method: request.method, route: routeLabel }, seconds);

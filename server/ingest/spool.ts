@@ -42,6 +42,7 @@ export class Spool<T> {
   private queue: { buf: Buffer; resolve: () => void; reject: (e: unknown) => void }[] = [];
   private writing = false;
   private dirty = false;
+  private syncing = false;
   private flushing: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private syncTimer: ReturnType<typeof setInterval> | null = null;
@@ -87,7 +88,7 @@ export class Spool<T> {
   start(): void {
     const every = this.opts.flushIntervalMs ?? 250;
     this.timer = setInterval(() => void this.flush().catch(() => {}), every);
-    this.syncTimer = setInterval(() => this.syncIfDirty(), 200);
+    this.syncTimer = setInterval(() => this.syncIfDirty(), 1000);
   }
 
   /** Moves everything written so far into the sink. Concurrent callers share one run. */
@@ -104,7 +105,7 @@ export class Spool<T> {
     if (this.syncTimer) clearInterval(this.syncTimer);
     while (this.writing || this.queue.length) await Bun.sleep(1);
     this.closed = true;
-    this.syncIfDirty();
+    this.syncNow();
     try { await this.flush(); } catch (err) { this.opts.onError?.(err); }
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
@@ -161,10 +162,17 @@ export class Spool<T> {
     if (!this.sizes.has(n)) this.sizes.set(n, 0);
   }
 
+  /** The timer's fsync runs on the thread pool, so it never stalls the redirect path. */
   private syncIfDirty(): void {
-    if (!this.dirty || this.fd < 0) return;
+    if (!this.dirty || this.fd < 0 || this.syncing) return;
     this.dirty = false;
-    fsyncSync(this.fd);
+    this.syncing = true;
+    fsync(this.fd, () => { this.syncing = false; });
+  }
+
+  private syncNow(): void {
+    if (this.fd >= 0) fsyncSync(this.fd);
+    this.dirty = false;
   }
 
   // ---- recovery ----

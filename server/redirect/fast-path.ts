@@ -11,8 +11,7 @@ const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
   const defaultHost = new URL(deps.config.baseUrl).host;
-  const requests = deps.metrics.requests.labels("GET", "/:code", "302");
-  const latency = deps.metrics.latency.labels("GET", "/:code");
+  const counter = deps.metrics.redirects;
   const log = deps.config.logLevel === "info";
 
   return (request: Request, server: Server<unknown>): Response | undefined => {
@@ -44,9 +43,8 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
       },
     });
     const seconds = (performance.now() - started) / 1000;
-    requests.inc();
-    latency.observe(seconds);
-    if (log) deps.logger.info({ request_id: requestId, method, path: "/" + code, route: "/:code", status: 302, ms: Math.round(seconds * 100_000) / 100 });
+    counter.observe(seconds);
+    if (log) deps.logger.line(`"request_id":"${requestId}","method":"${method}","path":"/${code}","route":"/:code","status":302,"ms":${Math.round(seconds * 100_000) / 100}`);
     return response;
   };
 }

@@ -120,7 +120,19 @@ describe("operations", () => {
     const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d" } })).body.data;
     await t.request(`/${link.short_code}`, { headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
     await t.flush();
-    expect(await (await t.request("/metrics")).text()).toMatch(/events_stored_total\{stream="clicks"\} [1-9]/);
+    const after = await (await t.request("/metrics")).text();
+    expect(after).toMatch(/events_stored_total\{stream="clicks"\} [1-9]/);
+    // Redirects are counted as 302 whether the fast path or the app answered them.
+    const server = listen(t);
+    try {
+      for (let i = 0; i < 3; i++) await fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
+      await Bun.sleep(20);
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      expect(Number(/http_requests_total\{method="GET",route="\/:code",status="302"\} (\d+)/.exec(text)?.[1])).toBe(4);
+      expect(text).not.toContain('route="/:code",status="200"');
+    } finally {
+      await server.stop();
+    }
   });
 
   test("every response carries X-Request-Id matching meta.request_id, including errors", async () => {
