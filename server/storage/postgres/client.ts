@@ -31,21 +31,24 @@ export async function openPostgres(opts: { databaseUrl?: string; dataDir: string
   return pg;
 }
 
+/** The driver-specific pieces; everything else is the same for both drivers. */
+type Driver = Pick<Postgres, "kind" | "listen" | "notify" | "ping" | "close">;
+
+function wrap(db: Db, driver: Driver): Postgres {
+  return { db, query: async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q)), ...driver };
+}
+
 async function openServer(url: string): Promise<Postgres> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
   const client = postgres(url, { max: 10, onnotice: () => {} });
-  const db = drizzle(client, { schema }) as unknown as Db;
-  const query = async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q));
-  return {
-    db,
+  return wrap(drizzle(client, { schema }) as unknown as Db, {
     kind: "postgres",
-    query,
     listen: async (channel, onPayload) => { await client.listen(channel, onPayload); },
     notify: async (channel, payload) => { await client.notify(channel, payload); },
     ping: async () => { await client`select 1`; },
     close: () => client.end({ timeout: 5 }),
-  };
+  });
 }
 
 async function openEmbedded(dir: string): Promise<Postgres> {
@@ -54,17 +57,13 @@ async function openEmbedded(dir: string): Promise<Postgres> {
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
   const client = await PGlite.create(dir, { extensions: { pg_trgm } });
-  const db = drizzle(client, { schema }) as unknown as Db;
-  const query = async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q));
-  return {
-    db,
+  return wrap(drizzle(client, { schema }) as unknown as Db, {
     kind: "pglite",
-    query,
     listen: async (channel, onPayload) => { await client.listen(channel, onPayload); },
     notify: async (channel, payload) => { await client.query("select pg_notify($1, $2)", [channel, payload]); },
     ping: async () => { await client.query("select 1"); },
     close: () => client.close(),
-  };
+  });
 }
 
 export { sql };
