@@ -37,7 +37,7 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   const [duration] = await ch.query<{ avg: number | null }>(`
     SELECT avgOrNull(d) AS avg FROM (
       SELECT (toUnixTimestamp64Milli(max(ended)) - toUnixTimestamp64Milli(min(started))) / 1000 AS d
-      FROM ${ch.table("journey_sessions")} WHERE ${SESSIONS} GROUP BY cityHash64(session_id))`, p);
+      FROM ${ch.table("journey_session_spans")} WHERE ${SESSIONS} GROUP BY sid)`, p);
   const { pages, events } = await topValues(ch, r);
   return {
     total_visitors: Number(totals?.visitors ?? 0),
@@ -51,19 +51,58 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
 
 export interface PageArgs { page: number; limit: number }
 
+const SESSION_COLUMNS = `session_id, argMinMerge(visitor) AS first_visitor, min(started) AS s_started, max(ended) AS s_ended,
+  sum(events) AS n_events, sum(page_views) AS n_views, sum(conversions) AS n_conversions,
+  argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit, max(device) AS dev, max(country) AS ctry`;
+/** Pages deeper than this merge every session of the period (the general query). */
+const NEWEST_SESSIONS_MAX = 500;
+
+/**
+ * The page of the newest sessions without merging every session of the period. The k rows of
+ * journey_session_spans (migration 0202) with the latest ends give a bound b: a session that started
+ * after b has all its rows ending after b, so ranking the sessions of the rows after b by their
+ * first start finds it with its true start. A session with an older row left out ranks too high,
+ * never too low, so when journey_sessions confirms the start of every session up to this page, the
+ * page is exact; otherwise (a short period, sessions split around b) null sends the caller to the
+ * general query.
+ */
+async function findNewestSessions(ch: Clickhouse, r: LinkRange, page: PageArgs) {
+  const want = page.page * page.limit;
+  if (want > NEWEST_SESSIONS_MAX) return null;
+  const spans = ch.table("journey_session_spans");
+  const p = { ...params(r), k: want * 4, want };
+  const [top] = await ch.query<{ bound: string; n: string }>(`
+    SELECT toString(min(e)) AS bound, count() AS n FROM (
+      SELECT toUnixTimestamp64Milli(ended) AS e FROM ${spans} WHERE ${SESSIONS} ORDER BY ended DESC LIMIT {k:UInt32})`, p);
+  if (!top || Number(top.n) < p.k) return null;
+  const after = "fromUnixTimestamp64Milli({bound:Int64}, 'UTC')";
+  const ranked = await ch.query<{ session_id: string; s_started: string }>(`
+    SELECT session_id, min(started) AS s_started FROM ${spans}
+    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended > ${after}
+    GROUP BY session_id HAVING s_started > ${after}
+    ORDER BY s_started DESC, session_id LIMIT {want:UInt32}`, { ...p, bound: Number(top.bound) });
+  if (ranked.length < want) return null;
+  const rows = await ch.query<Record<string, string | number>>(`
+    SELECT ${SESSION_COLUMNS} FROM ${ch.table("journey_sessions")}
+    WHERE ${SESSIONS} AND session_id IN {ids:Array(String)} GROUP BY session_id`, { ...p, ids: ranked.map((x) => x.session_id) });
+  const byId = new Map(rows.map((x) => [String(x.session_id), x]));
+  if (ranked.some((x) => String(byId.get(x.session_id)?.s_started) !== String(x.s_started))) return null;
+  return ranked.slice(want - page.limit).map((x) => byId.get(x.session_id)!);
+}
+
 export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: PageArgs, visitorId?: string) {
   const t = ch.table("journey_sessions");
   const having = visitorId !== undefined ? "HAVING first_visitor = {visitor:String}" : "";
   const p = { ...params(r), visitor: visitorId ?? "", limit: page.limit, offset: (page.page - 1) * page.limit };
-  const rows = await ch.query<Record<string, string | number>>(`
-    SELECT session_id, argMinMerge(visitor) AS first_visitor, min(started) AS s_started, max(ended) AS s_ended,
-      sum(events) AS n_events, sum(page_views) AS n_views, sum(conversions) AS n_conversions,
-      argMinMerge(entry_page) AS entry, argMaxMerge(exit_page) AS exit, max(device) AS dev, max(country) AS ctry
-    FROM ${t} WHERE ${SESSIONS}
+  const rows = (visitorId === undefined ? await findNewestSessions(ch, r, page) : null) ?? await ch.query<Record<string, string | number>>(`
+    SELECT ${SESSION_COLUMNS} FROM ${t} WHERE ${SESSIONS}
     GROUP BY session_id ${having} ORDER BY s_started DESC, session_id
     LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
-  const [count] = await ch.query<{ n: string }>(`
-    SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`, p);
+  // Sessions with a row ending in the period, counted on the spans keyed by their end.
+  const [count] = visitorId === undefined
+    ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_session_spans")} WHERE ${SESSIONS}`, p)
+    : await ch.query<{ n: string }>(`
+      SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`, p);
   const items = rows.map((s) => {
     const started = chTimeToIso(String(s.s_started));
     const ended = chTimeToIso(String(s.s_ended));
