@@ -43,6 +43,8 @@ export class Spool<T> {
   private writing = false;
   private dirty = false;
   private syncing = false;
+  private soon: string[] = [];
+  private soonWritten: Promise<void> | null = null;
   private flushing: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private syncTimer: ReturnType<typeof setInterval> | null = null;
@@ -85,6 +87,33 @@ export class Spool<T> {
     this.dirty = true;
   }
 
+  /**
+   * Written before the promise resolves, with one write syscall shared by every record appended in
+   * the same turn of the event loop (the redirect answers only once its click is written).
+   */
+  appendSoon(record: T): Promise<void> {
+    if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
+    this.soon.push("[" + JSON.stringify(record) + "]\n");
+    this.stats.appendedRecords += 1;
+    if (!this.soonWritten) {
+      this.soonWritten = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          const lines = this.soon;
+          this.soon = [];
+          this.soonWritten = null;
+          try {
+            this.writeBuffer(lines.length === 1 ? lines[0] : lines.join(""));
+            this.dirty = true;
+            resolve();
+          } catch (err) {
+            reject(err);
+          }
+        });
+      });
+    }
+    return this.soonWritten;
+  }
+
   start(): void {
     const every = this.opts.flushIntervalMs ?? 250;
     this.timer = setInterval(() => void this.flush().catch(() => {}), every);
@@ -103,7 +132,7 @@ export class Spool<T> {
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.syncTimer) clearInterval(this.syncTimer);
-    while (this.writing || this.queue.length) await Bun.sleep(1);
+    while (this.writing || this.queue.length || this.soonWritten) await (this.soonWritten ?? Bun.sleep(1));
     this.closed = true;
     this.syncNow();
     try { await this.flush(); } catch (err) { this.opts.onError?.(err); }
@@ -134,7 +163,7 @@ export class Spool<T> {
 
   /** One write syscall for the common case; a string skips the Buffer allocation on the redirect path. */
   private writeBuffer(data: Buffer | string): void {
-    const buf = typeof data === "string" && data.length > 4096 ? Buffer.from(data) : data;
+    const buf = typeof data === "string" && data.length > 65536 ? Buffer.from(data) : data;
     const length = typeof buf === "string" ? Buffer.byteLength(buf) : buf.length;
     if ((this.sizes.get(this.segment) ?? 0) > 0 && (this.sizes.get(this.segment) ?? 0) + length > this.segmentBytes) this.rollSegment();
     const size = this.sizes.get(this.segment) ?? 0;

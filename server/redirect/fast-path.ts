@@ -4,7 +4,7 @@
 import type { Server } from "bun";
 import type { FeatureDeps } from "../app";
 import { buildDestination } from "./destination";
-import { recordClick } from "./record-click";
+import { recordClickSoon } from "./record-click";
 import { wantsPreview } from "./bots";
 
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -14,7 +14,7 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
   const counter = deps.metrics.redirects;
   const log = deps.config.logLevel === "info";
 
-  return (request: Request, server: Server<unknown>): Response | undefined => {
+  return (request: Request, server: Server<unknown>): Promise<Response> | undefined => {
     const method = request.method;
     if (method !== "GET" && method !== "HEAD") return undefined;
     const started = performance.now();
@@ -31,7 +31,7 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     if (wantsPreview(request.headers.get("user-agent") ?? "")) return undefined;
 
     const search = q < 0 ? "" : url.slice(q);
-    const clickId = recordClick(deps, request, server, link, search);
+    const { clickId, written } = recordClickSoon(deps, request, server, link, search);
     const requestId = crypto.randomUUID();
     const response = new Response(null, {
       status: 302,
@@ -44,7 +44,8 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     });
     const seconds = (performance.now() - started) / 1000;
     counter.observe(seconds);
+    const answer = written.then(() => response);
     if (log) deps.logger.line(`"request_id":"${requestId}","method":"${method}","path":"/${code}","route":"/:code","status":302,"ms":${Math.round(seconds * 100_000) / 100}`);
-    return response;
+    return answer;
   };
 }

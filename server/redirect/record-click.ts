@@ -6,7 +6,8 @@ import { clientAddress } from "../http/request-context";
 
 const GEO_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country"];
 
-export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): string {
+/** Builds the click record of a served redirect (see recordClick and recordClickSoon). */
+function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): RawClick {
   const h = request.headers;
   const click: RawClick = {
     click_id: crypto.randomUUID(),
@@ -30,6 +31,18 @@ export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, reque
   if (mobile) click.ch_mobile = mobile;
   const platform = h.get("sec-ch-ua-platform");
   if (platform) click.ch_platform = platform;
+  return click;
+}
+
+/** Writes the click (one write syscall) before returning its id. */
+export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): string {
+  const click = buildClick(deps, request, server, link, search);
   deps.streams.clicks.appendNow(click);
   return click.click_id;
+}
+
+/** The hot path's variant: clicks of one event-loop turn share a write; `written` settles after it. */
+export function recordClickSoon(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string) {
+  const click = buildClick(deps, request, server, link, search);
+  return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
 }
