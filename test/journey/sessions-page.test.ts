@@ -1,0 +1,60 @@
+// The sessions list of a link with more sessions than a page: the newest-first pages (read from the
+// session spans, migration 0202) agree with the order of every session's first event, also when a
+// session's events arrived in two batches far apart.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { ago, insertLink, postEvents } from "./helpers";
+
+let t: TestApp;
+let key: string;
+let link: string;
+// 12 sessions of two events, session i starting 10*i+5 minutes ago.
+const STARTS = Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, minutesAgo: 10 * i + 5 }));
+const event = (session: string, minutesAgo: number) => ({
+  link_id: link, visitor_id: `v-${session}`, session_id: session, event_type: "page_view",
+  page_url: `https://shop.example/${session}`, timestamp: ago(minutesAgo),
+});
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const acc = await t.createAccount();
+  key = acc.key;
+  link = await insertLink(t, acc.accountId);
+  const events = STARTS.flatMap((s) => [event(s.id, s.minutesAgo), event(s.id, s.minutesAgo - 2)]);
+  expect((await postEvents(t, key, events)).status).toBe(202);
+  await t.flush();
+}, 60_000);
+afterAll(() => t.close());
+
+const page = async (limit: number, n: number) => {
+  const res = await t.call(`/public-api/v1/journey/links/${link}/sessions?period=24h&limit=${limit}&page=${n}`, { key });
+  expect(res.status).toBe(200);
+  return res.body;
+};
+const allPages = async (limit: number) => {
+  const ids: string[] = [];
+  for (let n = 1; n <= Math.ceil(STARTS.length / limit) + 1; n++) ids.push(...(await page(limit, n)).data.map((s: { session_id: string }) => s.session_id));
+  return ids;
+};
+
+test("pages of one and two sessions list every session once, newest first", async () => {
+  const expected = STARTS.map((s) => s.id);
+  expect(await allPages(1)).toEqual(expected);
+  expect(await allPages(2)).toEqual(expected);
+  const first = await page(2, 1);
+  expect(first.meta).toMatchObject({ total: STARTS.length, per_page: 2 });
+  expect(first.data[0]).toMatchObject({ session_id: "s0", event_count: 2, visitor_id: "v-s0", entry_page: "https://shop.example/s0" });
+  expect(Math.abs(first.data[0].duration_seconds - 120)).toBeLessThan(1);
+});
+
+test("a session whose events arrived in two batches ranks by its first event", async () => {
+  // s11 started 115 minutes ago; a late batch adds an event a minute ago.
+  expect((await postEvents(t, key, [event("s11", 1)])).status).toBe(202);
+  await t.flush();
+  const expected = STARTS.map((s) => s.id);
+  expect(await allPages(1)).toEqual(expected);
+  const last = (await page(1, 12)).data[0];
+  expect(last).toMatchObject({ session_id: "s11", event_count: 3 });
+  expect(Math.abs(last.duration_seconds - 114 * 60)).toBeLessThan(5); // the late batch was built later
+  expect((await page(1, 1)).meta.total).toBe(STARTS.length);
+});
