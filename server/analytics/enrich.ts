@@ -38,10 +38,14 @@ export function createClickEnricher(deps: EnricherDeps) {
   const hashVisitors = createVisitorHasher(deps);
   return async (clicks: RawClick[]): Promise<ClickRow[]> => {
     const hashes = await hashVisitors(clicks);
-    return clicks.map((c, i) => {
+    const rows: ClickRow[] = [];
+    for (let i = 0; i < clicks.length; i++) {
+      // Yield now and then, so enriching a large chunk never holds up redirects for long.
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      const c = clicks[i];
       const agent = parseUserAgent(c.ua ?? "", { mobile: c.ch_mobile, platform: c.ch_platform });
       const geo = locate(c.ip ?? "", deps.trustProxy ? c.geo_country : undefined);
-      return {
+      rows.push({
         click_id: c.click_id,
         timestamp: c.ts,
         account_id: c.account_id,
@@ -60,7 +64,10 @@ export function createClickEnricher(deps: EnricherDeps) {
         referrer_url: c.referrer ?? "",
         language: c.lang ?? "",
         query: c.query ?? "",
-      };
-    });
+      });
+    }
+    return rows;
   };
 }
+
+const YIELD_EVERY = 1_000;

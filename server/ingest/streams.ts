@@ -21,19 +21,21 @@ export interface StreamOptions {
 }
 
 export function openStreams(opts: StreamOptions, sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> }): Streams {
-  const make = <T>(name: string, sink: Sink<T>) =>
+  const make = <T>(name: string, sink: Sink<T>, maxChunkBytes: number) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
       maxUnflushedBytes: opts.maxUnflushedBytes,
       flushIntervalMs: opts.flushIntervalMs,
+      maxChunkBytes,
       sink: async (records, token) => {
         await sink(records, token);
         opts.onStored?.(name, records.length);
       },
       onError: (err) => opts.onError(name, err),
     });
-  const clicks = make("clicks", sinks.clicks);
-  const journey = make("journey", sinks.journey);
+  // Large chunks: every ClickHouse insert has a fixed cost (one pipeline per materialized view).
+  const clicks = make("clicks", sinks.clicks, 8 * 1024 * 1024);
+  const journey = make("journey", sinks.journey, 8 * 1024 * 1024);
   return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
 }
