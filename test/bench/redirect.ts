@@ -7,12 +7,16 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
+// Two servers of ours: as deployed (the flusher enriches and inserts clicks into the embedded
+// ClickHouse in the same process), and with the flusher paused (the serving path alone).
 const ours = await startServer(3901, process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {});
-const created = await fetch(`${ours.url}/public-api/v1/links`, {
-  method: "POST", headers: { "x-api-key": ours.key, "content-type": "application/json" },
+const paused = await startServer(3903, { SPOOL_FLUSH_MS: "3600000" });
+const createLink = (s: { url: string; key: string }) => fetch(`${s.url}/public-api/v1/links`, {
+  method: "POST", headers: { "x-api-key": s.key, "content-type": "application/json" },
   body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
-}).then((r) => r.json() as Promise<{ data: { short_code: string } }>);
-const code = created.data.short_code;
+}).then((r) => r.json() as Promise<{ data: { short_code: string } }>).then((j) => j.data.short_code);
+const code = await createLink(ours);
+const pausedCode = await createLink(paused);
 
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, "lib-bare-302.ts"), "3902"], { stdout: "pipe" });
 for (let i = 0; i < 100; i++) { try { await fetch("http://127.0.0.1:3902/"); break; } catch { await Bun.sleep(50); } }
@@ -20,11 +24,13 @@ for (let i = 0; i < 100; i++) { try { await fetch("http://127.0.0.1:3902/"); bre
 // Warm both (JIT, caches).
 wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: 2 });
 wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: 2 });
+wrk(`${paused.url}/${pausedCode}`, { connections: CONNECTIONS, seconds: 2 });
 
-const results: { bare: WrkResult[]; ours: WrkResult[] } = { bare: [], ours: [] };
+const results: { bare: WrkResult[]; ours: WrkResult[]; paused: WrkResult[] } = { bare: [], ours: [], paused: [] };
 for (let round = 0; round < ROUNDS; round++) {
   results.bare.push(wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: SECONDS }));
   results.ours.push(wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: SECONDS }));
+  results.paused.push(wrk(`${paused.url}/${pausedCode}`, { connections: CONNECTIONS, seconds: SECONDS }));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -34,7 +40,8 @@ const summarize = (name: string, rs: WrkResult[]) => ({
 });
 const b = summarize("bare Bun.serve 302", results.bare);
 const o = summarize("GET /{code} + click logging", results.ours);
-table([b, o]);
+const p = summarize("  … with the flusher paused", results.paused);
+table([b, o, p].map((r) => ({ ...r, "ratio to bare": (r["req/s (median)"] / b["req/s (median)"]).toFixed(3) })));
 const ratio = o["req/s (median)"] / b["req/s (median)"];
 console.log(`\nratio ours/bare: ${ratio.toFixed(3)} (target ≥ 0.9); p99 ${o["p99 ms"]} ms (target < 5 ms); ${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s alternating rounds`);
 
@@ -46,3 +53,4 @@ console.log(`clicks spool unflushed bytes after the run: ${appended}`);
 
 bare.kill();
 await ours.stop();
+await paused.stop();
