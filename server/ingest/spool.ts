@@ -2,7 +2,8 @@
 //
 // Each append is one line (a JSON array of records) written with a single write syscall, so a
 // batch is all-or-nothing. `append` resolves after fsync (group commit: many appends share one
-// fsync); `appendNow` only writes (the redirect path) and a timer fsyncs. The flusher reads from
+// fsync); `appendSoon` (the redirect path) resolves once written, sharing one write per event-loop
+// turn, and a timer fsyncs. The flusher reads from
 // the checkpoint, records its intent (byte range) before inserting, and inserts with a
 // deduplication token derived from that range: a replay after a crash re-sends the identical
 // range with the identical token, which ClickHouse drops as a duplicate.
@@ -79,14 +80,6 @@ export class Spool<T> {
     });
   }
 
-  /** Written with one syscall before returning; fsynced by a timer shortly after. */
-  appendNow(record: T): void {
-    if (this.closed) throw new Error(`spool ${this.opts.name} is closed`);
-    this.writeBuffer("[" + JSON.stringify(record) + "]\n");
-    this.stats.appendedRecords += 1;
-    this.dirty = true;
-  }
-
   /**
    * Written before the promise resolves, with one write syscall shared by every record appended in
    * the same turn of the event loop (the redirect answers only once its click is written).
@@ -161,7 +154,7 @@ export class Spool<T> {
     }
   }
 
-  /** One write syscall for the common case; a string skips the Buffer allocation on the redirect path. */
+  /** One write syscall for the common case; a string skips a Buffer allocation on the redirect path. */
   private writeBuffer(data: Buffer | string): void {
     const buf = typeof data === "string" && data.length > 65536 ? Buffer.from(data) : data;
     const length = typeof buf === "string" ? Buffer.byteLength(buf) : buf.length;

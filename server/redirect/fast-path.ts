@@ -3,11 +3,8 @@
 // a password, an expiry, a preview crawler, another method) returns undefined and goes through the app.
 import type { Server } from "bun";
 import type { FeatureDeps } from "../app";
-import { buildDestination } from "./destination";
-import { recordClickSoon } from "./record-click";
+import { redirectAndRecord, SHORT_CODE } from "./record-click";
 import { wantsPreview } from "./bots";
-
-const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
   const defaultHost = new URL(deps.config.baseUrl).host;
@@ -22,29 +19,19 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     const q = url.indexOf("?", pathStart);
     const code = q < 0 ? url.slice(pathStart + 1) : url.slice(pathStart + 1, q);
-    if (!CODE.test(code)) return undefined;
+    if (!SHORT_CODE.test(code)) return undefined;
     const host = request.headers.get("host") ?? defaultHost;
     const domainId = host === defaultHost ? null : deps.domainCache.peek(host.toLowerCase());
     if (domainId === undefined) return undefined;
     const link = deps.linkCache.peek(domainId, code);
     if (!link || link.deleted || !link.isActive || link.passwordHash || (link.expiresAt !== null && link.expiresAt <= Date.now())) return undefined;
-    if (wantsPreview(request.headers.get("user-agent") ?? "")) return undefined;
+    const ua = request.headers.get("user-agent") ?? "";
+    if (wantsPreview(ua)) return undefined;
 
-    const search = q < 0 ? "" : url.slice(q);
-    const { clickId, written } = recordClickSoon(deps, request, server, link, search);
     const requestId = crypto.randomUUID();
-    const response = new Response(null, {
-      status: 302,
-      headers: {
-        location: buildDestination(link, search, clickId),
-        "cache-control": "private, max-age=0",
-        "referrer-policy": "no-referrer-when-downgrade",
-        "x-request-id": requestId,
-      },
-    });
+    const answer = redirectAndRecord(deps, request, server, link, q < 0 ? "" : url.slice(q), ua, { "x-request-id": requestId });
     const seconds = (performance.now() - started) / 1000;
     counter.observe(seconds);
-    const answer = written.then(() => response);
     if (log) deps.logger.line(`"request_id":"${requestId}","method":"${method}","path":"/${code}","route":"/:code","status":302,"ms":${Math.round(seconds * 100_000) / 100}`);
     return answer;
   };

@@ -1,13 +1,16 @@
-// The click record of one served redirect, written to the spool (one write syscall) before the response.
+// The click record of one served redirect, written to the spool before the response goes out.
 import type { FeatureDeps } from "../app";
 import type { CachedLink } from "../links/cache";
 import type { RawClick } from "../ingest/records";
 import { clientAddress } from "../http/request-context";
+import { buildDestination } from "./destination";
+
+/** What a short code may look like (anything else is not ours, or not a link). */
+export const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const GEO_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country"];
 
-/** Builds the click record of a served redirect (see recordClick and recordClickSoon). */
-function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): RawClick {
+function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string, ua: string): RawClick {
   const h = request.headers;
   const click: RawClick = {
     click_id: crypto.randomUUID(),
@@ -15,7 +18,7 @@ function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Requ
     account_id: link.accountId,
     link_id: link.id,
     domain: link.domainId ? (h.get("host") ?? "") : "",
-    ua: h.get("user-agent") ?? "",
+    ua,
     ip: clientAddress(request, server, deps.config.trustProxy),
     referrer: h.get("referer") ?? "",
     lang: h.get("accept-language") ?? "",
@@ -34,15 +37,29 @@ function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Requ
   return click;
 }
 
-/** Writes the click (one write syscall) before returning its id. */
-export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string): string {
-  const click = buildClick(deps, request, server, link, search);
-  deps.streams.clicks.appendNow(click);
-  return click.click_id;
+/**
+ * Records the click of a served redirect. The clicks of one event-loop turn share a write syscall;
+ * `written` settles after it, and every answer that reveals the destination waits for it.
+ */
+export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string, ua: string) {
+  const click = buildClick(deps, request, server, link, search, ua);
+  return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
 }
 
-/** The hot path's variant: clicks of one event-loop turn share a write; `written` settles after it. */
-export function recordClickSoon(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string) {
-  const click = buildClick(deps, request, server, link, search);
-  return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
+/** The 302 of a served redirect, sent only once its click record is written. */
+export function redirectAndRecord(
+  deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1],
+  link: CachedLink, search: string, ua: string, extraHeaders: Record<string, string> = {},
+): Promise<Response> {
+  const { clickId, written } = recordClick(deps, request, server, link, search, ua);
+  const response = new Response(null, {
+    status: 302,
+    headers: {
+      location: buildDestination(link, search, clickId),
+      "cache-control": "private, max-age=0",
+      "referrer-policy": "no-referrer-when-downgrade",
+      ...extraHeaders,
+    },
+  });
+  return written.then(() => response);
 }

@@ -6,11 +6,9 @@ import type { FeatureDeps } from "../app";
 import type { CachedLink } from "../links/cache";
 import { shortUrl } from "../links/urls";
 import { clientAddress } from "../http/request-context";
-import { buildDestination } from "./destination";
-import { recordClick } from "./record-click";
+import { recordClick, redirectAndRecord, SHORT_CODE } from "./record-click";
 import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPage } from "./pages";
 
-const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 const PASSWORD_ATTEMPTS = 10;
 const PASSWORD_WINDOW_SLOTS = 15; // 15 one-minute slots
 
@@ -19,7 +17,7 @@ export function redirectRoutes(deps: FeatureDeps) {
 
   /** The link a (host, code) names, or a page that says why there is none. */
   const resolve = async (request: Request, code: string): Promise<CachedLink | Response> => {
-    if (!CODE.test(code)) return notFoundPage();
+    if (!SHORT_CODE.test(code)) return notFoundPage();
     const host = (request.headers.get("host") ?? defaultHost).toLowerCase();
     const domainId = host === defaultHost ? null : (deps.domainCache.peek(host) ?? (await deps.domainCache.resolve(host)));
     const cached = deps.linkCache.get(domainId, code);
@@ -29,18 +27,9 @@ export function redirectRoutes(deps: FeatureDeps) {
     return link;
   };
 
-  const redirectAndRecord = (request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink) => {
+  const redirect = (request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink) => {
     const qIndex = request.url.indexOf("?");
-    const search = qIndex >= 0 ? request.url.slice(qIndex) : "";
-    const clickId = recordClick(deps, request, server, link, search);
-    return new Response(null, {
-      status: 302,
-      headers: {
-        location: buildDestination(link, search, clickId),
-        "cache-control": "private, max-age=0",
-        "referrer-policy": "no-referrer-when-downgrade",
-      },
-    });
+    return redirectAndRecord(deps, request, server, link, qIndex >= 0 ? request.url.slice(qIndex) : "", request.headers.get("user-agent") ?? "");
   };
 
   const serve = async ({ request, params, server }: { request: Request; params: { code: string }; server: Parameters<typeof clientAddress>[1] }) => {
@@ -48,12 +37,12 @@ export function redirectRoutes(deps: FeatureDeps) {
     if (link instanceof Response) return link;
     const ua = request.headers.get("user-agent") ?? "";
     if (wantsPreview(ua)) {
-      recordClick(deps, request, server, link, "");
+      await recordClick(deps, request, server, link, "", ua).written;
       const url = shortUrl(deps.config.baseUrl, link.code, link.domainId ? (request.headers.get("host") ?? null) : null);
       return previewPage(link, url, link.passwordHash ? null : link.originalUrl);
     }
     if (link.passwordHash) return passwordPage(link.code);
-    return redirectAndRecord(request, server, link);
+    return redirect(request, server, link);
   };
 
   return new Elysia()
@@ -62,13 +51,13 @@ export function redirectRoutes(deps: FeatureDeps) {
     .post("/:code", async ({ request, params, server, body }) => {
       const link = await resolve(request, params.code);
       if (link instanceof Response) return link;
-      if (!link.passwordHash) return redirectAndRecord(request, server, link);
+      if (!link.passwordHash) return redirect(request, server, link);
       const ip = clientAddress(request, server, deps.config.trustProxy);
       const now = Date.now();
       const hit = await deps.kv.hitWindow(`pw:${ip}`, PASSWORD_ATTEMPTS, now, 60_000, PASSWORD_WINDOW_SLOTS);
       if (!hit.allowed) return tooManyAttemptsPage(Math.max(1, Math.ceil((hit.oldestMs + PASSWORD_WINDOW_SLOTS * 60_000 - now) / 1000)));
       const password = typeof body?.password === "string" ? body.password : "";
       if (!password || !(await Bun.password.verify(password, link.passwordHash))) return passwordPage(link.code, "Wrong password. Try again.");
-      return redirectAndRecord(request, server, link);
+      return redirect(request, server, link);
     }, { body: t.Optional(t.Object({ password: t.Optional(t.String({ maxLength: 200 })) })), detail: { hide: true } });
 }

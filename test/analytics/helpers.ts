@@ -49,7 +49,7 @@ export function rawClick(p: Partial<RawClick> & Pick<RawClick, "account_id" | "l
 }
 
 export async function spoolClicks(t: TestApp, clicks: RawClick[]): Promise<void> {
-  for (const c of clicks) t.runtime.deps.streams.clicks.appendNow(c);
+  await t.runtime.deps.streams.clicks.append(clicks);
   await t.flush();
 }
 

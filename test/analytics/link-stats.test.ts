@@ -14,12 +14,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 function spoolConversions(linkId: string, visitorIds: string[]) {
-  for (const visitor_id of visitorIds) {
-    t.runtime.deps.streams.journey.appendNow({
-      event_id: crypto.randomUUID(), received_at: Date.now(), account_id: accountId,
-      event: { link_id: linkId, visitor_id, event_type: "conversion", page_url: "/thanks", revenue_cents: 1000 },
-    });
-  }
+  return t.runtime.deps.streams.journey.append(visitorIds.map((visitor_id) => ({
+    event_id: crypto.randomUUID(), received_at: Date.now(), account_id: accountId,
+    event: { link_id: linkId, visitor_id, event_type: "conversion", page_url: "/thanks", revenue_cents: 1000 },
+  })));
 }
 
 describe("GET /links/{id}/stats", () => {
@@ -41,7 +39,7 @@ describe("GET /links/{id}/stats", () => {
       { ip: "49.12.0.2", ua: UA.curl },
     ];
     for (const v of visits) await visit(t, link.short_code, v);
-    spoolConversions(link.id, ["v1", "v1", "v2"]);
+    await spoolConversions(link.id, ["v1", "v1", "v2"]);
     await t.flush();
     const res = await get(t, key, `/links/${link.id}/stats`);
     const s = res.body.data;
