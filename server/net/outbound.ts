@@ -6,14 +6,38 @@ import { isPrivateAddress } from "../http/ip-allowlist";
 
 export class OutboundRefused extends Error {}
 
+const DNS_TIMEOUT_MS = 5_000;
+
+/** Why a host must not be fetched (private, loopback or reserved, or unresolvable), or null when it is public. */
+export async function privateHostRefusal(hostname: string): Promise<string | null> {
+  const host = hostname.replace(/^\[|\]$/g, "");
+  let addresses: string[];
+  try {
+    addresses = isIP(host) ? [host] : await resolveHost(host);
+  } catch {
+    return `host ${host} cannot be resolved`;
+  }
+  if (addresses.length === 0) return `host ${host} cannot be resolved`;
+  if (addresses.some(isPrivateAddress)) return `host ${host} is a private, loopback or reserved address`;
+  return null;
+}
+
+async function resolveHost(host: string): Promise<string[]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("DNS timeout")), DNS_TIMEOUT_MS); });
+  try {
+    const found = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);
+    return found.map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function assertPublicTarget(url: URL, allowInsecure: boolean): Promise<void> {
   if (url.protocol !== "https:" && url.protocol !== "http:") throw new OutboundRefused(`scheme ${url.protocol} is not allowed`);
   if (allowInsecure) return;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
-    throw new OutboundRefused(`${host} resolves to a private or loopback address`);
-  }
+  const refusal = await privateHostRefusal(url.hostname);
+  if (refusal) throw new OutboundRefused(refusal);
 }
 
 /** Reads at most `maxBytes` of a body; the rest is dropped. */
