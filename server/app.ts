@@ -12,6 +12,7 @@ import type { Streams } from "./ingest/streams";
 import type { LinkCache } from "./links/cache";
 import type { DomainHostCache } from "./domains/host-cache";
 import { httpPlumbing } from "./http/plumbing";
+import { readCors } from "./http/read-cors";
 import { authPlugin } from "./http/auth";
 import { adminRoutes } from "./accounts/admin-routes";
 import { opsRoutes } from "./ops/routes";
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps) {
   const featureDeps: FeatureDeps = { ...deps, auth: authPlugin({ keys: deps.keys, kv: deps.kv, trustProxy: deps.config.trustProxy }) };
   return new Elysia()
     .use(httpPlumbing({ ...deps, rawPaths: [`${API_PREFIX}/docs/json`] }))
+    .use(readCors())
     .use(swagger({
       path: `${API_PREFIX}/docs`,
       specPath: `${API_PREFIX}/docs/json`,

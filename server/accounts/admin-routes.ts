@@ -1,8 +1,8 @@
 // Admin API (/admin/v1, bearer ADMIN_TOKEN): accounts, API keys, team members. 404 when ADMIN_TOKEN is unset.
 import { Elysia } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import { AppError } from "../errors";
 import { Envelope } from "../http/envelope";
+import { bearerMatches } from "../http/bearer";
 import type { Postgres } from "../storage/postgres/client";
 import type { CachedKeyResolver } from "./api-keys";
 import * as m from "./model";
@@ -10,11 +10,7 @@ import * as service from "./service";
 
 function checkBearer(adminToken: string | undefined, header: string | null) {
   if (!adminToken) throw new AppError("NOT_FOUND", "Route not found");
-  const given = Buffer.from(header?.replace(/^Bearer\s+/i, "") ?? "");
-  const expected = Buffer.from(adminToken);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new AppError("UNAUTHORIZED", "Missing or invalid admin bearer token");
-  }
+  if (!bearerMatches(header, adminToken)) throw new AppError("UNAUTHORIZED", "Missing or invalid admin bearer token");
 }
 
 export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; adminToken?: string }) {

@@ -4,7 +4,6 @@ import { Elysia } from "elysia";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AppError } from "../errors";
-import { readCors } from "./cors";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const TRACKER_DIST = join(ROOT, "tracker", "dist");
@@ -36,7 +35,6 @@ export function assetRoutes() {
   const dashboard = asset(join(WIDGETS_DIST, "dashboard.html"), "text/html; charset=utf-8", "no-cache");
   const hide = { detail: { hide: true } };
   const app = new Elysia()
-    .use(readCors())
     .get("/t.js", ({ request }) => (tracker ?? missing)(request), hide)
     .get("/widgets.js", ({ request }) => (widgets ?? missing)(request), hide)
     .get("/dashboard", ({ request }) => (dashboard ?? missing)(request), hide);

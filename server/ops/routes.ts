@@ -1,8 +1,8 @@
 // Operations endpoints outside the public API: health of both stores, and Prometheus metrics.
 import { Elysia } from "elysia";
-import { timingSafeEqual } from "node:crypto";
 import { AppError } from "../errors";
 import { Envelope } from "../http/envelope";
+import { bearerMatches } from "../http/bearer";
 import type { Metrics } from "../http/metrics";
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
@@ -25,10 +25,8 @@ export function opsRoutes(deps: { pg: Postgres; ch: Clickhouse; metrics: Metrics
       return new Envelope({ status: ok ? "ok" : "degraded", postgres, clickhouse }, ok ? 200 : 503, ok);
     }, { detail: { tags: ["Operations"] } })
     .get("/metrics", async ({ request }) => {
-      if (deps.metricsToken) {
-        const given = Buffer.from(request.headers.get("authorization")?.replace(/^Bearer\s+/i, "") ?? "");
-        const expected = Buffer.from(deps.metricsToken);
-        if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new AppError("UNAUTHORIZED", "Missing or invalid metrics token");
+      if (deps.metricsToken && !bearerMatches(request.headers.get("authorization"), deps.metricsToken)) {
+        throw new AppError("UNAUTHORIZED", "Missing or invalid metrics token");
       }
       return new Response(await deps.metrics.registry.metrics(), { headers: { "content-type": deps.metrics.registry.contentType } });
     }, { detail: { tags: ["Operations"] } });

@@ -2,6 +2,7 @@
 // call the GET endpoints with X-API-Key. Reads only, no credentials (the key is explicit), so any
 // origin may; journey ingest has its own rules (server/journey/cors.ts).
 import { Elysia } from "elysia";
+
 const API_PREFIX = "/public-api/v1";
 
 const READ_HEADERS = {
