@@ -10,6 +10,8 @@ import { createLogger } from "./http/logger";
 import { createKeyResolver } from "./accounts/api-keys";
 import { bootstrapDevAccount } from "./accounts/bootstrap";
 import { openStreams } from "./ingest/streams";
+import { missingById } from "./ingest/sinks";
+import type { JourneyRecord, RawClick } from "./ingest/records";
 import { createClickSink } from "./analytics/click-pipeline";
 import { createClickEnricher } from "./analytics/enrich";
 import { createJourneySink } from "./journey/pipeline";
@@ -49,6 +51,10 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     {
       clicks: createClickSink(ch, createClickEnricher({ pg, ch, trustProxy: config.trustProxy, geoipCityDb: config.geoipCityDb }), pg),
       journey: createJourneySink(ch),
+    },
+    {
+      clicks: missingById<RawClick>(ch, "clicks", "click_id", "UUID", (c) => c.click_id),
+      journey: missingById<JourneyRecord>(ch, "journey_events", "event_id", "UUID", (r) => r.event_id),
     },
   );
   for (const s of streams.all) metrics.watchSpool(s);

@@ -13,3 +13,15 @@ export function clickhouseSink<T, Row extends object>(ch: Clickhouse, table: str
     } as never);
   };
 }
+
+/** Keeps the records whose id is not in `table` yet (for the spool's reconcile after a crash). */
+export function missingById<T>(ch: Clickhouse, table: string, column: string, type: string, idOf: (record: T) => string | number) {
+  return async (records: T[]): Promise<T[]> => {
+    if (records.length === 0) return records;
+    const ids = records.map(idOf);
+    const stored = await ch.query<{ id: string }>(
+      `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`, { ids });
+    const present = new Set(stored.map((r) => r.id));
+    return records.filter((r) => !present.has(String(idOf(r))));
+  };
+}

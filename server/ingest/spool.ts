@@ -22,6 +22,12 @@ export interface SpoolOptions<T> {
   flushIntervalMs?: number;
   maxChunkBytes?: number;
   sink: (records: T[], dedupToken: string) => Promise<void>;
+  /**
+   * For the chunk whose insert was in flight when an earlier process died: returns the records not
+   * stored yet. ClickHouse's deduplication log can record a token whose part a crash then lost, so
+   * that chunk is checked by its rows, not trusted to the token.
+   */
+  reconcile?: (records: T[]) => Promise<T[]>;
   onError?: (err: unknown) => void;
 }
 
@@ -52,6 +58,8 @@ export class Spool<T> {
   private unflushed = 0;
   private unflushedSince = 0;
   private closed = false;
+  /** The pending chunk found at start-up, if any: its insert may or may not have landed. */
+  private uncertain: Checkpoint["pending"] = null;
   readonly stats = { appendedRecords: 0, flushedRecords: 0, flushErrors: 0 };
   private readonly segmentBytes: number;
   private readonly maxChunkBytes: number;
@@ -202,6 +210,7 @@ export class Spool<T> {
   private recover(): void {
     const cpPath = join(this.opts.dir, "checkpoint.json");
     if (existsSync(cpPath)) this.checkpoint = JSON.parse(readFileSync(cpPath, "utf8"));
+    this.uncertain = this.checkpoint.pending;
     const segments = readdirSync(this.opts.dir)
       .map((f) => SEGMENT_RE.exec(f)?.[1])
       .filter((s): s is string => !!s)
@@ -250,9 +259,15 @@ export class Spool<T> {
       const chunk = this.checkpoint.pending ?? this.nextChunk();
       if (!chunk) return;
       if (!this.checkpoint.pending) this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
-      const records = this.readRecords(chunk.segment, chunk.start, chunk.end);
+      let records = this.readRecords(chunk.segment, chunk.start, chunk.end);
+      let token = `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`;
       try {
-        await this.opts.sink(records, `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`);
+        if (this.uncertain && this.opts.reconcile && this.uncertain.segment === chunk.segment && this.uncertain.start === chunk.start) {
+          records = await this.opts.reconcile(records);
+          token = `${token}-reconciled-${crypto.randomUUID()}`; // a fresh token: the old one may be stale
+        }
+        if (records.length) await this.opts.sink(records, token);
+        this.uncertain = null;
       } catch (err) {
         this.stats.flushErrors += 1;
         this.opts.onError?.(err);

@@ -20,14 +20,21 @@ export interface StreamOptions {
   onStored?: (stream: string, count: number) => void;
 }
 
-export function openStreams(opts: StreamOptions, sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> }): Streams {
-  const make = <T>(name: string, sink: Sink<T>, maxChunkBytes: number) =>
+export type Reconcile<T> = (records: T[]) => Promise<T[]>;
+
+export function openStreams(
+  opts: StreamOptions,
+  sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> },
+  reconcilers: { clicks?: Reconcile<RawClick>; journey?: Reconcile<JourneyRecord> } = {},
+): Streams {
+  const make = <T>(name: string, sink: Sink<T>, maxChunkBytes: number, reconcile?: Reconcile<T>) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
       maxUnflushedBytes: opts.maxUnflushedBytes,
       flushIntervalMs: opts.flushIntervalMs,
       maxChunkBytes,
+      reconcile,
       sink: async (records, token) => {
         await sink(records, token);
         opts.onStored?.(name, records.length);
@@ -35,7 +42,7 @@ export function openStreams(opts: StreamOptions, sinks: { clicks: Sink<RawClick>
       onError: (err) => opts.onError(name, err),
     });
   // Large chunks: every ClickHouse insert has a fixed cost (one pipeline per materialized view).
-  const clicks = make("clicks", sinks.clicks, 8 * 1024 * 1024);
-  const journey = make("journey", sinks.journey, 8 * 1024 * 1024);
+  const clicks = make("clicks", sinks.clicks, 8 * 1024 * 1024, reconcilers.clicks);
+  const journey = make("journey", sinks.journey, 8 * 1024 * 1024, reconcilers.journey);
   return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
 }

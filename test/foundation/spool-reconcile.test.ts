@@ -1,0 +1,41 @@
+// The spool's answer to a ClickHouse crash window: the deduplication log can hold a chunk's token
+// while the part itself was lost. The chunk in flight at a crash is therefore checked row by row.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { Spool } from "../../server/ingest/spool";
+import { clickhouseSink, missingById } from "../../server/ingest/sinks";
+
+let t: TestApp;
+beforeAll(async () => { t = await createTestApp(); });
+afterAll(() => t.close());
+
+type Row = { seq: number; payload: string };
+
+test("a chunk whose token ClickHouse already knows (but whose rows it lost) is still stored, once", async () => {
+  const ch = t.runtime.deps.ch;
+  await ch.command(`CREATE TABLE ${ch.table("reconcile_rows")} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
+    SETTINGS non_replicated_deduplication_window = 1000`);
+  const dir = mkdtempSync(join(tmpdir(), "svc-reconcile-"));
+  const make = (reconcile?: (rows: Row[]) => Promise<Row[]>) => new Spool<Row>({
+    dir, name: "r", maxUnflushedBytes: 1 << 30, reconcile,
+    sink: clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows),
+  });
+
+  // First process: writes three records, records its intent to flush them, and "dies".
+  const first = make();
+  await first.append([{ seq: 1, payload: "a" }, { seq: 2, payload: "b" }, { seq: 3, payload: "c" }]);
+  const end = (JSON.stringify([{ seq: 1, payload: "a" }, { seq: 2, payload: "b" }, { seq: 3, payload: "c" }]) + "\n").length;
+  writeFileSync(join(dir, "checkpoint.json"), JSON.stringify({ segment: 0, offset: 0, pending: { segment: 0, start: 0, end } }));
+  // What the crash left in ClickHouse: the chunk's token is known, one of its rows is stored.
+  await clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows)([{ seq: 2, payload: "b" }], `r-0-0-${end}`);
+
+  // Restart with reconciliation: the two missing rows are stored, the present one is not repeated.
+  const second = make(missingById<Row>(ch, "reconcile_rows", "seq", "UInt64", (r) => r.seq));
+  await second.flush();
+  await second.close();
+  const rows = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table("reconcile_rows")} ORDER BY seq`);
+  expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3]);
+});
