@@ -263,8 +263,14 @@ export class Spool<T> {
       let token = `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`;
       try {
         if (this.uncertain && this.opts.reconcile && this.uncertain.segment === chunk.segment && this.uncertain.start === chunk.start) {
-          records = await this.opts.reconcile(records);
-          token = `${token}-reconciled-${crypto.randomUUID()}`; // a fresh token: the old one may be stale
+          // All rows stored: replay under the same token anyway, which fills in any materialized view
+          // whose block the crash lost (view blocks deduplicate separately). Rows missing: insert
+          // just those under a fresh token, as the old one may be stale.
+          const missing = await this.opts.reconcile(records);
+          if (missing.length) {
+            records = missing;
+            token = `${token}-reconciled-${crypto.randomUUID()}`;
+          }
         }
         if (records.length) await this.opts.sink(records, token);
         this.uncertain = null;

@@ -5,7 +5,7 @@ import { join } from "node:path";
 
 const WRITER = join(import.meta.dir, "..", "fixtures", "spool-writer.ts");
 
-/** Runs the writer until `ms` pass, then SIGKILLs it; returns the last acknowledged sequence number. */
+/** Runs the writer until `ms` after its first acknowledgement, then SIGKILLs it; returns the last acknowledged sequence number. */
 async function runAndKill(dir: string, start: number, ms: number): Promise<number> {
   const child = Bun.spawn([process.execPath, WRITER, dir, "write", String(start)], { stdout: "pipe", stderr: "inherit" });
   let acked = start;
@@ -18,6 +18,8 @@ async function runAndKill(dir: string, start: number, ms: number): Promise<numbe
       for (const line of lines) if (line.startsWith("ack ")) acked = Number(line.slice(4));
     }
   })();
+  // The kill timer starts once the child is up and acknowledging (start-up replays the spool first).
+  for (let waited = 0; acked === start && waited < 30_000; waited += 20) await Bun.sleep(20);
   await Bun.sleep(ms);
   child.kill("SIGKILL");
   await child.exited;
