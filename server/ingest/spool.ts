@@ -66,7 +66,8 @@ export class Spool<T> {
   private closed = false;
   /** The pending chunk found at start-up, if any: its insert may or may not have landed. */
   private uncertain: Checkpoint["pending"] = null;
-  readonly stats = { appendedRecords: 0, flushedRecords: 0, flushErrors: 0 };
+  /** flushedBytes + unflushedBytes = every byte written to the log, this process's and recovered. */
+  readonly stats = { appendedRecords: 0, flushedRecords: 0, flushedBytes: 0, flushErrors: 0 };
   private readonly segmentBytes: number;
   private readonly maxChunkBytes: number;
 
@@ -293,6 +294,7 @@ export class Spool<T> {
         throw err;
       }
       this.stats.flushedRecords += stored;
+      this.stats.flushedBytes += chunk.end - chunk.start;
       this.unflushed = Math.max(0, this.unflushed - (chunk.end - chunk.start));
       if (this.unflushed > 0) this.unflushedSince = Date.now();
       this.saveCheckpoint({ segment: chunk.segment, offset: chunk.end, pending: null });
