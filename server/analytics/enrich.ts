@@ -7,7 +7,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { ClickRow } from "./click-pipeline";
 import { parseUserAgent } from "./enrich/user-agent";
 import { createGeoLocator } from "./enrich/geo";
-import { createVisitorHasher } from "./enrich/visitor-hash";
+import { createVisitorHasher, visitorHashStore, type VisitorHashStore } from "./enrich/visitor-hash";
 
 export const DIRECT = "direct";
 
@@ -25,8 +25,8 @@ export function referrerHost(referrer: string): string {
 export const normalizeDomain = (host: string) => host.trim().toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
 
 export interface EnricherDeps {
-  pg: Postgres;
-  ch: Clickhouse;
+  /** The stores behind visitor hashing: Postgres and ClickHouse, or a store (the flush worker's). */
+  store: VisitorHashStore | { pg: Postgres; ch: Clickhouse };
   /** Trust RawClick.geo_country (set by the redirect from the proxy's header only when TRUST_PROXY). */
   trustProxy: boolean;
   /** A MaxMind-format city database; the bundled GeoLite2 country database otherwise. */
@@ -35,7 +35,7 @@ export interface EnricherDeps {
 
 export function createClickEnricher(deps: EnricherDeps) {
   const locate = createGeoLocator({ cityDbPath: deps.geoipCityDb });
-  const hashVisitors = createVisitorHasher(deps);
+  const hashVisitors = createVisitorHasher("findSalt" in deps.store ? deps.store : visitorHashStore(deps.store));
   return async (clicks: RawClick[]): Promise<ClickRow[]> => {
     const hashes = await hashVisitors(clicks);
     const rows: ClickRow[] = [];

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { createClickSink } from "../../server/analytics/click-pipeline";
+import { createClickFlusher } from "../../server/analytics/click-flush/flusher";
 import { createClickEnricher } from "../../server/analytics/enrich";
 import { createLink, DAY_MS, get, isoDay, rawClick, spoolClicks, UA } from "./helpers";
 
@@ -24,10 +24,11 @@ describe("click sink", () => {
   test("a replayed chunk (same token) changes neither the rows nor the aggregates", async () => {
     const link = await createLink(t, key);
     const { pg } = t.runtime.deps;
-    const sink = createClickSink(ch(), createClickEnricher({ pg, ch: ch(), trustProxy: false }), pg);
+    const flusher = createClickFlusher({ ch: ch(), pg, trustProxy: false });
     const records = [UA.iphone, UA.windowsChrome, UA.slack].map((ua, i) => rawClick({ account_id: accountId, link_id: link.id, ua, ip: `8.8.8.${i}` }));
-    await sink(records, "clicks-replay-test-1");
-    await sink(records, "clicks-replay-test-1");
+    await flusher.sink(records, "clicks-replay-test-1");
+    await flusher.sink(records, "clicks-replay-test-1");
+    await flusher.close();
     expect(await count("clicks", link.id)).toBe(3);
     expect(await count("clicks_daily_links", link.id, "sum(clicks)")).toBe(3);
     const summary = (await get(t, key, "/analytics/summary?bot_filter=all")).body.data.analytics;
@@ -85,7 +86,7 @@ describe("visitor hashes", () => {
     const { pg } = t.runtime.deps;
     await pg.query(sql`insert into visitor_salts (day, salt) values (${isoDay(Date.now() - 10 * DAY_MS)}, 'old-salt-old-salt-old-salt-old-salt')`);
     // A fresh enricher (no cached salts) meets a day without a salt: it makes one and prunes.
-    const enrich = createClickEnricher({ pg, ch: ch(), trustProxy: false });
+    const enrich = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false });
     const threeDaysAgo = Date.now() - 3 * DAY_MS;
     await enrich([rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ts: threeDaysAgo })]);
     const rows = await pg.query<{ day: string; salt: string }>(sql`select day::text as day, salt from visitor_salts order by day`);
@@ -96,7 +97,7 @@ describe("visitor hashes", () => {
     expect(new Set(rows.map((r) => r.salt)).size).toBe(rows.length);
     expect(rows.every((r) => r.salt.length >= 32)).toBe(true);
     // Another instance reads the same salt rather than making its own.
-    const again = createClickEnricher({ pg, ch: ch(), trustProxy: false });
+    const again = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false });
     const click = rawClick({ account_id: accountId, link_id: crypto.randomUUID() });
     expect((await again([click]))[0].visitor_hash).toBe((await enrich([click]))[0].visitor_hash);
   });

@@ -13,6 +13,23 @@ import type { RawClick } from "../../ingest/records";
 import { deleteVisitorSaltsBefore, ensureVisitorSalt, findVisitorSalt } from "../repository";
 import { findSeenVisitorHashes } from "../queries/visitors";
 
+/** What the hasher reads and writes: the daily salts (Postgres) and earlier clicks' hashes (ClickHouse). */
+export interface VisitorHashStore {
+  findSalt(day: string): Promise<string | null>;
+  ensureSalt(day: string, candidate: string): Promise<string>;
+  deleteSaltsBefore(day: string): Promise<void>;
+  findSeen(a: { accountIds: string[]; hashes: string[]; from: number; to: number }): Promise<Set<string>>;
+}
+
+export function visitorHashStore(deps: { pg: Postgres; ch: Clickhouse }): VisitorHashStore {
+  return {
+    findSalt: (day) => findVisitorSalt(deps.pg, day),
+    ensureSalt: (day, candidate) => ensureVisitorSalt(deps.pg, day, candidate),
+    deleteSaltsBefore: (day) => deleteVisitorSaltsBefore(deps.pg, day),
+    findSeen: (a) => findSeenVisitorHashes(deps.ch, a),
+  };
+}
+
 const DAY_MS = 86_400_000;
 const CONTINUATION_MS = 30 * 60_000;
 const SALT_KEEP_DAYS = 2;
@@ -21,22 +38,21 @@ export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 
 export function visitorHash(salt: string, c: Pick<RawClick, "account_id" | "ip" | "ua">): string {
-  const digest = new Bun.CryptoHasher("sha256").update(`${salt}\0${c.account_id}\0${c.ip}\0${c.ua}`).digest();
-  return new DataView(digest.buffer, digest.byteOffset, 8).getBigUint64(0).toString();
+  return (Bun.CryptoHasher.hash("sha256", `${salt}\0${c.account_id}\0${c.ip}\0${c.ua}`) as Buffer).readBigUInt64BE(0).toString();
 }
 
-export function createVisitorHasher(deps: { pg: Postgres; ch: Clickhouse }) {
+export function createVisitorHasher(store: VisitorHashStore) {
   const salts = new Map<string, string | null>();
 
   async function saltOf(day: string, create: boolean): Promise<string | null> {
     const known = salts.get(day);
     if (known) return known;
-    if (!create) return findVisitorSalt(deps.pg, day);
+    if (!create) return store.findSalt(day);
     const oldest = utcDay(Date.parse(day) - SALT_KEEP_DAYS * DAY_MS);
-    await deleteVisitorSaltsBefore(deps.pg, oldest);
+    await store.deleteSaltsBefore(oldest);
     for (const d of salts.keys()) if (d < oldest) salts.delete(d);
     const candidate = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-    const salt = await ensureVisitorSalt(deps.pg, day, candidate);
+    const salt = await store.ensureSalt(day, candidate);
     salts.set(day, salt);
     return salt;
   }
@@ -44,7 +60,13 @@ export function createVisitorHasher(deps: { pg: Postgres; ch: Clickhouse }) {
   /** One hash per click, in order. */
   return async function hashVisitors(clicks: RawClick[]): Promise<string[]> {
     const hashes: string[] = [];
-    for (const c of clicks) hashes.push(visitorHash((await saltOf(utcDay(c.ts), true))!, c));
+    let saltDay = -1;
+    let salt = "";
+    for (const c of clicks) {
+      const day = dayStart(c.ts);
+      if (day !== saltDay) { salt = (await saltOf(utcDay(day), true))!; saltDay = day; }
+      hashes.push(visitorHash(salt, c));
+    }
 
     // Clicks early in their day, with the hash they would carry under the previous day's salt.
     const early: { index: number; prevHash: string; midnight: number }[] = [];
@@ -65,7 +87,7 @@ export function createVisitorHasher(deps: { pg: Postgres; ch: Clickhouse }) {
     });
     for (const midnight of new Set(early.map((e) => e.midnight))) {
       const group = early.filter((e) => e.midnight === midnight);
-      const stored = await findSeenVisitorHashes(deps.ch, {
+      const stored = await store.findSeen({
         accountIds: [...new Set(group.map((e) => clicks[e.index].account_id))],
         hashes: group.map((e) => e.prevHash),
         from: midnight - CONTINUATION_MS,

@@ -1,0 +1,141 @@
+// The clicks spool's sink: chunks go to a worker thread at low CPU priority, which enriches them and
+// (embedded chDB) inserts them; with a ClickHouse server the main thread sends the worker's rows.
+// Either way the chunk's token deduplicates a replay, and links.last_accessed_at moves forward after.
+import type { Clickhouse } from "../../storage/clickhouse/client";
+import type { Postgres } from "../../storage/postgres/client";
+import type { RawClick } from "../../ingest/records";
+import { touchLinksLastAccessed } from "../repository";
+import { visitorHashStore, type VisitorHashStore } from "../enrich/visitor-hash";
+import { CLICK_COLUMNS } from "./rows";
+import { insertSettings } from "./insert";
+import type { FlushContext, FromWorker, ToWorker } from "./protocol";
+
+export interface ClickFlusherDeps {
+  ch: Clickhouse;
+  pg: Postgres;
+  trustProxy: boolean;
+  geoipCityDb?: string;
+}
+
+export interface ClickFlusher {
+  /** A spool chunk as it is on disk; resolves to the number of clicks stored. */
+  sinkRaw(bytes: Buffer, token: string): Promise<number>;
+  sink(records: RawClick[], token: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The worker's nice value (Linux): at 19 any redirect runs before enrichment. */
+const NICENESS = 19;
+
+interface Context { store: VisitorHashStore; deps: ClickFlusherDeps; context: FlushContext }
+interface Pending { ctx: number; token: string; resolve: (count: number) => void; reject: (err: Error) => void }
+
+/** One worker per process and ClickHouse (chDB binds one engine per process; its session must stay open). */
+class FlushWorker {
+  private worker: Worker | null = null;
+  private ready: Promise<void> | null = null;
+  private opened = new Set<number>();
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  readonly contexts = new Map<number, Context>();
+
+  constructor(private readonly chdbPath: string | undefined) {}
+
+  async flush(ctx: number, bytes: Uint8Array, token: string): Promise<number> {
+    if (!this.ready) this.ready = this.start();
+    await this.ready;
+    const w = this.worker!;
+    if (!this.opened.has(ctx)) {
+      w.postMessage({ type: "open", ctx, context: this.contexts.get(ctx)!.context } satisfies ToWorker);
+      this.opened.add(ctx);
+    }
+    const id = this.nextId++;
+    const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    return new Promise<number>((resolve, reject) => {
+      this.pending.set(id, { ctx, token, resolve, reject });
+      w.postMessage({ type: "flush", ctx, id, bytes: payload, token } satisfies ToWorker, [payload.buffer as ArrayBuffer]);
+    });
+  }
+
+  drop(ctx: number) {
+    this.contexts.delete(ctx);
+    for (const [id, p] of this.pending) if (p.ctx === ctx) { this.pending.delete(id); p.reject(new Error("click flusher closed")); }
+    if (this.opened.delete(ctx)) this.worker?.postMessage({ type: "drop", ctx } satisfies ToWorker);
+  }
+
+  private start(): Promise<void> {
+    const w = new Worker(new URL("./worker.ts", import.meta.url).href);
+    (w as unknown as { unref(): void }).unref(); // the process may exit while the worker idles
+    this.worker = w;
+    this.opened = new Set();
+    return new Promise<void>((resolve, reject) => {
+      w.onmessage = (event: MessageEvent<FromWorker>) => {
+        const m = event.data;
+        if (m.type === "ready") resolve();
+        else if (m.type === "call") void this.answer(w, m);
+        else void this.settle(m);
+      };
+      w.onerror = (event) => {
+        const err = new Error(`click flush worker failed: ${event.message}`);
+        reject(err);
+        for (const p of this.pending.values()) p.reject(err);
+        this.pending.clear();
+        this.worker = null;
+        this.ready = null;
+      };
+      w.postMessage({ type: "init", init: { chdbPath: this.chdbPath, niceness: NICENESS } } satisfies ToWorker);
+    });
+  }
+
+  private async answer(w: Worker, m: Extract<FromWorker, { type: "call" }>) {
+    try {
+      const store = this.contexts.get(m.ctx)?.store;
+      if (!store) throw new Error(`unknown flush context ${m.ctx}`);
+      const result = await (store[m.method] as (...a: unknown[]) => Promise<unknown>)(...m.args);
+      w.postMessage({ type: "reply", id: m.id, result: result instanceof Set ? [...result] : result } satisfies ToWorker);
+    } catch (err) {
+      w.postMessage({ type: "reply", id: m.id, error: String(err) } satisfies ToWorker);
+    }
+  }
+
+  private async settle(m: Extract<FromWorker, { type: "flushed" | "failed" }>) {
+    const p = this.pending.get(m.id);
+    this.pending.delete(m.id);
+    if (!p) return;
+    if (m.type === "failed") return p.reject(new Error(m.error));
+    const deps = this.contexts.get(p.ctx)?.deps;
+    try {
+      if (!deps) throw new Error("click flusher closed");
+      if (m.lines) await deps.ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(m.lines), insertSettings(m.count, p.token));
+      await touchLinksLastAccessed(deps.pg, new Map(m.latest));
+      p.resolve(m.count);
+    } catch (err) {
+      p.reject(err as Error);
+    }
+  }
+}
+
+const workers = new Map<string, FlushWorker>();
+let nextContext = 0;
+
+export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
+  const chdbPath = deps.ch.kind === "chdb"
+    ? (deps.ch.client as unknown as { connection?: { chdb?: { session?: { path?: string } } } }).connection?.chdb?.session?.path
+    : undefined;
+  const key = chdbPath ?? "";
+  let worker = workers.get(key);
+  if (!worker) workers.set(key, (worker = new FlushWorker(chdbPath)));
+  const ctx = nextContext++;
+  worker.contexts.set(ctx, {
+    store: visitorHashStore(deps), deps,
+    context: { table: deps.ch.table("clicks"), trustProxy: deps.trustProxy, geoipCityDb: deps.geoipCityDb },
+  });
+  const flush = (bytes: Uint8Array, token: string) => worker.flush(ctx, bytes, token);
+  return {
+    sinkRaw: flush,
+    async sink(records, token) {
+      if (records.length) await flush(Buffer.from(JSON.stringify(records) + "\n"), token);
+    },
+    async close() { worker.drop(ctx); },
+  };
+}

@@ -1,0 +1,32 @@
+// Messages between the click flushers (main thread) and the flush worker they share.
+import type { VisitorHashStore } from "../enrich/visitor-hash";
+
+/** One runtime's view: its `clicks` table and enrichment settings (tests run many runtimes per process). */
+export interface FlushContext {
+  trustProxy: boolean;
+  geoipCityDb?: string;
+  /** Fully qualified `clicks` table. */
+  table: string;
+}
+
+export interface WorkerInit {
+  /** Embedded chDB: the worker inserts through its own session on this path, on its own (niced) thread. */
+  chdbPath?: string;
+  niceness: number;
+}
+
+export type StoreMethod = keyof VisitorHashStore;
+
+export type ToWorker =
+  | { type: "init"; init: WorkerInit }
+  | { type: "open"; ctx: number; context: FlushContext }
+  | { type: "drop"; ctx: number }
+  | { type: "flush"; ctx: number; id: number; bytes: Uint8Array; token: string }
+  | { type: "reply"; id: number; result?: unknown; error?: string };
+
+export type FromWorker =
+  | { type: "ready" }
+  | { type: "call"; ctx: number; id: number; method: StoreMethod; args: unknown[] }
+  /** `lines`: the rows as JSONCompactEachRow, present when the main thread is to insert them. */
+  | { type: "flushed"; id: number; count: number; latest: [string, number][]; lines?: string }
+  | { type: "failed"; id: number; error: string };

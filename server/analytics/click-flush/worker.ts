@@ -1,0 +1,84 @@
+// The click flush worker: parses a spool chunk, enriches it and, with embedded chDB, inserts it through
+// its own session. It runs at a low CPU priority, so under saturation the redirect path (main thread)
+// keeps the cores and the clicks wait in the spool; idle CPU drains them.
+import { readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+import { createClickEnricher } from "../enrich";
+import type { ClickEnricher } from "../click-pipeline";
+import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
+import { insertStatement } from "./insert";
+import type { FlushContext, FromWorker, StoreMethod, ToWorker } from "./protocol";
+
+declare const self: Worker;
+const post = (m: FromWorker) => self.postMessage(m);
+
+// Calls into the main thread's stores (Postgres salts, earlier hashes): once per day, or near midnight.
+let nextCall = 0;
+const calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+const call = (ctx: number, method: StoreMethod, args: unknown[]) => new Promise<unknown>((resolve, reject) => {
+  const id = nextCall++;
+  calls.set(id, { resolve, reject });
+  post({ type: "call", ctx, id, method, args });
+});
+
+const contexts = new Map<number, { context: FlushContext; enrich: ClickEnricher }>();
+function open(ctx: number, context: FlushContext) {
+  const enrich = createClickEnricher({
+    store: {
+      findSalt: (day) => call(ctx, "findSalt", [day]) as Promise<string | null>,
+      ensureSalt: (day, candidate) => call(ctx, "ensureSalt", [day, candidate]) as Promise<string>,
+      deleteSaltsBefore: (day) => call(ctx, "deleteSaltsBefore", [day]) as Promise<void>,
+      findSeen: async (a) => new Set(await (call(ctx, "findSeen", [a]) as Promise<string[]>)),
+    },
+    trustProxy: context.trustProxy,
+    geoipCityDb: context.geoipCityDb,
+  });
+  contexts.set(ctx, { context, enrich });
+}
+
+// Never closed: a chDB session's teardown stops the engine the whole process shares.
+let session: { query(sql: string): string } | null = null;
+
+self.onmessage = async (event: MessageEvent<ToWorker>) => {
+  const m = event.data;
+  switch (m.type) {
+    case "init":
+      lowerPriority(m.init.niceness);
+      if (m.init.chdbPath) session = new (await import("chdb")).Session(m.init.chdbPath);
+      return post({ type: "ready" });
+    case "open":
+      return open(m.ctx, m.context);
+    case "drop":
+      contexts.delete(m.ctx);
+      return;
+    case "reply": {
+      const pending = calls.get(m.id);
+      calls.delete(m.id);
+      if (m.error !== undefined) pending?.reject(new Error(m.error));
+      else pending?.resolve(m.result);
+      return;
+    }
+    case "flush":
+      try {
+        const c = contexts.get(m.ctx);
+        if (!c) throw new Error(`unknown flush context ${m.ctx}`);
+        const records = parseClickLines(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength).toString("utf8"));
+        const rows = await c.enrich(records);
+        const lines = rows.map(clickRowLine).join("\n");
+        if (session && rows.length) session.query(`${insertStatement(c.context.table, CLICK_COLUMNS, rows.length, m.token)}\n${lines}`);
+        post({ type: "flushed", id: m.id, count: records.length, latest: latestClickPerLink(records), lines: session ? undefined : lines });
+      } catch (err) {
+        post({ type: "failed", id: m.id, error: String(err instanceof Error ? err.message : err) });
+      }
+  }
+};
+
+/** setpriority on this thread only: Linux gives each thread its own nice value (tid from /proc/thread-self). */
+function lowerPriority(niceness: number) {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(tid)) setPriority(tid, niceness);
+  } catch {
+    // Not Linux: the worker still keeps enrichment off the main thread.
+  }
+}
