@@ -9,8 +9,9 @@
 // range with the identical token, which ClickHouse drops as a duplicate.
 import {
   closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync,
-  readSync, renameSync, unlinkSync, writeFileSync, writeSync, readFileSync,
+  readSync, unlinkSync, writeSync, readFileSync,
 } from "node:fs";
+import { open, rename } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface SpoolOptions<T> {
@@ -187,9 +188,10 @@ export class Spool<T> {
     this.unflushed += length;
   }
 
+  /** The full segment is synced and closed on the thread pool: a large fsync never stalls the caller. */
   private rollSegment(): void {
-    fsyncSync(this.fd);
-    closeSync(this.fd);
+    const full = this.fd;
+    fsync(full, () => closeSync(full));
     this.segment += 1;
     this.openSegment(this.segment);
   }
@@ -263,9 +265,9 @@ export class Spool<T> {
 
   private async flushAll(): Promise<void> {
     for (;;) {
-      const chunk = this.checkpoint.pending ?? this.nextChunk();
+      const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
-      if (!this.checkpoint.pending) this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
+      if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
       let token = `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`;
       let stored = 0;
       try {
@@ -297,12 +299,12 @@ export class Spool<T> {
       this.stats.flushedBytes += chunk.end - chunk.start;
       this.unflushed = Math.max(0, this.unflushed - (chunk.end - chunk.start));
       if (this.unflushed > 0) this.unflushedSince = Date.now();
-      this.saveCheckpoint({ segment: chunk.segment, offset: chunk.end, pending: null });
+      await this.saveCheckpoint({ segment: chunk.segment, offset: chunk.end, pending: null });
     }
   }
 
   /** The next line-aligned byte range after the checkpoint, advancing past finished segments. */
-  private nextChunk(): Checkpoint["pending"] {
+  private async nextChunk(): Promise<Checkpoint["pending"]> {
     for (;;) {
       const { segment, offset } = this.checkpoint;
       const size = this.sizes.get(segment) ?? 0;
@@ -312,7 +314,7 @@ export class Spool<T> {
       }
       if (segment >= this.segment) return null;
       // Finished segment: move on and delete it.
-      this.saveCheckpoint({ segment: segment + 1, offset: 0, pending: null });
+      await this.saveCheckpoint({ segment: segment + 1, offset: 0, pending: null });
       this.sizes.delete(segment);
       try { unlinkSync(join(this.opts.dir, segName(segment))); } catch {}
     }
@@ -368,14 +370,23 @@ export class Spool<T> {
     }
   }
 
-  private saveCheckpoint(cp: Checkpoint): void {
+  /**
+   * Written, synced and renamed into place off the main thread (an fsync can wait for the journal to
+   * write out the segment's pages, tens of milliseconds a redirect must not wait). The in-memory
+   * checkpoint moves at once; callers await durability before acting on it.
+   */
+  private async saveCheckpoint(cp: Checkpoint): Promise<void> {
     this.checkpoint = cp;
     const path = join(this.opts.dir, "checkpoint.json");
     const tmp = path + ".tmp";
-    writeFileSync(tmp, JSON.stringify(cp));
-    const fd = openSync(tmp, "r");
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, path);
+    const file = await open(tmp, "w");
+    try {
+      await file.writeFile(JSON.stringify(cp));
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(tmp, path);
   }
+
 }

@@ -1,6 +1,8 @@
 // The redirect hot path, answered before Elysia's router: a cached, active, public link on a known
-// host redirects with one cache lookup, one click write and a cheap log line. Anything else (a miss,
-// a password, an expiry, a preview crawler, another method) returns undefined and goes through the app.
+// host redirects with one cache lookup and one click write. Anything else (a miss, a password, an
+// expiry, a preview crawler, another method) returns undefined and goes through the app.
+// Fast-path redirects are not written to the request log: each one is its click record, whose click
+// id is the response's X-Request-Id, and they are counted in the metrics.
 import type { Server } from "bun";
 import type { FeatureDeps } from "../app";
 import { redirectAndRecord, SHORT_CODE } from "./record-click";
@@ -9,7 +11,6 @@ import { wantsPreview } from "./bots";
 export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
   const defaultHost = new URL(deps.config.baseUrl).host;
   const counter = deps.metrics.redirects;
-  const log = deps.config.logLevel === "info";
 
   return (request: Request, server: Server<unknown>): Promise<Response> | undefined => {
     const method = request.method;
@@ -28,11 +29,8 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     const ua = request.headers.get("user-agent") ?? "";
     if (wantsPreview(ua)) return undefined;
 
-    const requestId = crypto.randomUUID();
-    const answer = redirectAndRecord(deps, request, server, link, q < 0 ? "" : url.slice(q), ua, { "x-request-id": requestId });
-    const seconds = (performance.now() - started) / 1000;
-    counter.observe(seconds);
-    if (log) deps.logger.line(`"request_id":"${requestId}","method":"${method}","path":"/${code}","route":"/:code","status":302,"ms":${Math.round(seconds * 100_000) / 100}`);
+    const answer = redirectAndRecord(deps, request, server, link, q < 0 ? "" : url.slice(q), ua, true);
+    counter.observe((performance.now() - started) / 1000);
     return answer;
   };
 }

@@ -46,20 +46,21 @@ export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, reque
   return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
 }
 
-/** The 302 of a served redirect, sent only once its click record is written. */
+/**
+ * The 302 of a served redirect, sent only once its click record is written. With `clickIdHeader`
+ * (the fast path, which bypasses the app's request-id plumbing) the click id is the X-Request-Id.
+ */
 export function redirectAndRecord(
   deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1],
-  link: CachedLink, search: string, ua: string, extraHeaders: Record<string, string> = {},
+  link: CachedLink, search: string, ua: string, clickIdHeader = false,
 ): Promise<Response> {
   const { clickId, written } = recordClick(deps, request, server, link, search, ua);
-  const response = new Response(null, {
-    status: 302,
-    headers: {
-      location: buildDestination(link, search, clickId),
-      "cache-control": "private, max-age=0",
-      "referrer-policy": "no-referrer-when-downgrade",
-      ...extraHeaders,
-    },
-  });
+  const headers: Record<string, string> = {
+    location: buildDestination(link, search, clickId),
+    "cache-control": "private, max-age=0",
+    "referrer-policy": "no-referrer-when-downgrade",
+  };
+  if (clickIdHeader) headers["x-request-id"] = clickId;
+  const response = new Response(null, { status: 302, headers });
   return written.then(() => response);
 }
