@@ -41,9 +41,14 @@ class FlushWorker {
 
   constructor(private readonly chdbPath: string | undefined) {}
 
-  async flush(ctx: number, bytes: Uint8Array, token: string): Promise<number> {
+  /** Started with the runtime, so the engine's threads are at the flusher's priority from the first request on. */
+  ensureStarted(): Promise<void> {
     if (!this.ready) this.ready = this.start();
-    await this.ready;
+    return this.ready;
+  }
+
+  async flush(ctx: number, bytes: Uint8Array, token: string): Promise<number> {
+    await this.ensureStarted();
     const w = this.worker!;
     if (!this.opened.has(ctx)) {
       w.postMessage({ type: "open", ctx, context: this.contexts.get(ctx)!.context } satisfies ToWorker);
@@ -130,6 +135,7 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
     store: visitorHashStore(deps), deps,
     context: { table: deps.ch.table("clicks"), trustProxy: deps.trustProxy, geoipCityDb: deps.geoipCityDb },
   });
+  worker.ensureStarted().catch(() => {}); // a failed start is retried by the next flush
   const flush = (bytes: Uint8Array, token: string) => worker.flush(ctx, bytes, token);
   return {
     sinkRaw: flush,
