@@ -12,9 +12,8 @@ import { bootstrapDevAccount } from "./accounts/bootstrap";
 import { openStreams } from "./ingest/streams";
 import { missingById } from "./ingest/sinks";
 import type { JourneyRecord, RawClick } from "./ingest/records";
-import { createClickSink } from "./analytics/click-pipeline";
-import { createClickEnricher } from "./analytics/enrich";
-import { createJourneySink } from "./journey/pipeline";
+import { createClickFlusher } from "./analytics/click-flush/flusher";
+import { createJourneySinks, journeyEventId } from "./journey/pipeline";
 import { FEATURES } from "./features";
 import { LinkCache } from "./links/cache";
 import { DomainHostCache } from "./domains/host-cache";
@@ -40,6 +39,8 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const ch = await openClickhouse({ ...config.clickhouse, dataDir: config.dataDir, sharedClient: opts.sharedClickhouse });
   const kv = openKv(config.redisUrl);
   const keys = await createKeyResolver(pg);
+  const journeySinks = createJourneySinks(ch);
+  const clickFlusher = createClickFlusher({ ch, pg, trustProxy: config.trustProxy, geoipCityDb: config.geoipCityDb });
   const streams = openStreams(
     {
       dataDir: config.dataDir,
@@ -49,13 +50,14 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
     {
-      clicks: createClickSink(ch, createClickEnricher({ pg, ch, trustProxy: config.trustProxy, geoipCityDb: config.geoipCityDb }), pg),
-      journey: createJourneySink(ch),
+      clicks: clickFlusher.sink,
+      journey: journeySinks.sink,
     },
     {
       clicks: missingById<RawClick>(ch, "clicks", "click_id", "UUID", (c) => c.click_id),
-      journey: missingById<JourneyRecord>(ch, "journey_events", "event_id", "UUID", (r) => r.event_id),
+      journey: missingById<JourneyRecord>(ch, "journey_events", "event_id", "UUID", journeyEventId),
     },
+    { clicks: clickFlusher.sinkRaw, journey: journeySinks.sinkRaw },
   );
   for (const s of streams.all) metrics.watchSpool(s);
   const linkCache = new LinkCache(pg);
@@ -79,6 +81,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     async close() {
       for (const stop of stops) await stop();
       for (const s of streams.all) await s.close();
+      await clickFlusher.close();
       keys.close();
       await kv.close();
       await ch.close();

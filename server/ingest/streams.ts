@@ -4,6 +4,8 @@ import { Spool } from "./spool";
 import type { JourneyRecord, RawClick } from "./records";
 
 export type Sink<T> = (records: T[], dedupToken: string) => Promise<void>;
+/** A chunk's bytes instead of its parsed records (see SpoolOptions.sinkRaw); resolves to the records stored. */
+export type RawSink = (bytes: Buffer, dedupToken: string) => Promise<number>;
 
 export interface Streams {
   clicks: Spool<RawClick>;
@@ -26,8 +28,9 @@ export function openStreams(
   opts: StreamOptions,
   sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> },
   reconcilers: { clicks?: Reconcile<RawClick>; journey?: Reconcile<JourneyRecord> } = {},
+  rawSinks: { clicks?: RawSink; journey?: RawSink } = {},
 ): Streams {
-  const make = <T>(name: string, sink: Sink<T>, maxChunkBytes: number, reconcile?: Reconcile<T>) =>
+  const make = <T>(name: string, sink: Sink<T>, maxChunkBytes: number, reconcile?: Reconcile<T>, sinkRaw?: RawSink) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
@@ -39,10 +42,15 @@ export function openStreams(
         await sink(records, token);
         opts.onStored?.(name, records.length);
       },
+      sinkRaw: sinkRaw && (async (bytes, token) => {
+        const count = await sinkRaw(bytes, token);
+        opts.onStored?.(name, count);
+        return count;
+      }),
       onError: (err) => opts.onError(name, err),
     });
   // Large chunks: every ClickHouse insert has a fixed cost (one pipeline per materialized view).
-  const clicks = make("clicks", sinks.clicks, 8 * 1024 * 1024, reconcilers.clicks);
-  const journey = make("journey", sinks.journey, 8 * 1024 * 1024, reconcilers.journey);
+  const clicks = make("clicks", sinks.clicks, 8 * 1024 * 1024, reconcilers.clicks, rawSinks.clicks);
+  const journey = make("journey", sinks.journey, 8 * 1024 * 1024, reconcilers.journey, rawSinks.journey);
   return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
 }

@@ -3,7 +3,7 @@
 // Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
 import { AppError } from "../errors";
 import { emitEvent } from "../events/bus";
-import type { JourneyRecord } from "../ingest/records";
+import type { JourneyRecord, JourneyRow } from "../ingest/records";
 import type { Spool } from "../ingest/spool";
 import type { Kv } from "../storage/kv";
 import type { DbOrTx } from "../storage/postgres/client";
@@ -12,6 +12,7 @@ import type { Logger } from "../http/logger";
 import type { LinkOwnership } from "./link-cache";
 import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";
+import { chTime, toJourneyRow } from "./pipeline";
 import type { JourneyEvent } from "./model";
 
 export interface IngestDeps {
@@ -50,18 +51,18 @@ export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): 
     return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
   }
   const reservation = await reserveQuota(deps, req, events.length, idemKey);
-  const records = toRecords(req, events);
+  const rows = toRows(req, events);
   try {
-    await deps.spool.append(records);
+    await deps.spool.append(rows);
   } catch (err) {
     await deps.usage.release(reservation).catch(() => {});
     if (idemKey) await deps.kv.delete(idemKey).catch(() => {});
     deps.logger.error({ msg: "journey spool append failed", error: String(err) });
     throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS });
   }
-  deps.metrics.eventsAccepted.inc({ stream: "journey" }, records.length);
-  await emitConversions(deps, req.accountId, records);
-  return respond(records.length, reservation);
+  deps.metrics.eventsAccepted.inc({ stream: "journey" }, rows.length);
+  await emitConversions(deps, req, events, rows);
+  return respond(rows.length, reservation);
 }
 
 function checkIdempotencyKey(key: string | null): void {
@@ -99,23 +100,25 @@ async function reserveQuota(deps: IngestDeps, req: IngestRequest, count: number,
   );
 }
 
-function toRecords(req: IngestRequest, events: JourneyEvent[]): JourneyRecord[] {
-  const records = new Array<JourneyRecord>(events.length);
-  for (let i = 0; i < events.length; i++) {
-    records[i] = { event_id: crypto.randomUUID(), received_at: req.nowMs, account_id: req.accountId, event: events[i] };
-  }
-  return records;
+/** The `journey_events` rows the spool stores and the flusher inserts as they are. */
+function toRows(req: IngestRequest, events: JourneyEvent[]): JourneyRow[] {
+  const received = chTime(req.nowMs);
+  const rows = new Array<JourneyRow>(events.length);
+  for (let i = 0; i < events.length; i++) rows[i] = toJourneyRow(crypto.randomUUID(), req.nowMs, received, req.accountId, events[i]);
+  return rows;
 }
 
 /** One `conversion` bus event per conversion event, after the batch is durable. */
-async function emitConversions(deps: IngestDeps, accountId: string, records: JourneyRecord[]): Promise<void> {
-  for (const r of records) {
-    if (r.event.event_type !== "conversion") continue;
-    const data = { id: r.event_id, ...r.event, timestamp: (r.event.timestamp as string | undefined) ?? new Date(r.received_at).toISOString() };
+async function emitConversions(deps: IngestDeps, req: IngestRequest, events: JourneyEvent[], rows: JourneyRow[]): Promise<void> {
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (e.event_type !== "conversion") continue;
+    const id = rows[i][0] as string;
+    const data = { id, ...e, timestamp: e.timestamp ?? new Date(req.nowMs).toISOString() };
     try {
-      await emitEvent(deps.db, accountId, "conversion", data);
+      await emitEvent(deps.db, req.accountId, "conversion", data);
     } catch (err) {
-      deps.logger.error({ msg: "conversion event not emitted", event_id: r.event_id, error: String(err) });
+      deps.logger.error({ msg: "conversion event not emitted", event_id: id, error: String(err) });
     }
   }
 }

@@ -1,6 +1,7 @@
 // ClickHouse through @clickhouse/client: HTTP when CLICKHOUSE_URL is set, embedded chDB otherwise.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
 import { applyClickhouseMigrations } from "./migrate";
 
@@ -26,6 +27,8 @@ export interface Clickhouse {
   query<T = Record<string, unknown>>(query: string, params?: Record<string, unknown>): Promise<T[]>;
   command(query: string, params?: Record<string, unknown>): Promise<void>;
   insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
+  /** Rows already in `format` text (e.g. JSONCompactEachRow), sent as they are; chDB parses the bytes natively. */
+  insertRaw(table: string, columns: readonly string[], format: "JSONCompactEachRow", data: Buffer, settings?: Record<string, string | number>): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,8 +54,14 @@ async function openChdb(opts: ClickhouseOptions): Promise<Clickhouse> {
   return wrap(client, "chdb", opts);
 }
 
+/** chDB's zero-copy insert of raw bytes, reached through the client's connection (not in its public types). */
+interface ChdbRawInsert {
+  rawInsert(p: { table: string; columns: readonly string[]; format: string; values: Buffer; settings?: Record<string, string | number> }): Promise<unknown>;
+}
+
 function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: ClickhouseOptions): Clickhouse {
   const db = opts.database;
+  const chdb = (client as unknown as { connection?: { chdb?: ChdbRawInsert } }).connection?.chdb;
   return {
     client,
     kind,
@@ -69,6 +78,18 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     async insert(table, rows, settings) {
       if (rows.length === 0) return;
       await client.insert({ table: `${db}.${table}`, values: rows as object[], format: "JSONEachRow", clickhouse_settings: settings });
+    },
+    async insertRaw(table, columns, format, data, settings) {
+      if (chdb) {
+        await chdb.rawInsert({ table: `${db}.${table}`, columns, format, values: data, settings });
+        return;
+      }
+      const result = await client.exec({
+        query: `INSERT INTO ${db}.${table} (${columns.join(", ")}) FORMAT ${format}`,
+        values: Readable.from([data], { objectMode: false }),
+        clickhouse_settings: { wait_end_of_query: 1, ...settings } as ClickHouseSettings,
+      });
+      result.stream.destroy();
     },
     async ping() {
       await client.query({ query: "SELECT 1", format: "JSONEachRow" }).then((r) => r.json());
