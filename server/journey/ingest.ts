@@ -1,5 +1,5 @@
 // POST /journey/events as a pipeline (STYLE.md example 7):
-// validate → link ownership → backpressure → idempotency → monthly quota → durable spool → 202.
+// backpressure → validate → link ownership → idempotency → monthly quota → durable spool → 202.
 // Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
 import { AppError } from "../errors";
 import { emitEvent } from "../events/bus";
@@ -10,6 +10,7 @@ import type { DbOrTx } from "../storage/postgres/client";
 import type { Metrics } from "../http/metrics";
 import type { Logger } from "../http/logger";
 import type { LinkOwnership } from "./link-cache";
+import type { IngestAdmission, Refusal } from "./admission";
 import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";
 import { chTime, toJourneyRow } from "./pipeline";
@@ -19,6 +20,7 @@ export interface IngestDeps {
   db: DbOrTx;
   kv: Kv;
   spool: Spool<JourneyRecord>;
+  admission: IngestAdmission;
   links: LinkOwnership;
   usage: UsageMeter;
   metrics: Metrics;
@@ -32,7 +34,25 @@ const IDEMPOTENCY_WINDOW_MS = 300_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const OVERLOAD_RETRY_SECONDS = "5";
 
+// 503 for a batch the spool cannot take now; nothing of it is accepted. Built once: an Error captures
+// its stack when constructed.
+const OVERLOADED: Record<Refusal["reason"], AppError> = {
+  spool_full: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS }),
+  flush_lag: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": "1" }),
+};
+/**
+ * A refusal is answered this late: a client that ignores Retry-After and sends again at once would
+ * otherwise spin the server on refusals and take the CPU the flusher needs to catch up.
+ */
+const REFUSAL_DELAY_MS = 100;
+
 export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): Promise<IngestResult> {
+  const refusal = deps.admission.refusal(req.nowMs);
+  if (refusal) {
+    reject(deps, "overload", req.body);
+    await Bun.sleep(REFUSAL_DELAY_MS);
+    throw OVERLOADED[refusal.reason];
+  }
   let events: JourneyEvent[];
   try {
     events = validateBatch(req.body, req.nowMs);
@@ -41,10 +61,6 @@ export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): 
   } catch (err) {
     reject(deps, "validation", req.body);
     throw err;
-  }
-  if (deps.spool.isOverBound) {
-    reject(deps, "overload", events);
-    throw new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS });
   }
   const idemKey = req.idempotencyKey ? `idem:${req.accountId}:${req.idempotencyKey}` : null;
   if (idemKey && !(await deps.kv.setIfAbsent(idemKey, IDEMPOTENCY_WINDOW_MS))) {

@@ -4,15 +4,20 @@ import type { AppDeps, FeatureDeps } from "../app";
 import { Envelope } from "../http/envelope";
 import { effectiveLimits } from "../tiers";
 import { ingestCorsHeaders, INGEST_PATH, preflightHeaders } from "./cors";
+import { IngestAdmission } from "./admission";
 import { ingestJourneyBatch } from "./ingest";
 import { EventsQuery, FunnelQuery, LinkParams, PeriodQuery, SessionsQuery } from "./model";
 import { getFunnel, getSummary, listEvents, listSessions } from "./service";
 import { journeyState } from "./state";
 
+/** The journey backlog is held to what the flusher stores in this time (see admission.ts). */
+const MAX_FLUSH_LAG_MS = 1000;
+
 export function journeyRoutes(deps: FeatureDeps) {
   const state = journeyState(deps);
   const ingestDeps = {
     db: deps.pg.db, kv: deps.kv, spool: deps.streams.journey, links: state.links, usage: state.usage,
+    admission: new IngestAdmission(deps.streams.journey, MAX_FLUSH_LAG_MS),
     metrics: deps.metrics, logger: deps.logger,
   };
   const reports = { db: deps.pg.db, ch: deps.ch };
