@@ -1,12 +1,44 @@
-// Validation of an ingest batch: one compiled TypeBox check on the hot path; the slow path only runs
+// Validation of an ingest batch: a compiled TypeBox check on the hot path; the slow path only runs
 // for a bad batch, to name the event index and field of the first problems.
+import { t } from "elysia";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors";
 import {
-  FIELD_MESSAGES, JourneyBatchSchema, MAX_BATCH, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY, type JourneyEvent,
+  FIELD_MESSAGES, JourneyBatchSchema, JourneyEventSchema, MAX_BATCH, MAX_PROPERTIES, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY,
+  type JourneyEvent,
 } from "./model";
 
 const checkBatch = TypeCompiler.Compile(JourneyBatchSchema);
+
+// The same check split in two, about twice as fast: TypeBox's code for `additionalProperties: false`
+// and for a Record allocates per key, so unknown fields and `properties` are checked by hand. It accepts
+// a subset of what `checkBatch` accepts; whatever it refuses gets `checkBatch`'s verdict.
+const checkFields = TypeCompiler.Compile(t.Object({
+  events: t.Array(t.Object({ ...JourneyEventSchema.properties, properties: t.Optional(t.Unknown()) }), { minItems: 1, maxItems: MAX_BATCH }),
+}, { additionalProperties: false }));
+const EVENT_FIELDS = new Set(Object.keys(JourneyEventSchema.properties));
+
+function hasOnlyKnownFieldsAndScalarProperties(e: Record<string, unknown>): boolean {
+  for (const key in e) if (!EVENT_FIELDS.has(key)) return false;
+  const props = e.properties;
+  if (props === undefined) return true;
+  if (typeof props !== "object" || props === null || Array.isArray(props)) return false;
+  let count = 0;
+  for (const key in props) {
+    const v = (props as Record<string, unknown>)[key];
+    if (++count > MAX_PROPERTIES) return false;
+    if (!(v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && v.length <= 1024))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Accepts a subset of the batches `JourneyBatchSchema` accepts: nearly all valid ones, faster. */
+export const isJourneyBatchFast = (body: unknown): body is { events: JourneyEvent[] } =>
+  checkFields.Check(body) && body.events.every(hasOnlyKnownFieldsAndScalarProperties);
+
+const isJourneyBatch = (body: unknown): body is { events: JourneyEvent[] } => isJourneyBatchFast(body) || checkBatch.Check(body);
 
 const DAY_MS = 86_400_000;
 /** Older events would fall outside the table's five-year TTL at once. */
@@ -18,7 +50,7 @@ export interface FieldError { field: string; message: string; index?: number }
 /** Returns the batch's events, or throws 400 VALIDATION_ERROR naming `body.events.<i>.<field>`. */
 export function validateBatch(body: unknown, nowMs: number): JourneyEvent[] {
   if (typeof body === "string") body = parseJson(body);
-  if (!checkBatch.Check(body)) throw batchError(schemaErrors(body));
+  if (!isJourneyBatch(body)) throw batchError(schemaErrors(body));
   const events = body.events;
   for (let i = 0; i < events.length; i++) {
     const problem = checkEventRules(events[i], nowMs);
