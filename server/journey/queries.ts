@@ -1,5 +1,6 @@
 // ClickHouse queries of the journey reports, one function per report; every value is bound.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { countFunnelLevels } from "./funnel-query";
 
 export interface LinkRange { accountId: string; linkId: string; fromMs: number }
 
@@ -8,15 +9,32 @@ export interface LinkRange { accountId: string; linkId: string; fromMs: number }
 const BASE = "account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const HOURLY = "account_id = {account:UUID} AND link_id = {link:UUID} AND hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
 const SESSIONS = "account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
-const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: r.fromMs });
+/** Bundles (migration 0204) of the period's sessions: every session with an event in the period. */
+const SESSION_BUNDLES = `${SESSIONS} AND sid != 0`;
+const DAY_MS = 86_400_000;
+const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: r.fromMs, day: Math.ceil(r.fromMs / DAY_MS) * DAY_MS });
 
 /** ClickHouse's DateTime64 text ("2024-01-02 03:04:05.678") as ISO 8601. */
 export const chTimeToIso = (s: string) => `${s.replace(" ", "T")}Z`;
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
+/**
+ * Events and unique visitors of the period from the sketches of migration 0203: the hours before the
+ * period's first midnight from journey_hourly, whole days from journey_daily.
+ */
+async function countEventsAndVisitors(ch: Clickhouse, r: LinkRange) {
+  const [row] = await ch.query<{ events: string; visitors: string }>(`
+    SELECT sum(events) AS events, uniqCombinedMerge(14)(visitors_sketch) AS visitors FROM (
+      SELECT events, visitors_sketch FROM ${ch.table("journey_hourly")}
+      WHERE ${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')
+      UNION ALL
+      SELECT events, visitors_sketch FROM ${ch.table("journey_daily")}
+      WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC')))`, params(r));
+  return { events: Number(row?.events ?? 0), visitors: Number(row?.visitors ?? 0) };
+}
+
 export async function countLinkVisitors(ch: Clickhouse, r: LinkRange): Promise<number> {
-  const [row] = await ch.query<{ n: string }>(`SELECT uniqMerge(visitors) AS n FROM ${ch.table("journey_hourly")} WHERE ${HOURLY}`, params(r));
-  return Number(row?.n ?? 0);
+  return (await countEventsAndVisitors(ch, r)).visitors;
 }
 
 /** The ten most frequent page URLs (page views) and event names, in one pass over the rollup. */
@@ -29,21 +47,19 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 }
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
-  const p = params(r);
-  const [totals] = await ch.query<Record<string, string>>(`
-    SELECT sum(events) AS events, uniqMerge(visitors) AS visitors, uniqMerge(sessions) AS sessions
-    FROM ${ch.table("journey_hourly")} WHERE ${HOURLY}`, p);
-  // Sessions with events in the period, each with its whole duration.
-  const [duration] = await ch.query<{ avg: number | null }>(`
-    SELECT avgOrNull(d) AS avg FROM (
+  const totals = await countEventsAndVisitors(ch, r);
+  // Sessions with an event in the period, each with its whole duration in the period's bundles;
+  // grouped by session, so the count is exact.
+  const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
+    SELECT count() AS n, avgOrNull(d) AS avg FROM (
       SELECT (toUnixTimestamp64Milli(max(ended)) - toUnixTimestamp64Milli(min(started))) / 1000 AS d
-      FROM ${ch.table("journey_session_spans")} WHERE ${SESSIONS} GROUP BY sid)`, p);
+      FROM ${ch.table("journey_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
   const { pages, events } = await topValues(ch, r);
   return {
-    total_visitors: Number(totals?.visitors ?? 0),
-    total_sessions: Number(totals?.sessions ?? 0),
-    total_events: Number(totals?.events ?? 0),
-    avg_session_duration_seconds: Math.round(finite(duration?.avg) * 100) / 100,
+    total_visitors: totals.visitors,
+    total_sessions: Number(sessions?.n ?? 0),
+    total_events: totals.events,
+    avg_session_duration_seconds: Math.round(finite(sessions?.avg) * 100) / 100,
     top_pages: pages.map((x) => ({ url: x.value, count: x.count })),
     top_events: events.map((x) => ({ name: x.value, count: x.count })),
   };
@@ -58,8 +74,8 @@ const SESSION_COLUMNS = `session_id, argMinMerge(visitor) AS first_visitor, min(
 const NEWEST_SESSIONS_MAX = 500;
 
 /**
- * The page of the newest sessions without merging every session of the period. The k rows of
- * journey_session_spans (migration 0202) with the latest ends give a bound b: a session that started
+ * The page of the newest sessions without merging every session of the period. The k session
+ * bundles (migration 0204) with the latest ends give a bound b: a session that started
  * after b has all its rows ending after b, so ranking the sessions of the rows after b by their
  * first start finds it with its true start. A session with an older row left out ranks too high,
  * never too low, so when journey_sessions confirms the start of every session up to this page, the
@@ -69,16 +85,16 @@ const NEWEST_SESSIONS_MAX = 500;
 async function findNewestSessions(ch: Clickhouse, r: LinkRange, page: PageArgs) {
   const want = page.page * page.limit;
   if (want > NEWEST_SESSIONS_MAX) return null;
-  const spans = ch.table("journey_session_spans");
+  const spans = ch.table("journey_bundles");
   const p = { ...params(r), k: want * 4, want };
   const [top] = await ch.query<{ bound: string; n: string }>(`
     SELECT toString(min(e)) AS bound, count() AS n FROM (
-      SELECT toUnixTimestamp64Milli(ended) AS e FROM ${spans} WHERE ${SESSIONS} ORDER BY ended DESC LIMIT {k:UInt32})`, p);
+      SELECT toUnixTimestamp64Milli(ended) AS e FROM ${spans} WHERE ${SESSION_BUNDLES} ORDER BY ended DESC LIMIT {k:UInt32})`, p);
   if (!top || Number(top.n) < p.k) return null;
   const after = "fromUnixTimestamp64Milli({bound:Int64}, 'UTC')";
   const ranked = await ch.query<{ session_id: string; s_started: string }>(`
     SELECT session_id, min(started) AS s_started FROM ${spans}
-    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended > ${after}
+    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended > ${after} AND sid != 0
     GROUP BY session_id HAVING s_started > ${after}
     ORDER BY s_started DESC, session_id LIMIT {want:UInt32}`, { ...p, bound: Number(top.bound) });
   if (ranked.length < want) return null;
@@ -98,9 +114,9 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
     SELECT ${SESSION_COLUMNS} FROM ${t} WHERE ${SESSIONS}
     GROUP BY session_id ${having} ORDER BY s_started DESC, session_id
     LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
-  // Sessions with a row ending in the period, counted on the spans keyed by their end.
+  // Sessions with a bundle ending in the period, counted on the bundles keyed by their end.
   const [count] = visitorId === undefined
-    ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_session_spans")} WHERE ${SESSIONS}`, p)
+    ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_bundles")} WHERE ${SESSION_BUNDLES}`, p)
     : await ch.query<{ n: string }>(`
       SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`, p);
   const items = rows.map((s) => {
@@ -153,25 +169,14 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
 }
 
 /**
- * Visitors reaching each step in order within the period: ClickHouse windowFunnel in strict_order
- * mode over only the rows that match some step, so unrelated events (scrolls, timers) between two
- * steps do not break a chain but a later step done before an earlier one does. A step matches an
- * event's event_name, its event_type, or the page_url of a page_view.
+ * Visitors reaching each step in order within the period, as ClickHouse windowFunnel in strict_order
+ * mode counts them over only the events that match some step (funnel-query.ts), so unrelated events
+ * (scrolls, timers) between two steps do not break a chain but a later step done before an earlier
+ * one does. A step matches an event's event_name, its event_type, or the page_url of a page_view.
  */
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
-  const t = ch.table("journey_events");
-  const p: Record<string, unknown> = { ...params(r), window: windowSeconds * 1000 };
-  const conditions = steps.map((step, i) => {
-    p[`s${i}`] = step;
-    return `(event_name = {s${i}:String} OR event_type = {s${i}:String} OR (event_type = 'page_view' AND page_url = {s${i}:String}))`;
-  });
-  const levels = await ch.query<{ level: number; n: string }>(`
-    SELECT level, count() AS n FROM (
-      SELECT windowFunnel({window:UInt64}, 'strict_order')(toUInt64(toUnixTimestamp64Milli(timestamp)), ${conditions.join(", ")}) AS level
-      FROM ${t} WHERE ${BASE} AND (${conditions.join(" OR ")})
-      GROUP BY cityHash64(visitor_id)) GROUP BY level`, p);
+  const byLevel = await countFunnelLevels(ch, r, steps, windowSeconds * 1000);
   const totalVisitors = await countLinkVisitors(ch, r);
-  const reached = steps.map(() => 0);
-  for (const { level, n } of levels) for (let i = 0; i < Number(level); i++) reached[i] += Number(n);
+  const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
   return { reached, totalVisitors };
 }
