@@ -31,8 +31,8 @@ function stepParams(steps: string[]) {
   const conditions = steps.map((step, i) => {
     params[`s${i}`] = step;
     const type = BUNDLE_EVENT_TYPES.indexOf(step) + 1;
-    if (type > 0) params[`t${i}`] = type;
-    return `(nm = h${i} OR u = h${i}${type > 0 ? ` OR ty = {t${i}:UInt8}` : ""})`;
+    if (type > 0) params[`type${i}`] = type;
+    return `(nm = h${i} OR u = h${i}${type > 0 ? ` OR ty = {type${i}:UInt8}` : ""})`;
   });
   const hashes = steps.map((_, i) => `cityHash64({s${i}:String}) AS h${i}`).join(", ");
   return { params, conditions, hashes };
@@ -53,7 +53,7 @@ function levelsSql(ch: Clickhouse, n: number, conditions: string[], hashes: stri
   const level = stops.length ? `multiIf(${stops.join(", ")}, ${n})` : "1";
   return `
     WITH ${hashes}
-    SELECT if(bound, ${FALLBACK_LEVEL}, level) AS level, count() AS n, groupArrayIf(toString(v), bound) AS fallback
+    SELECT if(bound, ${FALLBACK_LEVEL}, level) AS level, count() AS n, arrayMap(x -> toString(x), groupArrayIf(v, bound)) AS fallback
     FROM (
       SELECT v, ${level} AS level,
         arrayExists(x -> bitShiftRight(x, ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64}, R) AS bound
