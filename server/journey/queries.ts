@@ -8,8 +8,12 @@ export interface LinkRange { accountId: string; linkId: string; fromMs: number }
 // start on an hour, so both see the same window.
 const BASE = "account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const HOURLY = "account_id = {account:UUID} AND link_id = {link:UUID} AND hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
+// A period over the hourly and daily rollups (migrations 0203, 0206): its hours before its first
+// midnight, then whole days.
+const FIRST_HOURS = `${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')`;
+const WHOLE_DAYS = "account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC'))";
 const SESSIONS = "account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
-/** Bundles (migration 0204) of the period's sessions: every session with an event in the period. */
+/** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
 const SESSION_BUNDLES = `${SESSIONS} AND sid != 0`;
 const DAY_MS = 86_400_000;
 const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: r.fromMs, day: Math.ceil(r.fromMs / DAY_MS) * DAY_MS });
@@ -18,18 +22,13 @@ const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: 
 export const chTimeToIso = (s: string) => `${s.replace(" ", "T")}Z`;
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
-/**
- * Events and unique visitors of the period from the sketches of migration 0203: the hours before the
- * period's first midnight from journey_hourly, whole days from journey_daily.
- */
+/** Events and unique visitors of the period, from the visitor sketches of migration 0203. */
 async function countEventsAndVisitors(ch: Clickhouse, r: LinkRange) {
   const [row] = await ch.query<{ events: string; visitors: string }>(`
     SELECT sum(events) AS events, uniqCombinedMerge(14)(visitors_sketch) AS visitors FROM (
-      SELECT events, visitors_sketch FROM ${ch.table("journey_hourly")}
-      WHERE ${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')
+      SELECT events, visitors_sketch FROM ${ch.table("journey_hourly")} WHERE ${FIRST_HOURS}
       UNION ALL
-      SELECT events, visitors_sketch FROM ${ch.table("journey_daily")}
-      WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC')))`, params(r));
+      SELECT events, visitors_sketch FROM ${ch.table("journey_daily")} WHERE ${WHOLE_DAYS})`, params(r));
   return { events: Number(row?.events ?? 0), visitors: Number(row?.visitors ?? 0) };
 }
 
@@ -37,10 +36,13 @@ export async function countLinkVisitors(ch: Clickhouse, r: LinkRange): Promise<n
   return (await countEventsAndVisitors(ch, r)).visitors;
 }
 
-/** The ten most frequent page URLs (page views) and event names, in one pass over the rollup. */
+/** The ten most frequent page URLs (page views) and event names, in one pass over the rollups. */
 async function topValues(ch: Clickhouse, r: LinkRange) {
   const rows = await ch.query<{ kind: string; value: string; n: string }>(`
-    SELECT kind, value, sum(count) AS n FROM ${ch.table("journey_tops_hourly")} WHERE ${HOURLY}
+    SELECT kind, value, sum(count) AS n FROM (
+      SELECT kind, value, count FROM ${ch.table("journey_tops_hourly")} WHERE ${FIRST_HOURS}
+      UNION ALL
+      SELECT kind, value, count FROM ${ch.table("journey_tops_daily")} WHERE ${WHOLE_DAYS})
     GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`, params(r));
   const of = (kind: string) => rows.filter((x) => x.kind === kind).map((x) => ({ value: x.value, count: Number(x.n) }));
   return { pages: of("page"), events: of("event") };
@@ -53,7 +55,7 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
     SELECT count() AS n, avgOrNull(d) AS avg FROM (
       SELECT (toUnixTimestamp64Milli(max(ended)) - toUnixTimestamp64Milli(min(started))) / 1000 AS d
-      FROM ${ch.table("journey_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
+      FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
   const { pages, events } = await topValues(ch, r);
   return {
     total_visitors: totals.visitors,
@@ -75,7 +77,7 @@ const NEWEST_SESSIONS_MAX = 500;
 
 /**
  * The page of the newest sessions without merging every session of the period. The k session
- * bundles (migration 0204) with the latest ends give a bound b: a session that started
+ * bundles (migration 0207) with the latest ends give a bound b: a session that started
  * after b has all its rows ending after b, so ranking the sessions of the rows after b by their
  * first start finds it with its true start. A session with an older row left out ranks too high,
  * never too low, so when journey_sessions confirms the start of every session up to this page, the
@@ -85,7 +87,7 @@ const NEWEST_SESSIONS_MAX = 500;
 async function findNewestSessions(ch: Clickhouse, r: LinkRange, page: PageArgs) {
   const want = page.page * page.limit;
   if (want > NEWEST_SESSIONS_MAX) return null;
-  const spans = ch.table("journey_bundles");
+  const spans = ch.table("journey_event_bundles");
   const p = { ...params(r), k: want * 4, want };
   const [top] = await ch.query<{ bound: string; n: string }>(`
     SELECT toString(min(e)) AS bound, count() AS n FROM (
@@ -116,7 +118,7 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
     LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
   // Sessions with a bundle ending in the period, counted on the bundles keyed by their end.
   const [count] = visitorId === undefined
-    ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_bundles")} WHERE ${SESSION_BUNDLES}`, p)
+    ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
     : await ch.query<{ n: string }>(`
       SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`, p);
   const items = rows.map((s) => {
