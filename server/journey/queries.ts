@@ -53,8 +53,8 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   // Sessions with an event in the period, each with its whole duration in the period's bundles;
   // grouped by session, so the count is exact.
   const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
-    SELECT count() AS n, avgOrNull(d) AS avg FROM (
-      SELECT (toUnixTimestamp64Milli(max(ended)) - toUnixTimestamp64Milli(min(started))) / 1000 AS d
+    SELECT count() AS n, avgOrNull(d) / 1000 AS avg FROM (
+      SELECT max(toUnixTimestamp64Milli(ended)) - min(toUnixTimestamp64Milli(started)) AS d
       FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
   const { pages, events } = await topValues(ch, r);
   return {
