@@ -8,7 +8,7 @@ export interface LinkRange { accountId: string; linkId: string; fromMs: number }
 // start on an hour, so both see the same window.
 const BASE = "account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const HOURLY = "account_id = {account:UUID} AND link_id = {link:UUID} AND hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
-// A period over the hourly and daily rollups (migrations 0203, 0206): its hours before its first
+// A period over the hourly and daily rollups (migrations 0206, 0208): its hours before its first
 // midnight, then whole days.
 const FIRST_HOURS = `${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')`;
 const WHOLE_DAYS = "account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC'))";
@@ -22,18 +22,20 @@ const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: 
 export const chTimeToIso = (s: string) => `${s.replace(" ", "T")}Z`;
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
-/** Events and unique visitors of the period, from the visitor sketches of migration 0203. */
-async function countEventsAndVisitors(ch: Clickhouse, r: LinkRange) {
-  const [row] = await ch.query<{ events: string; visitors: string }>(`
-    SELECT sum(events) AS events, uniqCombinedMerge(14)(visitors_sketch) AS visitors FROM (
-      SELECT events, visitors_sketch FROM ${ch.table("journey_hourly")} WHERE ${FIRST_HOURS}
-      UNION ALL
-      SELECT events, visitors_sketch FROM ${ch.table("journey_daily")} WHERE ${WHOLE_DAYS})`, params(r));
-  return { events: Number(row?.events ?? 0), visitors: Number(row?.visitors ?? 0) };
-}
+/**
+ * The period's events and unique visitors as one tuple (the visitor sketches of migrations 0203 and
+ * 0208), for a scalar subquery: the reports read it in their main query instead of a query of its own.
+ */
+const totalsSql = (ch: Clickhouse) => `
+  SELECT (sum(events), uniqCombinedMerge(14)(visitors_sketch)) FROM (
+    SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
+    UNION ALL
+    SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`;
+type Totals = [number | string, number | string] | undefined;
 
 export async function countLinkVisitors(ch: Clickhouse, r: LinkRange): Promise<number> {
-  return (await countEventsAndVisitors(ch, r)).visitors;
+  const [row] = await ch.query<{ totals: Totals }>(`SELECT (${totalsSql(ch)}) AS totals`, params(r));
+  return Number(row?.totals?.[1] ?? 0);
 }
 
 /** The ten most frequent page URLs (page views) and event names, in one pass over the rollups. */
@@ -49,18 +51,17 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 }
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
-  const totals = await countEventsAndVisitors(ch, r);
   // Sessions with an event in the period, each with its whole duration in the period's bundles;
   // grouped by session, so the count is exact.
-  const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
-    SELECT count() AS n, avgOrNull(d) / 1000 AS avg FROM (
+  const [sessions] = await ch.query<{ n: string; avg: number | null; totals: Totals }>(`
+    SELECT count() AS n, avgOrNull(d) / 1000 AS avg, (${totalsSql(ch)}) AS totals FROM (
       SELECT max(toUnixTimestamp64Milli(ended)) - min(toUnixTimestamp64Milli(started)) AS d
       FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
   const { pages, events } = await topValues(ch, r);
   return {
-    total_visitors: totals.visitors,
+    total_visitors: Number(sessions?.totals?.[1] ?? 0),
     total_sessions: Number(sessions?.n ?? 0),
-    total_events: totals.events,
+    total_events: Number(sessions?.totals?.[0] ?? 0),
     avg_session_duration_seconds: Math.round(finite(sessions?.avg) * 100) / 100,
     top_pages: pages.map((x) => ({ url: x.value, count: x.count })),
     top_events: events.map((x) => ({ name: x.value, count: x.count })),
@@ -177,8 +178,8 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
  * one does. A step matches an event's event_name, its event_type, or the page_url of a page_view.
  */
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
-  const byLevel = await countFunnelLevels(ch, r, steps, windowSeconds * 1000);
-  const totalVisitors = await countLinkVisitors(ch, r);
+  const { byLevel, scalar } = await countFunnelLevels(ch, r, steps, windowSeconds * 1000, { sql: totalsSql(ch), params: params(r) });
+  const totalVisitors = scalar === undefined ? await countLinkVisitors(ch, r) : Number((scalar as Totals)?.[1] ?? 0);
   const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
   return { reached, totalVisitors };
 }

@@ -1,5 +1,5 @@
 // The sessions list of a link with more sessions than a page: the newest-first pages (read from the
-// session spans, migration 0202) agree with the order of every session's first event, also when a
+// event bundles, migration 0207) agree with the order of every session's first event, also when a
 // session's events arrived in two batches far apart.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
