@@ -43,7 +43,7 @@ function stepParams(steps: string[]) {
 const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // bits from..to-1
 
 /** Levels of the visitors the window cannot affect; FALLBACK_LEVEL rows carry the others' hashes. */
-function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[], hashes: string, scalar?: string) {
+function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[], hashes: string) {
   const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
   const entry = (time: string, steps: string) => `if(base + ${time} >= 0, bitOr(bitShiftLeft(toUInt64(base + ${time}), ${STEP_BITS}), ${steps}), 0)`;
   const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
@@ -59,7 +59,7 @@ function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[],
   const bound = ks.length ? ks.map(late).join(" OR ") : "0";
   return `
     WITH ${hashes}
-    SELECT if(bound, ${FALLBACK_LEVEL}, level) AS level, count() AS n, arrayMap(x -> toString(x), groupArrayIf(v, bound)) AS fallback${scalar ? `, (${scalar}) AS scalar` : ""}
+    SELECT if(bound, ${FALLBACK_LEVEL}, level) AS level, count() AS n, arrayMap(x -> toString(x), groupArrayIf(v, bound)) AS fallback
     FROM (
       SELECT v, ${level} AS level, ${bound} AS bound
       FROM (
@@ -99,23 +99,16 @@ function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[], hash
     GROUP BY level`;
 }
 
-/**
- * Visitors per funnel level (index = level, 1..steps.length). `scalar`, a query of one value (its
- * parameters named apart from the funnel's), is read in the same query; undefined when no visitor
- * reached the first step.
- */
-export async function countFunnelLevels(
-  ch: Clickhouse, r: FunnelRange, steps: string[], windowMs: number, scalar?: { sql: string; params: Record<string, unknown> },
-): Promise<{ byLevel: number[]; scalar: unknown }> {
+/** Visitors per funnel level (index = level, 1..steps.length). */
+export async function countFunnelLevels(ch: Clickhouse, r: FunnelRange, steps: string[], windowMs: number): Promise<number[]> {
   const { params, labels, names, hashes } = stepParams(steps);
-  const p = { ...scalar?.params, ...params, account: r.accountId, link: r.linkId, from: r.fromMs, window: windowMs };
+  const p = { ...params, account: r.accountId, link: r.linkId, from: r.fromMs, window: windowMs };
   const byLevel = new Array<number>(steps.length + 1).fill(0);
-  const rows = await ch.query<{ level: number; n: string; fallback: string[]; scalar?: unknown }>(
-    levelsSql(ch, steps.length, labels, names, hashes, scalar?.sql), p);
+  const rows = await ch.query<{ level: number; n: string; fallback: string[] }>(levelsSql(ch, steps.length, labels, names, hashes), p);
   for (const row of rows) {
     if (Number(row.level) !== FALLBACK_LEVEL) { byLevel[Number(row.level)] += Number(row.n); continue; }
     const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, labels, names, hashes), { ...p, fallback: row.fallback });
     for (const x of exact) byLevel[Number(x.level)] += Number(x.n);
   }
-  return { byLevel, scalar: rows[0]?.scalar };
+  return byLevel;
 }

@@ -22,20 +22,18 @@ const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: 
 export const chTimeToIso = (s: string) => `${s.replace(" ", "T")}Z`;
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
-/**
- * The period's events and unique visitors as one tuple (the visitor sketches of migrations 0203 and
- * 0208), for a scalar subquery: the reports read it in their main query instead of a query of its own.
- */
-const totalsSql = (ch: Clickhouse) => `
-  SELECT (sum(events), uniqCombinedMerge(14)(visitors_sketch)) FROM (
-    SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
-    UNION ALL
-    SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`;
-type Totals = [number | string, number | string] | undefined;
+/** Events and unique visitors of the period, from the visitor sketches (migrations 0203, 0208). */
+async function countEventsAndVisitors(ch: Clickhouse, r: LinkRange) {
+  const [row] = await ch.query<{ events: string; visitors: string }>(`
+    SELECT sum(events) AS events, uniqCombinedMerge(14)(visitors_sketch) AS visitors FROM (
+      SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
+      UNION ALL
+      SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`, params(r));
+  return { events: Number(row?.events ?? 0), visitors: Number(row?.visitors ?? 0) };
+}
 
 export async function countLinkVisitors(ch: Clickhouse, r: LinkRange): Promise<number> {
-  const [row] = await ch.query<{ totals: Totals }>(`SELECT (${totalsSql(ch)}) AS totals`, params(r));
-  return Number(row?.totals?.[1] ?? 0);
+  return (await countEventsAndVisitors(ch, r)).visitors;
 }
 
 /** The ten most frequent page URLs (page views) and event names, in one pass over the rollups. */
@@ -51,17 +49,18 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 }
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
+  const totals = await countEventsAndVisitors(ch, r);
   // Sessions with an event in the period, each with its whole duration in the period's bundles;
   // grouped by session, so the count is exact.
-  const [sessions] = await ch.query<{ n: string; avg: number | null; totals: Totals }>(`
-    SELECT count() AS n, avgOrNull(d) / 1000 AS avg, (${totalsSql(ch)}) AS totals FROM (
+  const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
+    SELECT count() AS n, avgOrNull(d) / 1000 AS avg FROM (
       SELECT max(toUnixTimestamp64Milli(ended)) - min(toUnixTimestamp64Milli(started)) AS d
       FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
   const { pages, events } = await topValues(ch, r);
   return {
-    total_visitors: Number(sessions?.totals?.[1] ?? 0),
+    total_visitors: totals.visitors,
     total_sessions: Number(sessions?.n ?? 0),
-    total_events: Number(sessions?.totals?.[0] ?? 0),
+    total_events: totals.events,
     avg_session_duration_seconds: Math.round(finite(sessions?.avg) * 100) / 100,
     top_pages: pages.map((x) => ({ url: x.value, count: x.count })),
     top_events: events.map((x) => ({ name: x.value, count: x.count })),
@@ -178,8 +177,8 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
  * one does. A step matches an event's event_name, its event_type, or the page_url of a page_view.
  */
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
-  const { byLevel, scalar } = await countFunnelLevels(ch, r, steps, windowSeconds * 1000, { sql: totalsSql(ch), params: params(r) });
-  const totalVisitors = scalar === undefined ? await countLinkVisitors(ch, r) : Number((scalar as Totals)?.[1] ?? 0);
+  const byLevel = await countFunnelLevels(ch, r, steps, windowSeconds * 1000);
+  const totalVisitors = await countLinkVisitors(ch, r);
   const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
   return { reached, totalVisitors };
 }
