@@ -1,10 +1,11 @@
--- journey_event_bundles replaces journey_bundles (migrations 0204, 0205) with arrays the funnel reads
--- ~1.5x faster (13 instead of 25 bytes per event): per insert batch and UTC day, each (link, session,
+-- journey_event_bundles replaces journey_bundles (migrations 0204, 0205) with arrays of 13 instead of
+-- 25 bytes per event (the funnel reads them ~10% faster): per insert batch and UTC day, each (link, session,
 -- visitor)'s events, ordered by the last event's time; sid is cityHash64(session_id), 0 without a
 -- session. Per event, aligned: `times` (ms after `started`, under a day), `types` (1-based index in
 -- the list below; server/journey/funnel-query.ts keeps the same list) and `labels` (a page view's
 -- cityHash64(page_url), another event's cityHash64(event_name), 0 without one). A page view that also
--- has an event_name gets its name in `named_views` (ms after `started`) and `view_names`.
+-- has an event_name gets its name in `named_views` (ms after `started`) and `view_names`. Yearly
+-- partitions: a 30-day funnel reading two monthly partitions' parts was ~8% slower than one.
 CREATE TABLE IF NOT EXISTS {{db}}.journey_event_bundles {{on_cluster}} (
   account_id UUID,
   link_id UUID,
@@ -19,7 +20,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.journey_event_bundles {{on_cluster}} (
   named_views Array(UInt32),
   view_names Array(UInt64)
 ) ENGINE = {{replicated}}MergeTree
-PARTITION BY toYYYYMM(ended)
+PARTITION BY toYear(ended)
 ORDER BY (account_id, link_id, ended)
 TTL toDateTime(ended) + INTERVAL 1825 DAY
 SETTINGS non_replicated_deduplication_window = 10000;
