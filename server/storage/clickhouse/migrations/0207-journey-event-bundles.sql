@@ -1,5 +1,5 @@
--- journey_event_bundles replaces journey_bundles (migrations 0204, 0205) with arrays of 13 instead of
--- 25 bytes per event (the funnel reads them ~10% faster): per insert batch and UTC day, each (link, session,
+-- journey_event_bundles replaces journey_session_spans (migration 0202) for the sessions list, the
+-- summary and the funnel, in arrays of 13 bytes per event: per insert batch and UTC day, each (link, session,
 -- visitor)'s events, ordered by the last event's time; sid is cityHash64(session_id), 0 without a
 -- session. Per event, aligned: `times` (ms after `started`, under a day), `types` (1-based index in
 -- the list below; server/journey/funnel-query.ts keeps the same list) and `labels` (a page view's
@@ -24,8 +24,6 @@ PARTITION BY toYear(ended)
 ORDER BY (account_id, link_id, ended)
 TTL toDateTime(ended) + INTERVAL 1825 DAY
 SETTINGS non_replicated_deduplication_window = 10000;
-
-DROP VIEW IF EXISTS {{db}}.journey_bundles_mv {{on_cluster}};
 
 -- One groupArray per column: aggregated row by row in the same order, the arrays stay aligned.
 CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.journey_event_bundles_mv {{on_cluster}} TO {{db}}.journey_event_bundles AS
@@ -53,4 +51,6 @@ SELECT account_id, link_id, max(timestamp) AS ended, min(timestamp) AS started,
 FROM {{db}}.journey_events WHERE (SELECT count() FROM {{db}}.journey_event_bundles) = 0
 GROUP BY account_id, link_id, session_id, visitor_id, toDate(timestamp);
 
-DROP TABLE IF EXISTS {{db}}.journey_bundles {{on_cluster}};
+DROP VIEW IF EXISTS {{db}}.journey_session_spans_mv {{on_cluster}};
+
+DROP TABLE IF EXISTS {{db}}.journey_session_spans {{on_cluster}};

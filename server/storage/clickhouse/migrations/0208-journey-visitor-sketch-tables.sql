@@ -3,7 +3,7 @@
 -- adaptive granules hold hundreds of hours: reading a period's first few hours deserialized the
 -- sketches of all of them (~10 ms). Here a period's hours and days read a few granules of 128 hours
 -- or 32 days. Both tables are fed from journey_hourly's inserts (a few rows per batch), which keeps
--- computing the hourly sketch; journey_visitors_daily replaces journey_daily.
+-- computing the hourly sketch. A period reads the hours before its first midnight and whole days after it.
 CREATE TABLE IF NOT EXISTS {{db}}.journey_visitors_hourly {{on_cluster}} (
   account_id UUID,
   link_id UUID,
@@ -45,7 +45,3 @@ SELECT account_id, link_id, toDate(hour) AS day, sum(events) AS events,
   uniqCombinedMergeState(14)(visitors_sketch) AS visitors_sketch
 FROM {{db}}.journey_hourly
 GROUP BY account_id, link_id, day;
-
-DROP VIEW IF EXISTS {{db}}.journey_daily_mv {{on_cluster}};
-
-DROP TABLE IF EXISTS {{db}}.journey_daily {{on_cluster}};
