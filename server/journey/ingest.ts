@@ -13,7 +13,8 @@ import type { LinkOwnership } from "./link-cache";
 import type { IngestAdmission, Refusal } from "./admission";
 import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";
-import { chTime, toJourneyRow } from "./pipeline";
+import { toJourneyRow } from "./pipeline";
+import { chTime } from "../storage/clickhouse/format";
 import type { JourneyEvent } from "./model";
 
 export interface IngestDeps {

@@ -7,6 +7,8 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { JourneyEventRecord, JourneyRecord, JourneyRow } from "../ingest/records";
 import type { JourneyEvent } from "./model";
 import { parseTimestamp } from "./validate";
+import { chTime } from "../storage/clickhouse/format";
+import { chunkInsertSettings } from "../ingest/sinks";
 
 export const JOURNEY_COLUMNS = [
   "event_id", "received_at", "timestamp", "account_id", "link_id", "visitor_id", "session_id", "event_type",
@@ -17,8 +19,6 @@ export const JOURNEY_COLUMNS = [
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
-/** "YYYY-MM-DD hh:mm:ss.mmm" (UTC), the text ClickHouse reads fastest into DateTime64(3, 'UTC'). */
-export const chTime = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace("T", " ");
 
 /**
  * One row in JOURNEY_COLUMNS order. `received` is chTime(receivedMs), computed once per batch. The last
@@ -75,11 +75,7 @@ export function spoolLinesToRows(buf: Buffer): number {
 
 function insertSettings(dedupToken: string, rows: number) {
   return {
-    insert_deduplicate: 1,
-    insert_deduplication_token: dedupToken,
-    deduplicate_blocks_in_dependent_materialized_views: 1,
-    // One block per chunk, so the token covers the whole chunk.
-    max_insert_block_size: Math.max(rows, 1_048_576),
+    ...chunkInsertSettings(rows, dedupToken),
     // Parallel parsing first scans the whole chunk for row boundaries on another thread: about 10% more
     // CPU per row, which on 2 cores the HTTP side needs.
     input_format_parallel_parsing: 0,

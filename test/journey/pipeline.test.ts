@@ -3,7 +3,8 @@
 // spools written in the older object form are still stored.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { chTime, createJourneySinks, spoolLinesToRows, toJourneyRow } from "../../server/journey/pipeline";
+import { createJourneySinks, spoolLinesToRows, toJourneyRow } from "../../server/journey/pipeline";
+import { chTime } from "../../server/storage/clickhouse/format";
 import { insertLink, pageView, postEvents } from "./helpers";
 
 let t: TestApp;

@@ -7,7 +7,7 @@ import type { RawClick } from "../../ingest/records";
 import { touchLinksLastAccessed } from "../repository";
 import { visitorHashStore, type VisitorHashStore } from "../enrich/visitor-hash";
 import { CLICK_COLUMNS } from "./rows";
-import { insertSettings } from "./insert";
+import { chunkInsertSettings } from "../../ingest/sinks";
 import type { FlushContext, FromWorker, ToWorker } from "./protocol";
 
 export interface ClickFlusherDeps {
@@ -111,7 +111,7 @@ class FlushWorker {
     const deps = this.contexts.get(p.ctx)?.deps;
     try {
       if (!deps) throw new Error("click flusher closed");
-      if (m.lines) await deps.ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(m.lines), insertSettings(m.count, p.token));
+      if (m.lines) await deps.ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(m.lines), chunkInsertSettings(m.count, p.token));
       await touchLinksLastAccessed(deps.pg, new Map(m.latest));
       p.resolve(m.count);
     } catch (err) {

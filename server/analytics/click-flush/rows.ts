@@ -2,6 +2,7 @@
 // handed to the engine as bytes without another serialization pass.
 import type { RawClick } from "../../ingest/records";
 import type { ClickRow } from "../click-pipeline";
+import { chTime } from "../../storage/clickhouse/format";
 
 export const CLICK_COLUMNS = [
   "click_id", "timestamp", "account_id", "link_id", "domain", "visitor_hash", "is_bot", "bot_kind", "device_type",
@@ -9,8 +10,6 @@ export const CLICK_COLUMNS = [
   "language", "query",
 ] as const satisfies readonly (keyof ClickRow)[];
 
-/** "YYYY-MM-DD hh:mm:ss.mmm" (UTC), the text ClickHouse reads fastest into DateTime64(3, 'UTC'). */
-const chTime = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace("T", " ");
 
 export function clickRowLine(r: ClickRow): string {
   return JSON.stringify([
