@@ -1,7 +1,7 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, links } from "../storage/postgres/schema";
+import { domains, linkCounts, links } from "../storage/postgres/schema";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
@@ -32,8 +32,13 @@ const SORT_COLUMNS: Record<SortField, AnyPgColumn> = {
   original_url: links.originalUrl, last_accessed_at: links.lastAccessedAt, expires_at: links.expiresAt,
 };
 
+/** The account's live links, kept exact by the triggers of migration 0003. */
+export const liveLinkCount = async (db: DbOrTx, accountId: string) =>
+  (await db.select({ n: linkCounts.live }).from(linkCounts).where(eq(linkCounts.accountId, accountId)))[0]?.n ?? 0;
+
 export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
   const where: (SQL | undefined)[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
+  const unfiltered = where.length;
   if (q.search) {
     const pattern = `%${q.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
     // One expression, matching the trigram index links_search_idx.
@@ -50,11 +55,14 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
   const page = q.page ?? 1;
   const perPage = q.per_page ?? 20;
   const column = SORT_COLUMNS[q.sort_by ?? "created_at"];
-  const order = q.sort_order === "asc" ? asc(column) : desc(column);
+  // id breaks ties in the same direction, so the links_live_* indexes give the order in one scan.
+  const dir = q.sort_order === "asc" ? asc : desc;
   const condition = and(...where);
-  const [rows, [{ n }]] = await Promise.all([
-    db.select().from(links).where(condition).orderBy(order, desc(links.id)).limit(perPage).offset((page - 1) * perPage),
-    db.select({ n: count() }).from(links).where(condition),
+  const [rows, total] = await Promise.all([
+    db.select().from(links).where(condition).orderBy(dir(column), dir(links.id)).limit(perPage).offset((page - 1) * perPage),
+    where.length === unfiltered
+      ? liveLinkCount(db, accountId)
+      : db.select({ n: count() }).from(links).where(condition).then(([{ n }]) => n),
   ]);
-  return { rows, total: n, page, perPage };
+  return { rows, total, page, perPage };
 }

@@ -182,6 +182,72 @@ describe("GET /links", () => {
     expect((await t.call(`${P}/links?per_page=251`, { key: acc.key })).status).toBe(400);
   });
 
+  test("meta.total stays exact through create, bulk, delete, restore, purge and direct SQL, per account", async () => {
+    const a = await t.createAccount({ tier: "scale" });
+    const b = await t.createAccount({ tier: "scale" });
+    const totalOf = async (acc: { key: string }, q = "") => (await t.call(`${P}/links?per_page=1${q}`, { key: acc.key })).body.meta.total;
+    const counted = async (acc: { accountId: string }) =>
+      Number((await t.runtime.deps.pg.query<{ n: string }>(sql`select count(*) as n from links where account_id = ${acc.accountId} and deleted_at is null`))[0].n);
+    const expectTotal = async (acc: { key: string; accountId: string }, n: number) => {
+      expect(await totalOf(acc)).toBe(n);
+      expect(await counted(acc)).toBe(n);
+    };
+
+    await expectTotal(a, 0);
+    const first = (await create({ url: "https://example.com/c1", title: "", description: "" }, a.key)).body.data;
+    await create({ url: "https://example.com/c2", title: "", description: "" }, a.key);
+    const bulk = await t.call(`${P}/links/bulk`, { method: "POST", key: a.key, json: [1, 2, 3, 4, 5].map((i) => ({ url: `https://example.com/b${i}`, title: "", description: "" })) });
+    expect(bulk.status).toBe(201);
+    await create({ url: "https://example.com/other", title: "", description: "" }, b.key);
+    await expectTotal(a, 7);
+    await expectTotal(b, 1);
+
+    await t.call(`${P}/links/${first.id}`, { method: "DELETE", key: a.key });
+    await expectTotal(a, 6);
+    await t.call(`${P}/links/${first.id}`, { method: "DELETE", key: a.key }); // already deleted: 404, no change
+    await expectTotal(a, 6);
+    await t.call(`${P}/links/${first.id}/restore`, { method: "POST", key: a.key });
+    await t.call(`${P}/links/${first.id}/restore`, { method: "POST", key: a.key }); // live already: no change
+    await expectTotal(a, 7);
+    await t.call(`${P}/links/${first.id}`, { method: "PATCH", key: a.key, json: { title: "renamed", is_active: false } });
+    await expectTotal(a, 7);
+
+    await t.runtime.deps.pg.query(sql`
+      insert into links (account_id, short_code, original_url) select ${a.accountId}::uuid, 'tot' || g || ${a.accountId.slice(0, 8)}, 'https://example.com/s' || g
+      from generate_series(1, 10) g`);
+    await expectTotal(a, 17);
+    await t.runtime.deps.pg.query(sql`update links set deleted_at = now() - interval '8 days' where account_id = ${a.accountId} and short_code like 'tot%'`);
+    await expectTotal(a, 7);
+    const { purgeDeletedLinks } = await import("../../server/links/service");
+    expect(await purgeDeletedLinks(t.runtime.deps.pg)).toBeGreaterThanOrEqual(10);
+    await expectTotal(a, 7);
+    await t.runtime.deps.pg.query(sql`delete from links where id = ${first.id}`);
+    await expectTotal(a, 6);
+    await expectTotal(b, 1);
+    // With a filter the total is counted: the same numbers.
+    expect(await totalOf(a, "&is_active=true")).toBe(6);
+    expect(await totalOf(a, "&search=example.com/b")).toBe(5);
+
+    await t.runtime.deps.pg.query(sql`delete from accounts where id = ${a.accountId}`);
+    expect(await t.runtime.deps.pg.query(sql`select 1 from link_counts where account_id = ${a.accountId}`)).toHaveLength(0);
+  });
+
+  test("pages of a sort with ties neither repeat nor skip a link, in both directions", async () => {
+    const acc = await t.createAccount({ tier: "scale" });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await create({ url: `https://example.com/tie${i}`, title: "Same", description: "" }, acc.key)).body.data.id);
+    const sorted = [...ids].sort();
+    for (const order of ["asc", "desc"] as const) {
+      const seen: string[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const res = await t.call(`${P}/links?per_page=2&page=${page}&sort_by=title&sort_order=${order}`, { key: acc.key });
+        expect(res.body.meta).toMatchObject({ total: 5, total_pages: 3 });
+        seen.push(...res.body.data.map((l: any) => l.id));
+      }
+      expect(seen).toEqual(order === "asc" ? sorted : [...sorted].reverse());
+    }
+  });
+
   test("search and tag filters stay exact over 100,000 links (timing: bun run bench links)", async () => {
     const acc = await t.createAccount({ tier: "scale" });
     await t.runtime.deps.pg.query(sql`
@@ -198,5 +264,13 @@ describe("GET /links", () => {
     const plan = await t.runtime.deps.pg.query<Record<string, string>>(sql`explain select id from links
       where account_id = ${acc.accountId} and (original_url || ' ' || coalesce(title, '') || ' ' || short_code) ilike '%Title 9999%'`);
     expect(JSON.stringify(plan)).toContain("links_search_idx");
+    const plain = await t.call(`${P}/links?per_page=100&page=100`, { key: acc.key });
+    expect(plain.body.meta).toMatchObject({ total: 100_000, total_pages: 1000 });
+    expect(plain.body.data.map((l: any) => l.short_code)).toEqual(Array.from({ length: 100 }, (_, i) => `bulk${9901 + i}`));
+    // A sorted page is read in order from a partial index of live links, not sorted.
+    const sorted = JSON.stringify(await t.runtime.deps.pg.query(sql`explain select * from links
+      where account_id = ${acc.accountId} and deleted_at is null order by title desc, id desc limit 50`));
+    expect(sorted).toContain("links_live_title_idx");
+    expect(sorted).not.toContain("Sort");
   }, 120_000);
 });
