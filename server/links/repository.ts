@@ -27,9 +27,14 @@ export const findLinkByCode = async (db: DbOrTx, domainId: string | null, code: 
 export const purgeDeletedBefore = async (db: DbOrTx, before: Date) =>
   (await db.delete(links).where(and(isNotNull(links.deletedAt), lt(links.deletedAt, before))).returning({ id: links.id })).length;
 
-const SORT_COLUMNS: Record<SortField, AnyPgColumn> = {
-  created_at: links.createdAt, updated_at: links.updatedAt, title: links.title, short_code: links.shortCode,
-  original_url: links.originalUrl, last_accessed_at: links.lastAccessedAt, expires_at: links.expiresAt,
+/**
+ * original_url sorts in byte order (the embedded store's collation, on a server too), by the 600-character
+ * prefix that links_live_url_idx holds, then the whole URL; the other fields by their column.
+ */
+const LINK_URL_ORDER = [sql`left(${links.originalUrl}, 600) collate "C"`, sql`${links.originalUrl} collate "C"`];
+const SORT_KEYS: Record<SortField, (AnyPgColumn | SQL)[]> = {
+  created_at: [links.createdAt], updated_at: [links.updatedAt], title: [links.title], short_code: [links.shortCode],
+  original_url: LINK_URL_ORDER, last_accessed_at: [links.lastAccessedAt], expires_at: [links.expiresAt],
 };
 
 /** The account's live links, kept exact by the triggers of migration 0003. */
@@ -54,12 +59,12 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
   if (q.last_active_after) where.push(gt(links.lastAccessedAt, new Date(q.last_active_after)));
   const page = q.page ?? 1;
   const perPage = q.per_page ?? 20;
-  const column = SORT_COLUMNS[q.sort_by ?? "created_at"];
   // id breaks ties in the same direction, so the links_live_* indexes give the order in one scan.
   const dir = q.sort_order === "asc" ? asc : desc;
+  const order = [...SORT_KEYS[q.sort_by ?? "created_at"], links.id].map((key) => dir(key));
   const condition = and(...where);
   const [rows, total] = await Promise.all([
-    db.select().from(links).where(condition).orderBy(dir(column), dir(links.id)).limit(perPage).offset((page - 1) * perPage),
+    db.select().from(links).where(condition).orderBy(...order).limit(perPage).offset((page - 1) * perPage),
     where.length === unfiltered
       ? liveLinkCount(db, accountId)
       : db.select({ n: count() }).from(links).where(condition).then(([{ n }]) => n),

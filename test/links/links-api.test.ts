@@ -248,6 +248,22 @@ describe("GET /links", () => {
     }
   });
 
+  test("sort_by=original_url: byte order of the whole URL, also beyond the indexed 600-character prefix", async () => {
+    const acc = await t.createAccount({ tier: "scale" });
+    const long = "https://example.com/" + "p".repeat(700);
+    const urls = [`${long}b`, "https://example.com/a", `${long}a`, "https://example.com/B", "https://example.com/a?x=1"];
+    for (const url of urls) expect((await create({ url, title: "", description: "" }, acc.key)).status).toBe(201);
+    const expected = [...urls].sort(); // UTF-16 code unit order equals byte order for ASCII
+    for (const order of ["asc", "desc"] as const) {
+      const seen: string[] = [];
+      for (let page = 1; page <= 3; page++) {
+        const res = await t.call(`${P}/links?per_page=2&page=${page}&sort_by=original_url&sort_order=${order}`, { key: acc.key });
+        seen.push(...res.body.data.map((l: any) => l.original_url));
+      }
+      expect(seen).toEqual(order === "asc" ? expected : [...expected].reverse());
+    }
+  });
+
   test("search and tag filters stay exact over 100,000 links (timing: bun run bench links)", async () => {
     const acc = await t.createAccount({ tier: "scale" });
     await t.runtime.deps.pg.query(sql`
@@ -272,5 +288,8 @@ describe("GET /links", () => {
       where account_id = ${acc.accountId} and deleted_at is null order by title desc, id desc limit 50`));
     expect(sorted).toContain("links_live_title_idx");
     expect(sorted).not.toContain("Sort");
+    const byUrl = JSON.stringify(await t.runtime.deps.pg.query(sql`explain select * from links
+      where account_id = ${acc.accountId} and deleted_at is null order by left(original_url, 600) collate "C", original_url collate "C", id limit 50`));
+    expect(byUrl).toContain("links_live_url_idx");
   }, 120_000);
 });

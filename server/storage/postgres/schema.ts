@@ -98,14 +98,16 @@ export const links = pgTable("links", {
   // Every link of an account, deleted ones too (the accounts foreign key's cascade, analytics).
   index("links_account_created_idx").on(t.accountId, t.createdAt),
   // GET /links pages: live links in the order of a sort_by field with id as tie-breaker, so a page
-  // is read from the index (either direction) without sorting (original_url is left out: URLs can
-  // exceed a B-tree entry's size).
+  // is read from the index (either direction) without sorting.
   index("links_live_created_idx").on(t.accountId, t.createdAt, t.id).where(sql`${t.deletedAt} IS NULL`),
   index("links_live_last_accessed_idx").on(t.accountId, t.lastAccessedAt, t.id).where(sql`${t.deletedAt} IS NULL`),
   index("links_live_title_idx").on(t.accountId, t.title, t.id).where(sql`${t.deletedAt} IS NULL`),
   index("links_live_updated_idx").on(t.accountId, t.updatedAt, t.id).where(sql`${t.deletedAt} IS NULL`),
   index("links_live_code_idx").on(t.accountId, t.shortCode, t.id).where(sql`${t.deletedAt} IS NULL`),
   index("links_live_expires_idx").on(t.accountId, t.expiresAt, t.id).where(sql`${t.deletedAt} IS NULL`),
+  // URLs can exceed a B-tree entry's size: the index holds their first 600 characters in byte order
+  // (LINK_URL_ORDER in links/repository.ts), the rare ties beyond are sorted.
+  index("links_live_url_idx").on(t.accountId, sql`left(${t.originalUrl}, 600) collate "C"`).where(sql`${t.deletedAt} IS NULL`),
   index("links_tags_idx").using("gin", t.tags),
   // Substring search over URL, title and code (GET /links?search=): trigram GIN, see migration 0001.
   index("links_search_idx").using("gin", sql`(${t.originalUrl} || ' ' || coalesce(${t.title}, '') || ' ' || ${t.shortCode}) gin_trgm_ops`),

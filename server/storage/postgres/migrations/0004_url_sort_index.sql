@@ -1,0 +1,1 @@
+CREATE INDEX "links_live_url_idx" ON "links" USING btree ("account_id",left("original_url", 600) collate "C") WHERE "links"."deleted_at" IS NULL;
