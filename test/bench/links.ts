@@ -1,7 +1,7 @@
 // `bun run bench links`: GET /links over 100,000 links of one account (plain, tag filter, search, sorts, a deep page, a broad filter)
 // and POST /links/bulk with 10,000 links, in-process through the app's handler, embedded PGlite.
 // Targets: list p50 < 50 ms; bulk 10,000 < 10 s.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
@@ -57,6 +57,7 @@ const res = await call("/links/bulk", { method: "POST", body: JSON.stringify(ite
 const body = (await res.json()) as { data: { success_count: number } };
 console.log(`\nPOST /links/bulk 10,000 links: ${((performance.now() - started) / 1000).toFixed(2)} s, status ${res.status}, created ${body.data.success_count} (target < 10 s)`);
 await rt.close();
+rmSync(dataDir, { recursive: true, force: true });
 // With a Postgres server, closing while the bulk's 10,000 fire-and-forget cache invalidations
 // (NOTIFY) are in flight leaves the process alive after close (3 s later it exits by itself).
 process.exit(0);
