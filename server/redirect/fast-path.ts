@@ -17,11 +17,13 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     if (method !== "GET" && method !== "HEAD") return undefined;
     const started = performance.now();
     const url = request.url;
-    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    const hostStart = url.indexOf("//") + 2;
+    const pathStart = url.indexOf("/", hostStart);
     const q = url.indexOf("?", pathStart);
     const code = q < 0 ? url.slice(pathStart + 1) : url.slice(pathStart + 1, q);
     if (!SHORT_CODE.test(code)) return undefined;
-    const host = request.headers.get("host") ?? defaultHost;
+    // Bun builds request.url from the Host header, so the host is read without a header lookup.
+    const host = url.slice(hostStart, pathStart);
     const domainId = host === defaultHost ? null : deps.domainCache.peek(host.toLowerCase());
     if (domainId === undefined) return undefined;
     const link = deps.linkCache.peek(domainId, code);

@@ -20,6 +20,17 @@ export async function startServer(port: number, env: Record<string, string> = {}
   return { url, key, dataDir, proc, stop: async () => { proc.kill("SIGTERM"); await proc.exited; } };
 }
 
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux; NaN elsewhere). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
 export interface WrkResult { rps: number; p50: number; p99: number; requests: number; errors: number }
 
 const toMs = (v: string) => {

@@ -1,7 +1,7 @@
 // `bun run bench redirect`: GET /{code} with click logging vs a bare Bun.serve answering 302,
 // alternating in one run, same load tool (wrk) and connections. Target: ratio ≥ 0.9, p99 < 5 ms at 64.
 import { join } from "node:path";
-import { startServer, table, wrk, type WrkResult } from "./lib-server";
+import { cpuSeconds, startServer, table, wrk, type WrkResult } from "./lib-server";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -38,22 +38,33 @@ wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: 2 });
 wrk(`${paused.url}/${pausedCode}`, { connections: CONNECTIONS, seconds: 2 });
 await drain();
 
+// Server CPU per request (every thread of the server process, over the round; for ours as deployed it
+// includes storing the click, up to the end of the drain that follows). Unlike req/s it hardly moves
+// when other work shares the machine, so it shows where the time goes.
+type Round = WrkResult & { cpuUs: number };
+const measure = async (pid: number, url: string, after?: () => Promise<unknown>): Promise<Round> => {
+  const before = cpuSeconds(pid);
+  const r = wrk(url, { connections: CONNECTIONS, seconds: SECONDS });
+  await after?.();
+  return { ...r, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / r.requests };
+};
+
 // Each round starts with our flusher caught up, so no round pays for the one before it.
-const results: { bare: WrkResult[]; ours: WrkResult[]; paused: WrkResult[] } = { bare: [], ours: [], paused: [] };
+const results: { bare: Round[]; ours: Round[]; paused: Round[] } = { bare: [], ours: [], paused: [] };
 const drains: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  results.bare.push(wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: SECONDS }));
-  const r = wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: SECONDS });
+  results.bare.push(await measure(bare.pid, `http://127.0.0.1:3902/x`));
+  const r = await measure(ours.proc.pid, `${ours.url}/${code}`, async () => drains.push(await drain()));
   results.ours.push(r);
   served += r.requests;
-  drains.push(await drain());
-  results.paused.push(wrk(`${paused.url}/${pausedCode}`, { connections: CONNECTIONS, seconds: SECONDS }));
+  results.paused.push(await measure(paused.proc.pid, `${paused.url}/${pausedCode}`));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const summarize = (name: string, rs: WrkResult[]) => ({
+const summarize = (name: string, rs: Round[]) => ({
   server: name, "req/s (median)": Math.round(median(rs.map((r) => r.rps))), "p50 ms": median(rs.map((r) => r.p50)).toFixed(2),
   "p99 ms": median(rs.map((r) => r.p99)).toFixed(2), errors: rs.reduce((a, r) => a + r.errors, 0),
+  "server CPU µs/req": median(rs.map((r) => r.cpuUs)).toFixed(2),
 });
 const b = summarize("bare Bun.serve 302", results.bare);
 const o = summarize("GET /{code} + click logging", results.ours);

@@ -157,8 +157,11 @@ describe("custom domains", () => {
 
     const link = await create({ url: "https://example.com/custom", domain_id: domain.id, custom_alias: "promo" });
     expect(link.short_url).toBe("https://go.example.com/promo");
-    expect((await get("/promo", { host: "go.example.com" })).status).toBe(302);
+    expect((await get("/promo", { host: "Go.Example.com" })).status).toBe(302);
     expect((await get("/promo")).status).toBe(404); // not on the default domain
+    await t.flush();
+    const clicks = await t.runtime.deps.ch.query<{ domain: string }>(`SELECT domain FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID}`, { id: link.id });
+    expect(clicks.map((c) => c.domain)).toEqual(["go.example.com"]);
 
     const other = await t.createAccount();
     expect((await t.call(`${P}/domains/${domain.id}`, { key: other.key })).status).toBe(404);

@@ -24,9 +24,6 @@ export interface ClickFlusher {
   close(): Promise<void>;
 }
 
-/** The worker's nice value (Linux): at 19 any redirect runs before enrichment. */
-const NICENESS = 19;
-
 interface Context { store: VisitorHashStore; deps: ClickFlusherDeps; context: FlushContext }
 interface Pending { ctx: number; token: string; resolve: (count: number) => void; reject: (err: Error) => void }
 
@@ -88,7 +85,7 @@ class FlushWorker {
         this.worker = null;
         this.ready = null;
       };
-      w.postMessage({ type: "init", init: { chdbPath: this.chdbPath, niceness: NICENESS } } satisfies ToWorker);
+      w.postMessage({ type: "init", init: { chdbPath: this.chdbPath } } satisfies ToWorker);
     });
   }
 

@@ -10,9 +10,8 @@ export interface FlushContext {
 }
 
 export interface WorkerInit {
-  /** Embedded chDB: the worker inserts through its own session on this path, on its own (niced) thread. */
+  /** Embedded chDB: the worker inserts through its own session on this path, on its own (background) thread. */
   chdbPath?: string;
-  niceness: number;
 }
 
 export type StoreMethod = keyof VisitorHashStore;

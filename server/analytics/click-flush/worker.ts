@@ -1,8 +1,7 @@
 // The click flush worker: parses a spool chunk, enriches it and, with embedded chDB, inserts it through
 // its own session. It runs at a low CPU priority, so under saturation the redirect path (main thread)
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
+import { lowerOtherThreads, lowerOwnPriority } from "./thread-priority";
 import { createClickEnricher } from "../enrich";
 import type { ClickEnricher } from "../click-pipeline";
 import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
@@ -43,11 +42,11 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const m = event.data;
   switch (m.type) {
     case "init":
-      lowerPriority(m.init.niceness);
+      lowerOwnPriority();
       if (m.init.chdbPath) {
         session = new (await import("chdb")).Session(m.init.chdbPath);
-        lowerEnginePriority(m.init.niceness);
-        setInterval(() => lowerEnginePriority(m.init.niceness), 2_000);
+        lowerOtherThreads(SPARED);
+        setInterval(() => lowerOtherThreads(SPARED), 2_000);
       }
       return post({ type: "ready" });
     case "open":
@@ -82,28 +81,4 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
  * priority and renamed per task; they get the flusher's priority too. Spared: the main thread (HTTP),
  * Bun's pool (file I/O of the spool) and the JavaScript engine's compiler and collector threads.
  */
-const SPARED = /^(bun|bun\.exe|Bun Pool.*|JITWorker|HeapHelper|.*Helper Thread|JSCWarmUp|mi-scavenger|Worker|HTTP Client)$/;
-
-function lowerEnginePriority(niceness: number) {
-  try {
-    for (const tid of readdirSync("/proc/self/task")) {
-      if (tid === String(process.pid)) continue;
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-      if (!SPARED.test(name) && nice === 0) setPriority(Number(tid), niceness);
-    }
-  } catch {
-    // Not Linux, or a thread ended while we looked: the next round catches up.
-  }
-}
-
-/** setpriority on this thread only: Linux gives each thread its own nice value (tid from /proc/thread-self). */
-function lowerPriority(niceness: number) {
-  try {
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(tid)) setPriority(tid, niceness);
-  } catch {
-    // Not Linux: the worker still keeps enrichment off the main thread.
-  }
-}
+const SPARED = /^(bun|bun\.exe|Bun Pool.*|JITWorker|HeapHelper|.*Helper Thread|.*ollector Thread|JSCWarmUp|mi-scavenger|Worker|HTTP Client)$/;

@@ -1,0 +1,66 @@
+// Background threads' CPU priority on Linux. SCHED_IDLE, not just nice 19: the scheduler runs an
+// idle-policy thread only on a core nothing else wants, and any waking normal thread (an HTTP request,
+// the load's own client) preempts it at once; a nice-19 thread still gets slices of a busy core and is
+// preempted only when the wakee's deadline comes first. The nice value is set too, as the fallback where
+// sched_setscheduler is refused (some containers) or bun:ffi is unavailable.
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
+
+const SCHED_IDLE = 5;
+const NICENESS = 19;
+
+type SetScheduler = (tid: number, policy: number, param: Int32Array) => number;
+let setScheduler: SetScheduler | null | undefined;
+
+function loadSetScheduler(): SetScheduler | null {
+  if (setScheduler !== undefined) return setScheduler;
+  setScheduler = null;
+  if (process.platform !== "linux") return null;
+  try {
+    const { dlopen, FFIType, ptr } = require("bun:ffi") as typeof import("bun:ffi");
+    const libc = dlopen("libc.so.6", { sched_setscheduler: { args: [FFIType.i32, FFIType.i32, FFIType.ptr], returns: FFIType.i32 } });
+    setScheduler = (tid, policy, param) => libc.symbols.sched_setscheduler(tid, policy, ptr(param)) as number;
+  } catch {
+    setScheduler = null;
+  }
+  return setScheduler;
+}
+
+/** Puts one thread (by its Linux tid) at background priority; false when neither call was allowed. */
+export function lowerThreadPriority(tid: number): boolean {
+  let lowered = false;
+  try { setPriority(tid, NICENESS); lowered = true; } catch { /* not permitted */ }
+  const set = loadSetScheduler();
+  if (set && set(tid, SCHED_IDLE, new Int32Array(1)) === 0) lowered = true;
+  return lowered;
+}
+
+/** The calling thread's tid (Linux gives each thread its own scheduling policy and nice value). */
+export function lowerOwnPriority(): void {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    if (Number.isInteger(tid)) lowerThreadPriority(tid);
+  } catch {
+    // Not Linux: the worker still keeps enrichment off the main thread.
+  }
+}
+
+/**
+ * Lowers every thread of the process that is still at normal priority, except those whose name matches
+ * `spared`. Threads created later are caught by the next call.
+ */
+export function lowerOtherThreads(spared: RegExp): void {
+  try {
+    for (const tid of readdirSync("/proc/self/task")) {
+      if (tid === String(process.pid)) continue;
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const nice = Number(fields[16]);
+      const policy = Number(fields[38]);
+      if (!spared.test(name) && (nice === 0 || policy === 0)) lowerThreadPriority(Number(tid));
+    }
+  } catch {
+    // Not Linux, or a thread ended while we looked: the next round catches up.
+  }
+}
