@@ -66,7 +66,7 @@ export async function bulkCreateLinks(deps: LinksDeps & { bulkTimeoutMs?: number
     total_requested: items.length, success_count: created.length, failure_count: failed.length, timed_out: timedOut,
     link_ids: created.map((c) => c.link.id),
   });
-  for (const { row } of createdRows) void deps.linkCache.invalidate(row.domainId, row.shortCode);
+  await deps.linkCache.invalidateMany(createdRows.map(({ row }) => ({ domainId: row.domainId, code: row.shortCode })));
   fillMetadataInBackground(deps, createdRows.map((c) => c.row).filter((r) => r.title === null || r.description === null));
 
   if (timedOut) throw new AppError("REQUEST_TIMEOUT", `The batch exceeded the ${Math.round((deps.bulkTimeoutMs ?? 60_000) / 1000)}-second processing cap; ${created.length} link(s) were created and kept`, result);

@@ -5,6 +5,8 @@ import type { Postgres } from "../storage/postgres/client";
 import { findLinkByCode, type LinkRow } from "./repository";
 
 const CHANNEL = "svc_link_invalidate";
+/** Below Postgres' 8,000-byte NOTIFY payload limit (keys are ASCII: a UUID, a colon and a code of ≤ 64). */
+const NOTIFY_PAYLOAD_BYTES = 7_500;
 
 export interface CachedLink {
   id: string;
@@ -50,7 +52,8 @@ export class LinkCache {
   ) {}
 
   async listen(): Promise<void> {
-    await this.pg.listen(CHANNEL, (payload) => this.entries.delete(payload));
+    // A payload is one key, or several separated by newlines (bulk changes); codes never hold a newline.
+    await this.pg.listen(CHANNEL, (payload) => { for (const key of payload.split("\n")) this.entries.delete(key); });
   }
 
   /** Synchronous hit (the hot path), or undefined on a miss. */
@@ -93,8 +96,21 @@ export class LinkCache {
 
   /** After a change commits: drop the entry here and on every other instance. */
   async invalidate(domainId: string | null, code: string): Promise<void> {
-    const key = keyOf(domainId, code);
-    this.entries.delete(key);
-    await this.pg.notify(CHANNEL, key).catch(() => {});
+    await this.invalidateMany([{ domainId, code }]);
+  }
+
+  /** Many links at once (a bulk import): the keys share NOTIFYs, each under Postgres' 8,000-byte payload cap. */
+  async invalidateMany(links: readonly { domainId: string | null; code: string }[]): Promise<void> {
+    let payload = "";
+    const notifies: Promise<void>[] = [];
+    const send = () => { if (payload) notifies.push(this.pg.notify(CHANNEL, payload).catch(() => {})); payload = ""; };
+    for (const { domainId, code } of links) {
+      const key = keyOf(domainId, code);
+      this.entries.delete(key);
+      if (payload.length + key.length + 1 > NOTIFY_PAYLOAD_BYTES) send();
+      payload = payload ? `${payload}\n${key}` : key;
+    }
+    send();
+    await Promise.all(notifies);
   }
 }

@@ -36,6 +36,28 @@ test("a link deactivated through instance A stops redirecting on instance B at o
   }
 });
 
+test("codes a bulk import on instance A creates resolve on instance B, which had cached them as unknown", async () => {
+  const { key } = await a.createAccount({ tier: "scale" });
+  const prefix = `bulk${crypto.randomUUID().slice(0, 8)}`;
+  // Enough keys that the invalidation takes several NOTIFY payloads (each under 8,000 bytes).
+  const aliases = Array.from({ length: 400 }, (_, i) => `${prefix}-${String(i).padStart(40, "0")}`);
+  const server = listen(b);
+  try {
+    const hop = (alias: string) => fetch(`${server.url}/${alias}`, { redirect: "manual", headers: BROWSER }).then((r) => r.status);
+    const probes = [aliases[0], aliases[199], aliases[399]];
+    for (const alias of probes) expect(await hop(alias)).toBe(404); // B caches "unknown code"
+    const res = await a.call("/public-api/v1/links/bulk", { method: "POST", key, json: aliases.map((alias) => ({ url: "https://example.com/bulk", title: "t", description: "d", custom_alias: alias })) });
+    expect(res.status).toBe(201);
+    for (const alias of probes) {
+      let status = await hop(alias);
+      for (let i = 0; i < 20 && status !== 302; i++) { await Bun.sleep(25); status = await hop(alias); } // NOTIFY is asynchronous
+      expect(status).toBe(302);
+    }
+  } finally {
+    await server.stop();
+  }
+});
+
 test("a key revoked through instance A is refused by instance B", async () => {
   const { accountId, key, keyId } = await a.createAccount();
   expect((await b.call("/public-api/v1/links", { key })).status).toBe(200);
