@@ -50,12 +50,12 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   const totals = await countEventsAndVisitors(ch, r);
-  // Sessions with an event in the period, each with its whole duration in the period's bundles;
-  // grouped by session, so the count is exact.
+  // Sessions with an event in the period, each from its first event (or the period start, when it
+  // began before) to its last. FINAL merges each session's rows across parts in key order, so the
+  // count and the spans are exact; on merged parts it only reads them (the filter applies after it).
   const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
-    SELECT count() AS n, avgOrNull(d) / 1000 AS avg FROM (
-      SELECT max(toUnixTimestamp64Milli(ended)) - min(toUnixTimestamp64Milli(started)) AS d
-      FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES} GROUP BY sid)`, params(r));
+    SELECT count() AS n, avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
+    FROM ${ch.table("journey_sessions")} FINAL WHERE ${SESSIONS}`, params(r));
   const { pages, events } = await topValues(ch, r);
   return {
     total_visitors: totals.visitors,
