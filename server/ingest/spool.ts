@@ -273,7 +273,7 @@ export class Spool<T> {
       try {
         const uncertain = this.uncertain && this.opts.reconcile && this.uncertain.segment === chunk.segment && this.uncertain.start === chunk.start;
         if (this.opts.sinkRaw && !uncertain) {
-          stored = await this.opts.sinkRaw(this.readBytes(chunk.segment, chunk.start, chunk.end), token);
+          stored = await this.opts.sinkRaw(await this.readBytesAsync(chunk.segment, chunk.start, chunk.end), token);
         } else {
           let records = this.readRecords(chunk.segment, chunk.start, chunk.end);
           if (uncertain) {
@@ -352,6 +352,23 @@ export class Spool<T> {
       if (line) for (const r of JSON.parse(line) as T[]) records.push(r);
     }
     return records;
+  }
+
+  /** The raw path's read, on the thread pool: a chunk is megabytes, which would stall the event loop. */
+  private async readBytesAsync(segment: number, start: number, end: number): Promise<Buffer> {
+    const file = await open(join(this.opts.dir, segName(segment)), "r");
+    try {
+      const buf = Buffer.allocUnsafeSlow(end - start);
+      let read = 0;
+      while (read < buf.length) {
+        const { bytesRead } = await file.read(buf, read, buf.length - read, start + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      return buf.subarray(0, read);
+    } finally {
+      await file.close();
+    }
   }
 
   private readBytes(segment: number, start: number, end: number): Buffer {

@@ -1,5 +1,5 @@
 // Helpers for benchmarks: start our server as a child process with its own DATA_DIR, and run wrk.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -16,7 +16,8 @@ export async function startServer(port: number, env: Record<string, string> = {}
     try { if ((await fetch(`${url}/healthz`)).ok) break; } catch {}
     await Bun.sleep(100);
   }
-  const key = readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim();
+  // Embedded Postgres writes a dev key on first start; with a Postgres server, an account is made here.
+  const key = existsSync(join(dataDir, "dev-key.txt")) ? readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim() : await benchAccountKey(url);
   return { url, key, dataDir, proc, stop: async () => { proc.kill("SIGTERM"); await proc.exited; } };
 }
 
@@ -29,6 +30,15 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+async function benchAccountKey(url: string): Promise<string> {
+  const admin = (path: string, json: unknown) => fetch(`${url}/admin/v1${path}`, {
+    method: "POST", headers: { authorization: "Bearer bench-admin-token-0123456789", "content-type": "application/json" }, body: JSON.stringify(json),
+  }).then((r) => r.json() as Promise<{ data: { id: string; key: string } }>);
+  const account = await admin("/accounts", { name: "bench", tier: "scale" });
+  const key = await admin(`/accounts/${account.data.id}/keys`, { name: "bench", scopes: ["links:read", "links:write", "analytics:read", "journey:write", "journey:read"] });
+  return key.data.key;
 }
 
 export interface WrkResult { rps: number; p50: number; p99: number; requests: number; errors: number }

@@ -9,8 +9,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 // Two servers of ours: as deployed (the flush worker enriches clicks and inserts them into the embedded
 // ClickHouse at low priority in the same process), and with the flusher paused (the serving path alone).
-const ours = await startServer(3901, process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {});
-const paused = await startServer(3903, { SPOOL_FLUSH_MS: "3600000" });
+// BENCH_DATABASE_URL: both servers on a Postgres server (separate accounts) instead of embedded PGlite.
+const db: Record<string, string> = process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {};
+const ours = await startServer(3901, { ...db, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
+const paused = await startServer(3903, { ...db, SPOOL_FLUSH_MS: "3600000" });
 const createLink = (s: { url: string; key: string }) => fetch(`${s.url}/public-api/v1/links`, {
   method: "POST", headers: { "x-api-key": s.key, "content-type": "application/json" },
   body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
