@@ -8,13 +8,6 @@ import { buildDestination } from "./destination";
 /** What a short code may look like (anything else is not ours, or not a link). */
 export const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The request's host as Bun put it in request.url (from the Host header). */
-const hostOf = (url: string) => {
-  const start = url.indexOf("//") + 2;
-  const end = url.indexOf("/", start);
-  return url.slice(start, end < 0 ? undefined : end);
-};
-
 const GEO_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country"];
 
 function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string, ua: string): RawClick {
@@ -24,7 +17,7 @@ function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Requ
     ts: Date.now(),
     account_id: link.accountId,
     link_id: link.id,
-    domain: link.domainId ? hostOf(request.url) : "",
+    domain: link.domainId ? (h.get("host") ?? "") : "",
     ua,
     ip: clientAddress(request, server, deps.config.trustProxy),
     referrer: h.get("referer") ?? "",
