@@ -61,7 +61,7 @@ const total = await fetch(`${server.url}/public-api/v1/journey/links/${linkId}/s
   .then((res) => res.json() as Promise<{ data: { total_events: number } }>);
 const totalAccepted = await metric(ACCEPTED);
 const peakRss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.proc.pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
-await server.stop();
+await server.stop({ keepData: true });
 
 // Exactly once: every accepted event (warm-up included) is one row with its own id, and counted once in the rollup.
 const { createChdbConnection } = await import("chdb/connection");
@@ -71,6 +71,7 @@ const rows = await count(`SELECT count() FROM ${DATABASE}.journey_events`);
 const ids = await count(`SELECT uniqExact(event_id) FROM ${DATABASE}.journey_events`);
 const rollup = await count(`SELECT sum(events) FROM ${DATABASE}.journey_hourly`);
 await ch.close();
+server.removeData();
 
 table([{
   "events/s accepted": Math.round(accepted / SECONDS),

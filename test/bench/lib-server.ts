@@ -1,5 +1,5 @@
 // Helpers for benchmarks: start our server as a child process with its own DATA_DIR, and run wrk.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -18,7 +18,11 @@ export async function startServer(port: number, env: Record<string, string> = {}
   }
   // Embedded Postgres writes a dev key on first start; with a Postgres server, an account is made here.
   const key = existsSync(join(dataDir, "dev-key.txt")) ? readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim() : await benchAccountKey(url);
-  return { url, key, dataDir, proc, stop: async () => { proc.kill("SIGTERM"); await proc.exited; } };
+  return { url, key, dataDir, proc, stop: async (opts: { keepData?: boolean } = {}) => {
+    proc.kill("SIGTERM");
+    await proc.exited;
+    if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
+  }, removeData: () => rmSync(dataDir, { recursive: true, force: true }) };
 }
 
 /** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux; NaN elsewhere). */
