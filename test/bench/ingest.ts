@@ -4,7 +4,7 @@
 // until the last accepted event is queryable, and the server's peak memory. Then it stops the server
 // and counts in its ClickHouse that every accepted event is stored exactly once, in the events table
 // and in the hourly rollup. Targets (DESIGN.md): ≥ 100,000 events/s on 2 cores, queryable within 2 s.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServer, table, wrk } from "./lib-server";
@@ -72,6 +72,7 @@ const ids = await count(`SELECT uniqExact(event_id) FROM ${DATABASE}.journey_eve
 const rollup = await count(`SELECT sum(events) FROM ${DATABASE}.journey_hourly`);
 await ch.close();
 server.removeData();
+rmSync(dir, { recursive: true, force: true });
 
 table([{
   "events/s accepted": Math.round(accepted / SECONDS),
