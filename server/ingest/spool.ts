@@ -273,9 +273,9 @@ export class Spool<T> {
       try {
         const uncertain = this.uncertain && this.opts.reconcile && this.uncertain.segment === chunk.segment && this.uncertain.start === chunk.start;
         if (this.opts.sinkRaw && !uncertain) {
-          stored = await this.opts.sinkRaw(await this.readBytesAsync(chunk.segment, chunk.start, chunk.end), token);
+          stored = await this.opts.sinkRaw(await this.readBytes(chunk.segment, chunk.start, chunk.end), token);
         } else {
-          let records = this.readRecords(chunk.segment, chunk.start, chunk.end);
+          let records = await this.readRecords(chunk.segment, chunk.start, chunk.end);
           if (uncertain) {
             // All rows stored: replay under the same token anyway, which fills in any materialized view
             // whose block the crash lost (view blocks deduplicate separately). Rows missing: insert
@@ -346,16 +346,16 @@ export class Spool<T> {
     }
   }
 
-  private readRecords(segment: number, start: number, end: number): T[] {
+  private async readRecords(segment: number, start: number, end: number): Promise<T[]> {
     const records: T[] = [];
-    for (const line of this.readBytes(segment, start, end).toString("utf8").split("\n")) {
+    for (const line of (await this.readBytes(segment, start, end)).toString("utf8").split("\n")) {
       if (line) for (const r of JSON.parse(line) as T[]) records.push(r);
     }
     return records;
   }
 
-  /** The raw path's read, on the thread pool: a chunk is megabytes, which would stall the event loop. */
-  private async readBytesAsync(segment: number, start: number, end: number): Promise<Buffer> {
+  /** A chunk's bytes, read on the thread pool: a chunk is megabytes, which would stall the event loop. */
+  private async readBytes(segment: number, start: number, end: number): Promise<Buffer> {
     const file = await open(join(this.opts.dir, segName(segment)), "r");
     try {
       const buf = Buffer.allocUnsafeSlow(end - start);
@@ -368,22 +368,6 @@ export class Spool<T> {
       return buf.subarray(0, read);
     } finally {
       await file.close();
-    }
-  }
-
-  private readBytes(segment: number, start: number, end: number): Buffer {
-    const fd = openSync(join(this.opts.dir, segName(segment)), "r");
-    try {
-      const buf = Buffer.allocUnsafe(end - start);
-      let read = 0;
-      while (read < buf.length) {
-        const n = readSync(fd, buf, read, buf.length - read, start + read);
-        if (n === 0) break;
-        read += n;
-      }
-      return buf.subarray(0, read);
-    } finally {
-      closeSync(fd);
     }
   }
 

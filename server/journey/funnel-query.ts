@@ -13,8 +13,7 @@
 // the p_k that raised it came more than a window after T0 (a first step in the period's first hour,
 // or events dated up to a day ahead); those few visitors go through windowFunnel itself.
 import type { Clickhouse } from "../storage/clickhouse/client";
-
-export interface FunnelRange { accountId: string; linkId: string; fromMs: number }
+import { ENDED_IN_RANGE as LINK, type LinkRange } from "./link-range";
 
 /** The order of the `types` codes in migration 0207 (1-based). */
 const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"];
@@ -24,7 +23,6 @@ const TIME_PART = "0xFFFFFFFFFFF00000";
 const NONE = "toUInt64(-1)";
 const FALLBACK_LEVEL = 255;
 
-const LINK = "account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 
 function stepParams(steps: string[]) {
   const params: Record<string, unknown> = {};
@@ -100,7 +98,7 @@ function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[], hash
 }
 
 /** Visitors per funnel level (index = level, 1..steps.length). */
-export async function countFunnelLevels(ch: Clickhouse, r: FunnelRange, steps: string[], windowMs: number): Promise<number[]> {
+export async function countFunnelLevels(ch: Clickhouse, r: LinkRange, steps: string[], windowMs: number): Promise<number[]> {
   const { params, labels, names, hashes } = stepParams(steps);
   const p = { ...params, account: r.accountId, link: r.linkId, from: r.fromMs, window: windowMs };
   const byLevel = new Array<number>(steps.length + 1).fill(0);

@@ -9,13 +9,14 @@ export const MAX_BATCH = 100;
 export const MAX_PROPERTIES = 50;
 export const MAX_PROPERTIES_BYTES = 4096;
 export const MAX_PROPERTY_KEY = 64;
+export const MAX_PROPERTY_VALUE = 1024;
 
 const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 // ISO 8601 date-time; without an offset it is read as UTC.
 export const TIMESTAMP_PATTERN = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?$";
 
 const str = (maxLength: number, minLength = 0) => t.String({ minLength, maxLength });
-const PropertyValue = t.Union([t.String({ maxLength: 1024 }), t.Number(), t.Boolean(), t.Null()]);
+const PropertyValue = t.Union([t.String({ maxLength: MAX_PROPERTY_VALUE }), t.Number(), t.Boolean(), t.Null()]);
 
 export const JourneyEventSchema = t.Object({
   link_id: t.String({ pattern: UUID_PATTERN }),

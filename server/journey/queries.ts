@@ -1,8 +1,9 @@
 // ClickHouse queries of the journey reports, one function per report; every value is bound.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { countFunnelLevels } from "./funnel-query";
+import { ENDED_IN_RANGE as SESSIONS, type LinkRange } from "./link-range";
 
-export interface LinkRange { accountId: string; linkId: string; fromMs: number }
+export type { LinkRange };
 
 // Raw events of the link in the period; the rollups (migration 0200) hold whole hours, and periods
 // start on an hour, so both see the same window.
@@ -12,7 +13,6 @@ const HOURLY = "account_id = {account:UUID} AND link_id = {link:UUID} AND hour >
 // midnight, then whole days.
 const FIRST_HOURS = `${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')`;
 const WHOLE_DAYS = "account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC'))";
-const SESSIONS = "account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 /** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
 const SESSION_BUNDLES = `${SESSIONS} AND sid != 0`;
 const DAY_MS = 86_400_000;

@@ -4,7 +4,7 @@ import { t } from "elysia";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors";
 import {
-  FIELD_MESSAGES, JourneyBatchSchema, JourneyEventSchema, MAX_BATCH, MAX_PROPERTIES, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY,
+  FIELD_MESSAGES, JourneyBatchSchema, JourneyEventSchema, MAX_BATCH, MAX_PROPERTIES, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY, MAX_PROPERTY_VALUE,
   type JourneyEvent,
 } from "./model";
 
@@ -27,7 +27,7 @@ function hasOnlyKnownFieldsAndScalarProperties(e: Record<string, unknown>): bool
   for (const key in props) {
     const v = (props as Record<string, unknown>)[key];
     if (++count > MAX_PROPERTIES) return false;
-    if (!(v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && v.length <= 1024))) {
+    if (!(v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && v.length <= MAX_PROPERTY_VALUE))) {
       return false;
     }
   }

@@ -2,7 +2,7 @@
 import { chunkInsertSettings } from "../../ingest/sinks";
 
 /**
- * Parsing and the views' work stay on the calling thread (the niced flush worker) instead of
+ * Parsing and the views' work stay on the calling thread (the flush worker, at background priority) instead of
  * ClickHouse's thread pools, whose threads run at normal priority.
  */
 const IN_CALLING_THREAD = { input_format_parallel_parsing: 0, max_threads: 1, max_insert_threads: 1, parallel_view_processing: 0 };

@@ -26,13 +26,10 @@ function loadSetScheduler(): SetScheduler | null {
   return setScheduler;
 }
 
-/** Puts one thread (by its Linux tid) at background priority; false when neither call was allowed. */
-export function lowerThreadPriority(tid: number): boolean {
-  let lowered = false;
-  try { setPriority(tid, NICENESS); lowered = true; } catch { /* not permitted */ }
-  const set = loadSetScheduler();
-  if (set && set(tid, SCHED_IDLE, new Int32Array(1)) === 0) lowered = true;
-  return lowered;
+/** Puts one thread (by its Linux tid) at background priority, as far as the system allows. */
+function lowerThreadPriority(tid: number): void {
+  try { setPriority(tid, NICENESS); } catch { /* not permitted */ }
+  loadSetScheduler()?.(tid, SCHED_IDLE, new Int32Array(1));
 }
 
 /** The calling thread's tid (Linux gives each thread its own scheduling policy and nice value). */
