@@ -40,10 +40,15 @@ function stepParams(steps: string[]) {
 
 const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // bits from..to-1
 
-/** Levels of the visitors the window cannot affect; FALLBACK_LEVEL rows carry the others' hashes. */
-function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[], hashes: string) {
+/**
+ * Levels of every visitor of the period (0: no step-1 event) that the window cannot affect;
+ * FALLBACK_LEVEL rows carry the others' hashes. `names` null: the period has no named page views.
+ */
+function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[] | null, hashes: string) {
   const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
   const entry = (time: string, steps: string) => `if(base + ${time} >= 0, bitOr(bitShiftLeft(toUInt64(base + ${time}), ${STEP_BITS}), ${steps}), 0)`;
+  const views = `arrayMap((o, ty, lb) -> ${entry("o", mask(labels))}, times, types, labels)`;
+  const named = (conditions: string[]) => `arrayMap((o, nm) -> ${entry("o", mask(conditions))}, named_views, view_names)`;
   const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
   // p_k: (time, lowest step ≥ k) of the first entry at or after T0 of a step ≥ k, NONE without one.
   const firsts = ks.map((k) => {
@@ -51,7 +56,8 @@ function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[],
     const lowest = `bitAnd(bitAnd(x, ${ge}), bitNot(bitAnd(x, ${ge})) + 1)`;
     return `arrayMin(arrayMap(x -> if(x >= T0 AND bitAnd(x, ${ge}) != 0, bitOr(bitAnd(x, ${TIME_PART}), ${lowest}), ${NONE}), R)) AS p${k}`;
   });
-  const level = ks.length ? `multiIf(${ks.map((k) => `bitAnd(p${k}, ${bits(0, STEP_BITS)}) != ${2 ** k}, ${k}`).join(", ")}, ${n})` : "1";
+  // Level 0: no step-1 entry (T0 NONE); a level above k implies one, so no bound either.
+  const level = `multiIf(T0 = ${NONE}, 0, ${ks.map((k) => `bitAnd(p${k}, ${bits(0, STEP_BITS)}) != ${2 ** k}, ${k}, `).join("")}${n})`;
   // The window can only change a level if an entry that raised it came more than a window after T0.
   const late = (k: number) => `(level > ${k} AND bitShiftRight(p${k}, ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64})`;
   const bound = ks.length ? ks.map(late).join(" OR ") : "0";
@@ -66,17 +72,16 @@ function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[],
           SELECT vh AS v, min(t0) AS T0, groupArrayArray(r) AS R
           FROM (
             SELECT vh, toUnixTimestamp64Milli(started) - {from:Int64} AS base,
-              arrayConcat(arrayMap((o, ty, lb) -> ${entry("o", mask(labels))}, times, types, labels),
-                arrayMap((o, nm) -> ${entry("o", mask(names))}, named_views, view_names)) AS e,
+              ${names ? `arrayConcat(${views}, ${named(names)})` : views} AS e,
               arrayMin(arrayMap(x -> if(bitAnd(x, 1) != 0, bitAnd(x, ${TIME_PART}), ${NONE}), e)) AS t0,
               arrayFilter(x -> bitAnd(x, ${bits(1, n)}) != 0, e) AS r
             FROM ${ch.table("journey_event_bundles")} WHERE ${LINK})
-          GROUP BY vh HAVING T0 != ${NONE})))
+          GROUP BY vh)))
     GROUP BY level`;
 }
 
 /** windowFunnel itself over the events of the given visitors (their hashes as decimal strings). */
-function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[], hashes: string) {
+function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[] | null, hashes: string) {
   const of = (arrays: string) => `${ch.table("journey_event_bundles")} ARRAY JOIN ${arrays}
     WHERE ${LINK} AND vh IN (SELECT arrayJoin(arrayMap(x -> toUInt64(x), {fallback:Array(String)})))`;
   // A page view with an event_name is two rows at the same time: windowFunnel takes the union of
@@ -88,18 +93,30 @@ function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[], hash
       SELECT windowFunnel({window:UInt64}, 'strict_order')(t, ${labels.map((_, i) => `c${i}`).join(", ")}) AS level
       FROM (
         SELECT vh, toUInt64(toUnixTimestamp64Milli(started) + o) AS t, ${rows(labels)}
-        FROM ${of("times AS o, types AS ty, labels AS lb")}
+        FROM ${of("times AS o, types AS ty, labels AS lb")}${names ? `
         UNION ALL
         SELECT vh, toUInt64(toUnixTimestamp64Milli(started) + o) AS t, ${rows(names)}
-        FROM ${of("named_views AS o, view_names AS nm")})
+        FROM ${of("named_views AS o, view_names AS nm")}` : ""})
       WHERE t >= {from:Int64} AND (${labels.map((_, i) => `c${i}`).join(" OR ")})
       GROUP BY vh)
     GROUP BY level`;
 }
 
-/** Visitors per funnel level (index = level, 1..steps.length). */
+/** Whether the link had a page view with an event_name in the period (migration 0209). */
+async function hasNamedViews(ch: Clickhouse, r: LinkRange) {
+  const rows = await ch.query(`SELECT 1 FROM ${ch.table("journey_named_view_days")}
+    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(fromUnixTimestamp64Milli({from:Int64}, 'UTC')) LIMIT 1`,
+  { account: r.accountId, link: r.linkId, from: r.fromMs });
+  return rows.length > 0;
+}
+
+/**
+ * Visitors of the period per funnel level: index 0 counts those with no step-1 event, so the sum is
+ * every visitor with an event in the period.
+ */
 export async function countFunnelLevels(ch: Clickhouse, r: LinkRange, steps: string[], windowMs: number): Promise<number[]> {
-  const { params, labels, names, hashes } = stepParams(steps);
+  const { params, labels, names: allNames, hashes } = stepParams(steps);
+  const names = (await hasNamedViews(ch, r)) ? allNames : null;
   const p = { ...params, account: r.accountId, link: r.linkId, from: r.fromMs, window: windowMs };
   const byLevel = new Array<number>(steps.length + 1).fill(0);
   const rows = await ch.query<{ level: number; n: string; fallback: string[] }>(levelsSql(ch, steps.length, labels, names, hashes), p);

@@ -32,10 +32,6 @@ async function countEventsAndVisitors(ch: Clickhouse, r: LinkRange) {
   return { events: Number(row?.events ?? 0), visitors: Number(row?.visitors ?? 0) };
 }
 
-export async function countLinkVisitors(ch: Clickhouse, r: LinkRange): Promise<number> {
-  return (await countEventsAndVisitors(ch, r)).visitors;
-}
-
 /** The ten most frequent page URLs (page views) and event names, in one pass over the rollups. */
 async function topValues(ch: Clickhouse, r: LinkRange) {
   const rows = await ch.query<{ kind: string; value: string; n: string }>(`
@@ -175,10 +171,10 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
  * mode counts them over only the events that match some step (funnel-query.ts), so unrelated events
  * (scrolls, timers) between two steps do not break a chain but a later step done before an earlier
  * one does. A step matches an event's event_name, its event_type, or the page_url of a page_view.
+ * totalVisitors is exact: every visitor with an event in the period, counted by the same query.
  */
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
   const byLevel = await countFunnelLevels(ch, r, steps, windowSeconds * 1000);
-  const totalVisitors = await countLinkVisitors(ch, r);
   const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
-  return { reached, totalVisitors };
+  return { reached, totalVisitors: byLevel.reduce((a, b) => a + b, 0) };
 }
