@@ -3,7 +3,10 @@ import { AppError } from "../errors";
 import type { Kv } from "../storage/kv";
 
 const SLOT_MS = 60_000;
-const SLOTS = 60;
+// The current minute and the 60 before it: every request of the last hour is still counted (some up
+// to a minute longer), so no hour ever holds more than the budget. With 60 slots a minute's requests
+// left up to 59 s early, and a key could make twice its budget within 59 minutes.
+const SLOTS = 61;
 
 export interface RateLimitResult { headers: Record<string, string> }
 

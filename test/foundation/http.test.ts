@@ -32,12 +32,16 @@ describe("rate limits", () => {
     expect(over.headers.get("x-ratelimit-remaining")).toBe("0");
   });
 
-  test("the window slides: requests leave it an hour after their minute", async () => {
+  test("the window slides: requests leave it at the end of the minute an hour after theirs, never sooner", async () => {
     const kv = openKv();
-    const t0 = Date.UTC(2026, 0, 1, 12, 0, 30);
+    const t0 = Date.UTC(2026, 0, 1, 12, 0, 59);
     for (let i = 0; i < 3; i++) await enforceRateLimit(kv, "k", 3, t0);
-    await expect(enforceRateLimit(kv, "k", 3, t0 + 59 * 60_000)).rejects.toBeInstanceOf(AppError);
-    const later = await enforceRateLimit(kv, "k", 3, t0 + 60 * 60_000);
+    // 59 min 1 s later, the same minute-of-the-hour: still inside the hour, so still over budget.
+    const early = await enforceRateLimit(kv, "k", 3, Date.UTC(2026, 0, 1, 13, 0, 0)).catch((e) => e);
+    expect(early).toBeInstanceOf(AppError);
+    expect(Number((early as AppError).headers!["retry-after"])).toBe(60);
+    await expect(enforceRateLimit(kv, "k", 3, t0 + 60 * 60_000)).rejects.toBeInstanceOf(AppError);
+    const later = await enforceRateLimit(kv, "k", 3, Date.UTC(2026, 0, 1, 13, 1, 0));
     expect(later.headers["x-ratelimit-remaining"]).toBe("2");
   });
 
