@@ -76,16 +76,19 @@ export const PeriodSchema = t.Union(Object.keys(PERIODS).map((p) => t.Literal(p 
 
 export const LinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });
 export const PeriodQuery = t.Object({ period: t.Optional(PeriodSchema) });
+/** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
+export const SESSIONS_BOUNDS = { page: [1, 1_000_000], limit: [1, 100] } as const;
+export const EVENTS_BOUNDS = { page: [1, 1_000_000], limit: [1, 200] } as const;
 export const SessionsQuery = t.Object({
   period: t.Optional(PeriodSchema),
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100 })),
+  page: t.Optional(t.Integer({ description: "1 to 1,000,000 (default 1)" })),
+  limit: t.Optional(t.Integer({ description: "1 to 100 (default 20)" })),
   visitor_id: t.Optional(str(128, 1)),
 });
 export const EventsQuery = t.Object({
   period: t.Optional(PeriodSchema),
-  page: t.Optional(t.Integer({ minimum: 1, maximum: 1_000_000 })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200 })),
+  page: t.Optional(t.Integer({ description: "1 to 1,000,000 (default 1)" })),
+  limit: t.Optional(t.Integer({ description: "1 to 200 (default 50)" })),
   event_type: t.Optional(t.Union(EVENT_TYPES.map((e) => t.Literal(e)))),
 });
 export const FunnelQuery = t.Object({

@@ -6,7 +6,8 @@ import { effectiveLimits } from "../tiers";
 import { ingestCorsHeaders, INGEST_PATH, preflightHeaders } from "./cors";
 import { IngestAdmission } from "./admission";
 import { ingestJourneyBatch } from "./ingest";
-import { EventsQuery, FunnelQuery, LinkParams, PeriodQuery, SessionsQuery } from "./model";
+import { checkQueryBounds } from "../http/query-bounds";
+import { EVENTS_BOUNDS, EventsQuery, FunnelQuery, LinkParams, PeriodQuery, SESSIONS_BOUNDS, SessionsQuery } from "./model";
 import { getFunnel, getSummary, listEvents, listSessions } from "./service";
 import { journeyState } from "./state";
 
@@ -47,10 +48,10 @@ export function journeyRoutes(deps: FeatureDeps) {
     .get("/journey/links/:link_id/summary", ({ account, params, query }) => getSummary(reports, account.id, params.link_id, query),
       { scope: "journey:read", params: LinkParams, query: PeriodQuery })
     // API_SPEC "Journey": GET /journey/links/{link_id}/sessions
-    .get("/journey/links/:link_id/sessions", ({ account, params, query }) => listSessions(reports, account.id, params.link_id, query),
+    .get("/journey/links/:link_id/sessions", ({ account, params, query }) => listSessions(reports, account.id, params.link_id, checkQueryBounds(query, SESSIONS_BOUNDS)),
       { scope: "journey:read", params: LinkParams, query: SessionsQuery })
     // API_SPEC "Journey": GET /journey/links/{link_id}/events
-    .get("/journey/links/:link_id/events", ({ account, params, query }) => listEvents(reports, account.id, params.link_id, query),
+    .get("/journey/links/:link_id/events", ({ account, params, query }) => listEvents(reports, account.id, params.link_id, checkQueryBounds(query, EVENTS_BOUNDS)),
       { scope: "journey:read", params: LinkParams, query: EventsQuery })
     // API_SPEC "Journey": GET /journey/links/{link_id}/funnel
     .get("/journey/links/:link_id/funnel", ({ account, params, query }) => getFunnel(reports, account.id, params.link_id, query),

@@ -51,9 +51,11 @@ export const SORT_FIELDS = ["created_at", "updated_at", "title", "short_code", "
 export type SortField = (typeof SORT_FIELDS)[number];
 
 const DateTimeParam = t.String({ format: "date-time" });
+/** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
+export const LIST_LINKS_BOUNDS = { page: [1, 1_000_000], per_page: [1, 250] } as const;
 export const ListLinksQuery = t.Object({
-  page: t.Optional(t.Numeric({ minimum: 1, maximum: 1_000_000 })),
-  per_page: t.Optional(t.Numeric({ minimum: 1, maximum: 250 })),
+  page: t.Optional(t.Numeric({ description: "1 to 1,000,000 (default 1)" })),
+  per_page: t.Optional(t.Numeric({ description: "1 to 250 (default 20)" })),
   search: t.Optional(t.String({ maxLength: 200 })),
   tags: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Array(t.String({ maxLength: 64 }))])),
   is_active: t.Optional(t.BooleanString()),

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { FeatureDeps } from "../app";
 import { API_PREFIX } from "../app";
 import { Envelope } from "../http/envelope";
+import { checkQueryBounds } from "../http/query-bounds";
 import { AppError } from "../errors";
 import * as m from "./model";
 import * as links from "./service";
@@ -21,7 +22,7 @@ export function linksRoutes(deps: FeatureDeps) {
   return new Elysia({ prefix: API_PREFIX })
     .use(deps.auth)
     // GET /links
-    .get("/links", ({ account, query }) => links.listLinks(ctx, account.id, query), { scope: "links:read", query: m.ListLinksQuery, detail: detail() })
+    .get("/links", ({ account, query }) => links.listLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), { scope: "links:read", query: m.ListLinksQuery, detail: detail() })
     // POST /links
     .post("/links", async ({ account, body }) => new Envelope(await links.createLink(ctx, account, body), 201), { scope: "links:write", body: m.CreateLinkBody, detail: detail() })
     // POST /links/bulk

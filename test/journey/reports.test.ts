@@ -111,8 +111,11 @@ describe("sessions", () => {
     const v3 = await get(`${link}/sessions?visitor_id=v3`);
     expect(v3.body.data.map((s: { session_id: string }) => s.session_id)).toEqual(["s4", "s3"]);
     expect(v3.body.meta.total).toBe(2);
-    expect((await get(`${link}/sessions?limit=101`)).status).toBe(400);
-    expect((await get(`${link}/sessions?page=0`)).status).toBe(400);
+    for (const [q, field] of [["sessions?limit=101", "query.limit"], ["sessions?limit=0", "query.limit"], ["sessions?page=0", "query.page"], ["events?limit=201", "query.limit"], ["events?page=1000001", "query.page"]]) {
+      const res = await get(`${link}/${q}`);
+      expect({ q, status: res.status, field: res.body.error.details.fields[0].field }).toEqual({ q, status: 400, field });
+    }
+    expect((await get(`${link}/events?limit=200`)).status).toBe(200);
   });
 });
 

@@ -179,7 +179,11 @@ describe("GET /links", () => {
     const bad = await t.call(`${P}/links?sort_by=clicks`, { key: acc.key });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields[0].field).toContain("sort_by");
-    expect((await t.call(`${P}/links?per_page=251`, { key: acc.key })).status).toBe(400);
+    for (const [q, field] of [["per_page=251", "query.per_page"], ["per_page=0", "query.per_page"], ["per_page=2.5", "query.per_page"], ["page=0", "query.page"]]) {
+      const res = await t.call(`${P}/links?${q}`, { key: acc.key });
+      expect({ q, status: res.status, field: res.body.error.details.fields[0].field }).toEqual({ q, status: 400, field });
+      expect(res.body.error.message).toStartWith(`${field}: must be an integer from`);
+    }
   });
 
   test("meta.total stays exact through create, bulk, delete, restore, purge and direct SQL, per account", async () => {
