@@ -39,6 +39,7 @@ export const UpdateLinkBody = t.Object({
   is_password_protected: t.Optional(t.Boolean()),
   password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
   campaign_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
+  domain_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
   ...Utm,
   track_conversions: t.Optional(t.Boolean()),
   // Present only to answer "the destination cannot be changed" clearly.

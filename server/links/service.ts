@@ -11,7 +11,8 @@ import { Paginated } from "../http/envelope";
 import type { CreateLinkInput, ListLinksInput, UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
-import { checkCampaign, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
+import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
+import { validateDestination } from "./urls";
 import { fetchPageMetadata } from "./metadata";
 import { toLinkJson } from "./serialize";
 import type { LinkCache } from "./cache";
@@ -96,6 +97,7 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   if (input.custom_alias !== undefined && input.custom_alias !== before.shortCode) patch.shortCode = validateAlias(input.custom_alias, account.tier as Tier);
   if (input.title !== undefined) patch.title = input.title;
   if (input.description !== undefined) patch.description = input.description;
+  if (input.og_image) validateDestination(input.og_image, "body.og_image");
   if (input.og_image !== undefined) patch.ogImage = input.og_image || null;
   if (input.tags !== undefined) patch.tags = normalizeTags(input.tags);
   if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : futureDate(input.expires_at, "body.expires_at");
@@ -105,6 +107,10 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   if (input.is_password_protected === true) {
     if (input.password) patch.passwordHash = await hashLinkPassword(input);
     else if (!before.passwordHash) throw validationError("body.password", "is required when is_password_protected is true");
+  }
+  if (input.domain_id !== undefined && input.domain_id !== before.domainId) {
+    if (input.domain_id !== null) await checkDomain(deps.pg.db, account.id, input.domain_id);
+    patch.domainId = input.domain_id; // null: back to BASE_URL's host
   }
   if (input.campaign_id === null) patch.campaignId = null;
   else if (input.campaign_id !== undefined) { await checkCampaign(deps.pg.db, account, input.campaign_id); patch.campaignId = input.campaign_id; }
@@ -119,7 +125,11 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
     try {
       row = await tx.transaction(async (sp) => repo.updateLinkRow(sp, id, patch));
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError("ALIAS_TAKEN", `The short code "${patch.shortCode}" is already in use`, { field: "body.custom_alias", alias: patch.shortCode });
+      if (isUniqueViolation(err)) {
+        const code = patch.shortCode ?? before.shortCode;
+        const field = patch.shortCode ? "body.custom_alias" : "body.domain_id";
+        throw new AppError("ALIAS_TAKEN", `The short code "${code}" is already in use on that domain`, { field, alias: code });
+      }
       throw err;
     }
     const json = await serializeOne(deps, tx, row);
@@ -127,7 +137,7 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
     return { row, json };
   });
   await deps.linkCache.invalidate(before.domainId, before.shortCode);
-  if (row.shortCode !== before.shortCode) await deps.linkCache.invalidate(row.domainId, row.shortCode);
+  if (row.shortCode !== before.shortCode || row.domainId !== before.domainId) await deps.linkCache.invalidate(row.domainId, row.shortCode);
   return json;
 }
 

@@ -114,6 +114,10 @@ describe("POST /links", () => {
 describe("GET/PATCH/DELETE /links/{id}", () => {
   test("PATCH applies the spec's rules and returns the updated link", async () => {
     const { body: { data: link } } = await create({ url: "https://example.com/p", title: "t", description: "d", tags: ["x"], utm_source: "a", utm_medium: "b", expires_at: new Date(Date.now() + 86400e3).toISOString(), is_password_protected: true, password: "pw" });
+    for (const og_image of ["javascript:alert(1)", "not a url"]) {
+      const bad = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { og_image } });
+      expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field: "body.og_image" });
+    }
     const immutable = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://evil.example" } });
     expect(immutable.status).toBe(400);
     expect(immutable.body.error.details.fields[0].field).toBe("body.url");

@@ -169,4 +169,30 @@ describe("custom domains", () => {
     expect((await t.call(`${P}/domains`, { method: "POST", key, json: { name: "not a domain" } })).status).toBe(400);
     expect((await t.call(`${P}/domains/${domain.id}`, { method: "DELETE", key })).status).toBe(409); // links still use it
   });
+
+  test("PATCH domain_id moves a link between its domain and the default one at once; a taken code is 409", async () => {
+    const domain = (await t.call(`${P}/domains`, { method: "POST", key, json: { name: "move.example.com" } })).body.data;
+    TXT["_svc-verify.move.example.com"] = [[domain.verification.value]];
+    expect((await t.call(`${P}/domains/${domain.id}/verify`, { method: "POST", key })).body.data.verified).toBe(true);
+    const link = await create({ url: "https://example.com/moving", custom_alias: "moving" });
+    expect((await get("/moving")).status).toBe(302); // cached on the default domain
+
+    const moved = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { domain_id: domain.id } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.data).toMatchObject({ domain_id: domain.id, short_url: "https://move.example.com/moving" });
+    expect((await get("/moving")).status).toBe(404);
+    expect((await get("/moving", { host: "move.example.com" })).status).toBe(302);
+
+    // Another link already holds the code on the default domain: moving back is refused, nothing changes.
+    await create({ url: "https://example.com/holder", custom_alias: "moving" });
+    const taken = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { domain_id: null } });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error.code).toBe("ALIAS_TAKEN");
+    expect((await get("/moving", { host: "move.example.com" })).status).toBe(302);
+
+    const other = await t.createAccount();
+    const foreign = (await t.call(`${P}/domains`, { method: "POST", key: other.key, json: { name: "theirs.example.com" } })).body.data;
+    const refused = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { domain_id: foreign.id } });
+    expect(refused.status).toBe(404); // as on create: another account's domain does not exist for this one
+  });
 });
