@@ -1,6 +1,7 @@
 // POST /links/bulk: partial success (201 / 207 / 422), a per-tier batch maximum, a 60-second cap (408),
 // multi-row inserts for speed, and metadata extraction in the background.
 import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { Value } from "@sinclair/typebox/value";
 import { AppError, validationError } from "../errors";
 import { TIER_LIMITS, type Tier } from "../tiers";
 import { emitEvent } from "../events/bus";
@@ -43,9 +44,11 @@ export async function bulkCreateLinks(deps: LinksDeps & { bulkTimeoutMs?: number
     if (Date.now() > deadline) { timedOut = true; break; }
     const url = typeof (item as { url?: unknown })?.url === "string" ? (item as { url: string }).url : "";
     try {
-      const invalid = itemError(item, index);
+      // Unknown fields are dropped, as POST /links drops them.
+      const clean = Value.Clean(CreateLinkBody, item);
+      const invalid = itemError(clean, index);
       if (invalid) throw invalid;
-      prepared.push({ ...(await prepareLink(deps.pg.db, account, item as CreateLinkInput, `body.${index}.`)), index });
+      prepared.push({ ...(await prepareLink(deps.pg.db, account, clean as CreateLinkInput, `body.${index}.`)), index });
     } catch (err) {
       failed.push({ index, url, error: (err as Error).message, error_type: errorType(err) });
     }

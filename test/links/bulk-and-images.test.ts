@@ -13,7 +13,7 @@ const item = (i: number, extra: Record<string, unknown> = {}) => ({ url: `https:
 describe("POST /links/bulk", () => {
   test("201 when all succeed, with the BulkCreateResult shape", async () => {
     const { key } = await t.createAccount({ tier: "scale" });
-    const res = await bulk(key, [item(1), item(2)]);
+    const res = await bulk(key, [item(1), item(2, { note: "a field POST /links ignores" })]);
     expect(res.status).toBe(201);
     expect(res.body.success).toBe(true);
     expect(res.body.data).toMatchObject({ total_requested: 2, success_count: 2, failure_count: 0, failed: [] });
