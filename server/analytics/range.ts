@@ -22,7 +22,8 @@ export function resolveRange(q: AnalyticsQuery, today: string): DateRange {
   if (q.days !== undefined && (q.days < 1 || q.days > MAX_DAYS)) throw validationError("query.days", `must be an integer from 1 to ${MAX_DAYS}`);
   const end = q.end_date ? parseDay("end_date", q.end_date) : today;
   const start = q.start_date ? parseDay("start_date", q.start_date) : addDays(end, -((q.days ?? DEFAULT_DAYS) - 1));
-  if (end < start) throw validationError("query.end_date", "must not be before start_date");
+  // Without end_date a future start_date is an empty range, as it is with an explicit end_date.
+  if (q.end_date && end < start) throw validationError("query.end_date", "must not be before start_date");
   return { start, end: end > today ? today : end };
 }
 

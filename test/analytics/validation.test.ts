@@ -42,6 +42,14 @@ describe("analytics query validation", () => {
     expect(one.status).toBe(200);
   });
 
+  test("a future start_date is an empty range, with or without end_date", async () => {
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    for (const qs of [`start_date=${tomorrow}`, `start_date=${tomorrow}&end_date=${tomorrow}`]) {
+      const res = await get(t, key, `/analytics/timeseries?${qs}`);
+      expect({ qs, status: res.status, analytics: res.body.data.analytics }).toEqual({ qs, status: 200, analytics: [] });
+    }
+  });
+
   test("needs analytics:read", async () => {
     const { key: linksOnly } = await t.createAccount({ scopes: ["links:read"] });
     for (const path of PATHS) {
