@@ -8,7 +8,7 @@ const keys = new Map<string, Buffer>();
 
 export const generateWebhookSecret = () => PREFIX + randomBytes(32).toString("base64");
 
-/** The HMAC key of both signatures: the base64-decoded part after `whsec_` (Standard Webhooks' rule). */
+/** The Standard Webhooks HMAC key: the base64-decoded part after `whsec_` (that standard's rule). */
 export const secretKeyBytes = (secret: string) => Buffer.from(secret.slice(PREFIX.length), "base64");
 
 function encryptionKey(appSecret: string): Buffer {

@@ -1,12 +1,13 @@
 // The signature headers of one delivery attempt: the spec's X-SVC-Signature and the Standard Webhooks
-// trio. Both HMACs use the same key bytes (the decoded secret) and sign the exact body that is sent.
+// trio, both over the exact body that is sent. X-SVC-Signature is keyed with the secret as the spec
+// says, the whole string the create response returned; the Standard Webhooks signature with its
+// decoded bytes, as that standard (and its verifier libraries) expect.
 import { createHmac } from "node:crypto";
 import { secretKeyBytes } from "./secrets";
 
 export function signDelivery(secret: string, deliveryId: string, timestampSeconds: number, body: string) {
-  const key = secretKeyBytes(secret);
-  const hex = createHmac("sha256", key).update(body).digest("hex");
-  const standard = createHmac("sha256", key).update(`${deliveryId}.${timestampSeconds}.${body}`).digest("base64");
+  const hex = createHmac("sha256", secret).update(body).digest("hex");
+  const standard = createHmac("sha256", secretKeyBytes(secret)).update(`${deliveryId}.${timestampSeconds}.${body}`).digest("base64");
   return {
     "x-svc-signature": `sha256=${hex}`,
     "webhook-id": deliveryId,

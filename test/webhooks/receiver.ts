@@ -60,10 +60,9 @@ export function startReceiver(respond: Responder = () => new Response("ok")): Re
   return receiver;
 }
 
-/** The spec's check: hex HMAC-SHA256 of the raw body, keyed with the secret's decoded bytes. */
+/** The spec's check: hex HMAC-SHA256 of the raw body, keyed with the secret as returned at creation. */
 export function verifySvcSignature(secret: string, r: Received): boolean {
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  const expected = Buffer.from(`sha256=${createHmac("sha256", key).update(r.body).digest("hex")}`);
+  const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`);
   const given = Buffer.from(r.headers.get("x-svc-signature") ?? "");
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
