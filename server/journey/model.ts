@@ -2,6 +2,7 @@
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
 import type { JourneyEventWire } from "../../tracker/src/protocol";
+import { ISO_DATE_TIME_PATTERN } from "../iso-time";
 
 export const EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
 export const DEVICE_TYPES = ["mobile", "desktop", "tablet"] as const;
@@ -12,8 +13,6 @@ export const MAX_PROPERTY_KEY = 64;
 export const MAX_PROPERTY_VALUE = 1024;
 
 const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
-// ISO 8601 date-time; without an offset it is read as UTC.
-export const TIMESTAMP_PATTERN = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?$";
 
 const str = (maxLength: number, minLength = 0) => t.String({ minLength, maxLength });
 const PropertyValue = t.Union([t.String({ maxLength: MAX_PROPERTY_VALUE }), t.Number(), t.Boolean(), t.Null()]);
@@ -28,7 +27,7 @@ export const JourneyEventSchema = t.Object({
   page_title: t.Optional(str(512)),
   scroll_percent: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
   time_on_page: t.Optional(t.Number({ minimum: 0, maximum: 31_536_000 })),
-  timestamp: t.Optional(t.String({ pattern: TIMESTAMP_PATTERN, maxLength: 40 })),
+  timestamp: t.Optional(t.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40 })),
   conversion_name: t.Optional(str(256)),
   revenue_cents: t.Optional(t.Integer({ minimum: 0, maximum: 1e15 })),
   currency: t.Optional(t.String({ pattern: "^[A-Z]{3}$" })),

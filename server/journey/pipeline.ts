@@ -6,7 +6,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { JourneyEventRecord, JourneyRecord, JourneyRow } from "../ingest/records";
 import type { JourneyEvent } from "./model";
-import { parseTimestamp } from "./validate";
+import { isoTimeMs } from "../iso-time";
 import { chTime } from "../storage/clickhouse/format";
 import { chunkInsertSettings } from "../ingest/sinks";
 
@@ -25,7 +25,7 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : n
  * value is always a string (the properties' JSON) and the first the event id: the row count relies on it.
  */
 export function toJourneyRow(eventId: string, receivedMs: number, received: string, accountId: string, e: JourneyEvent | Record<string, unknown>): JourneyRow {
-  const ts = typeof e.timestamp === "string" ? chTime(parseTimestamp(e.timestamp)) : received;
+  const ts = typeof e.timestamp === "string" ? chTime(isoTimeMs(e.timestamp)) : received;
   return [
     eventId, received, ts, accountId,
     str(e.link_id), str(e.visitor_id), str(e.session_id), str(e.event_type), str(e.event_name), str(e.page_url),

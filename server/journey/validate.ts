@@ -3,6 +3,7 @@
 import { t } from "elysia";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors";
+import { isoTimeMs } from "../iso-time";
 import {
   FIELD_MESSAGES, JourneyBatchSchema, JourneyEventSchema, MAX_BATCH, MAX_PROPERTIES, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY, MAX_PROPERTY_VALUE,
   type JourneyEvent,
@@ -43,7 +44,6 @@ const isJourneyBatch = (body: unknown): body is { events: JourneyEvent[] } => is
 const DAY_MS = 86_400_000;
 /** Older events would fall outside the table's five-year TTL at once. */
 const MAX_AGE_MS = 1825 * DAY_MS;
-const HAS_OFFSET = /(Z|[+-]\d{2}:?\d{2})$/;
 
 export interface FieldError { field: string; message: string; index?: number }
 
@@ -62,7 +62,7 @@ export function validateBatch(body: unknown, nowMs: number): JourneyEvent[] {
 /** Rules a schema cannot express: timestamp bounds and the size of `properties`. */
 function checkEventRules(e: JourneyEvent, nowMs: number): { field: string; message: string } | null {
   if (e.timestamp !== undefined) {
-    const ms = parseTimestamp(e.timestamp);
+    const ms = isoTimeMs(e.timestamp);
     if (Number.isNaN(ms)) return { field: "timestamp", message: FIELD_MESSAGES.timestamp };
     if (ms > nowMs + DAY_MS) return { field: "timestamp", message: "must not be more than 1 day in the future" };
     if (ms < nowMs - MAX_AGE_MS) return { field: "timestamp", message: "must not be more than 1825 days in the past" };
@@ -84,10 +84,6 @@ function checkEventRules(e: JourneyEvent, nowMs: number): { field: string; messa
   return null;
 }
 
-/** Epoch ms of an ISO 8601 date-time (already shape-checked); no offset means UTC. */
-export function parseTimestamp(value: string): number {
-  return Date.parse(HAS_OFFSET.test(value) ? value : `${value}Z`);
-}
 
 function parseJson(text: string): unknown {
   try {

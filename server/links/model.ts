@@ -1,7 +1,9 @@
 // Wire schemas and types of the Links API (API_SPEC.md "Links").
 import { t, type Static } from "elysia";
+import { ISO_DATE_OR_TIME_PATTERN } from "../iso-time";
 
 const Str = (max: number) => t.String({ maxLength: max });
+const IsoTime = t.String({ pattern: ISO_DATE_OR_TIME_PATTERN, maxLength: 40, description: "ISO 8601; a time without an offset is UTC" });
 const Utm = {
   utm_source: t.Optional(Str(255)),
   utm_medium: t.Optional(Str(255)),
@@ -18,7 +20,7 @@ export const CreateLinkBody = t.Object({
   og_image: t.Optional(Str(2048)),
   custom_alias: t.Optional(t.String()),
   tags: t.Optional(Tags),
-  expires_at: t.Optional(t.String({ format: "date-time" })),
+  expires_at: t.Optional(IsoTime),
   is_password_protected: t.Optional(t.Boolean()),
   password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
   ...Utm,
@@ -34,7 +36,7 @@ export const UpdateLinkBody = t.Object({
   description: t.Optional(Str(2000)),
   og_image: t.Optional(Str(2048)),
   tags: t.Optional(Tags),
-  expires_at: t.Optional(t.Union([t.String({ format: "date-time" }), t.Null()])),
+  expires_at: t.Optional(t.Union([IsoTime, t.Null()])),
   is_active: t.Optional(t.Boolean()),
   is_password_protected: t.Optional(t.Boolean()),
   password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
@@ -51,7 +53,6 @@ export type UpdateLinkInput = Static<typeof UpdateLinkBody>;
 export const SORT_FIELDS = ["created_at", "updated_at", "title", "short_code", "original_url", "last_accessed_at", "expires_at"] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
-const DateTimeParam = t.String({ format: "date-time" });
 /** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
 export const LIST_LINKS_BOUNDS = { page: [1, 1_000_000], per_page: [1, 250] } as const;
 export const ListLinksQuery = t.Object({
@@ -63,9 +64,9 @@ export const ListLinksQuery = t.Object({
   has_password: t.Optional(t.BooleanString()),
   domain: t.Optional(t.String({ maxLength: 253 })),
   domain_id: t.Optional(t.String({ format: "uuid" })),
-  created_after: t.Optional(DateTimeParam),
-  created_before: t.Optional(DateTimeParam),
-  last_active_after: t.Optional(DateTimeParam),
+  created_after: t.Optional(IsoTime),
+  created_before: t.Optional(IsoTime),
+  last_active_after: t.Optional(IsoTime),
   sort_by: t.Optional(t.Union(SORT_FIELDS.map((f) => t.Literal(f)))),
   sort_order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")])),
 });

@@ -9,12 +9,14 @@ import type { CreateLinkInput } from "./model";
 import type { NewLink } from "./repository";
 import { validateAlias } from "./codes";
 import { validateDestination } from "./urls";
+import { checkedIsoTimeMs } from "../iso-time";
 
 export const normalizeTags = (tags?: string[]) => [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 
+/** An ISO 8601 time in the future (without an offset, UTC). */
 export function futureDate(value: string, field: string): Date {
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw validationError(field, "must be an ISO 8601 date-time");
+  const date = new Date(checkedIsoTimeMs(value));
+  if (Number.isNaN(date.getTime())) throw validationError(field, "must be an ISO 8601 date or date-time");
   if (date.getTime() <= Date.now()) throw validationError(field, "must be in the future");
   return date;
 }

@@ -13,6 +13,7 @@ import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
 import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
 import { validateDestination } from "./urls";
+import { checkedIsoTimeMs } from "../iso-time";
 import { fetchPageMetadata } from "./metadata";
 import { toLinkJson } from "./serialize";
 import type { LinkCache } from "./cache";
@@ -78,9 +79,19 @@ export async function getLink(deps: LinksDeps, accountId: string, id: string) {
   return serializeOne(deps, deps.pg.db, await getLinkOrThrow(deps.pg.db, accountId, id));
 }
 
+/** A time filter of the list as UTC ISO 8601 (a time without an offset is UTC); 400 when it does not exist. */
+function utcTime(q: ListLinksInput, field: "created_after" | "created_before" | "last_active_after") {
+  const value = q[field];
+  if (value === undefined) return undefined;
+  const ms = checkedIsoTimeMs(value);
+  if (Number.isNaN(ms)) throw validationError(`query.${field}`, "must be an ISO 8601 date or date-time");
+  return new Date(ms).toISOString();
+}
+
 export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput) {
   const tagList = q.tags === undefined ? [] : (Array.isArray(q.tags) ? q.tags : [q.tags]).flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
-  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, tagList });
+  const times = { created_after: utcTime(q, "created_after"), created_before: utcTime(q, "created_before"), last_active_after: utcTime(q, "last_active_after") };
+  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
   return new Paginated(await serializeLinks(deps, deps.pg.db, rows), { page, per_page: perPage, total });
 }
 

@@ -62,6 +62,8 @@ describe("POST /links", () => {
     [{ url: "https://example.com/" + "a".repeat(2100) }, "url"],
     [{ url: "not a url" }, "url"],
     [{ url: "https://example.com", expires_at: "2001-01-01T00:00:00Z" }, "expires_at"],
+    [{ url: "https://example.com", expires_at: "2031-02-30T00:00:00" }, "expires_at"],
+    [{ url: "https://example.com", expires_at: "next tuesday" }, "expires_at"],
     [{ url: "https://example.com", custom_alias: "ab" }, "custom_alias"],
     [{ url: "https://example.com", custom_alias: "has space" }, "custom_alias"],
     [{ url: "https://example.com", custom_alias: "admin" }, "custom_alias"],
@@ -74,6 +76,21 @@ describe("POST /links", () => {
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(JSON.stringify(res.body.error.details.fields)).toContain(field);
     expect((await t.call(`${P}/links?per_page=1`, { key })).body.meta.total).toBe(before);
+  });
+
+  test("ISO 8601 times without an offset are UTC, as in journey ingest; a date alone is its midnight UTC", async () => {
+    for (const [expires_at, stored] of [["2031-01-01T12:30:00", "2031-01-01T12:30:00.000Z"], ["2031-01-01T12:30", "2031-01-01T12:30:00.000Z"], ["2031-01-01", "2031-01-01T00:00:00.000Z"], ["2031-01-01T13:30:00+01:00", "2031-01-01T12:30:00.000Z"]]) {
+      const res = await create({ url: "https://example.com/utc", title: "t", description: "d", expires_at });
+      expect({ expires_at, status: res.status, stored: res.body.data?.expires_at }).toEqual({ expires_at, status: 201, stored });
+    }
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString().slice(0, 19); // no offset
+    const recent = await t.call(`${P}/links?per_page=1&created_after=${hourAgo}`, { key });
+    expect(recent.status).toBe(200);
+    expect(recent.body.meta.total).toBeGreaterThan(0);
+    const future = await t.call(`${P}/links?per_page=1&created_after=${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}`, { key });
+    expect(future.body.meta.total).toBe(0);
+    const bad = await t.call(`${P}/links?created_after=2026-02-30T00:00:00`, { key });
+    expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field: "query.created_after" });
   });
 
   test("custom aliases: 409 when taken, tier gate below Basic", async () => {
