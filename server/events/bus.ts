@@ -1,7 +1,8 @@
 // The internal event bus. `emitEvent` runs inside the caller's transaction and writes one webhook
 // delivery per subscribed, active endpoint (a transactional outbox): if the change commits, the
 // deliveries exist; if it rolls back, so do they. In-process listeners hear events after commit.
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { webhookEndpoints } from "../storage/postgres/schema";
 import type { DbOrTx } from "../storage/postgres/client";
 
 export const EVENT_TYPES = [
@@ -34,4 +35,23 @@ export async function emitEvent(db: DbOrTx, accountId: string, type: EventType, 
     where account_id = ${accountId} and is_active and ${type} = any(events)`);
   const event = { accountId, type, data, timestamp };
   queueMicrotask(() => { for (const l of listeners) l(event); });
+}
+
+/** emitEvent for many events of one type (a bulk import's links), in one statement. */
+export async function emitEvents(db: DbOrTx, accountId: string, type: EventType, items: Record<string, unknown>[]): Promise<void> {
+  if (!items.length) return;
+  const timestamp = new Date().toISOString();
+  const subscribed = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.accountId, accountId), eq(webhookEndpoints.isActive, true), sql`${type} = any(${webhookEndpoints.events})`)).limit(1);
+  if (subscribed.length) {
+    const payloads = JSON.stringify(items.map((data) => ({ event: type, timestamp, data })));
+    await db.execute(sql`
+      insert into webhook_deliveries (endpoint_id, account_id, event_type, payload, status, next_retry_at)
+      select e.id, e.account_id, ${type}, p.payload, 'pending', now()
+      from webhook_endpoints e cross join jsonb_array_elements(${payloads}::jsonb) with ordinality as p(payload, n)
+      where e.account_id = ${accountId} and e.is_active and ${type} = any(e.events)
+      order by p.n`);
+  }
+  const events = items.map((data) => ({ accountId, type, data, timestamp }));
+  queueMicrotask(() => { for (const event of events) for (const l of listeners) l(event); });
 }

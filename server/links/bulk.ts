@@ -4,7 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, validationError } from "../errors";
 import { TIER_LIMITS, type Tier } from "../tiers";
-import { emitEvent } from "../events/bus";
+import { emitEvent, emitEvents } from "../events/bus";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import type { AccountRecord } from "../http/auth";
 import { CreateLinkBody, type CreateLinkInput } from "./model";
@@ -65,6 +65,7 @@ export async function bulkCreateLinks(deps: LinksDeps & { bulkTimeoutMs?: number
   failed.sort((a, b) => a.index - b.index);
   const result = { created, failed, total_requested: items.length, success_count: created.length, failure_count: failed.length };
 
+  await emitEvents(deps.pg.db, account.id, "link.created", links);
   await emitEvent(deps.pg.db, account.id, "bulk_import.completed", {
     total_requested: items.length, success_count: created.length, failure_count: failed.length, timed_out: timedOut,
     link_ids: created.map((c) => c.link.id),

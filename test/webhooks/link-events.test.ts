@@ -47,15 +47,25 @@ describe("link events", () => {
     for (const r of mine()) expect(verifySvcSignature(secret, r) && verifyStandardSignature(secret, r)).toBe(true);
   });
 
-  test("bulk_import.completed carries the counts", async () => {
+  test("a bulk import sends link.created for each link it made, then bulk_import.completed with the counts", async () => {
     const { key } = await subscribe();
     const bulk = await t.call("/public-api/v1/links/bulk", { method: "POST", key, json: [linkBody(2), linkBody(3), { url: "not a url" }] });
     expect(bulk.status).toBe(207);
     const ids = bulk.body.data.created.map((c: any) => c.link.id);
     const isMine = (x: any) => x.json?.event === "bulk_import.completed" && x.json.data.link_ids?.[0] === ids[0];
-    await receiver.waitFor((all) => all.some(isMine));
+    const createdOf = (id: string) => receiver.received.find((x) => x.json?.event === "link.created" && x.json.data.id === id);
+    await receiver.waitFor((all) => all.some(isMine) && ids.every(createdOf));
     const r = receiver.received.find(isMine)!;
     expect(r.json.data).toEqual({ total_requested: 3, success_count: 2, failure_count: 1, timed_out: false, link_ids: ids });
+    for (const id of ids) expect(createdOf(id)!.json.data).toEqual((await t.call(`/public-api/v1/links/${id}`, { key })).body.data);
+  });
+
+  test("a bulk import by an account without a link.created subscription queues no delivery", async () => {
+    const account = await t.createAccount({ tier: "scale" });
+    await t.call("/public-api/v1/webhooks", { method: "POST", key: account.key, json: { url: receiver.url, events: ["link.deleted"] } });
+    expect((await t.call("/public-api/v1/links/bulk", { method: "POST", key: account.key, json: [linkBody(6), linkBody(7)] })).status).toBe(201);
+    const rows = await t.runtime.deps.pg.query<{ n: number }>(sql`select count(*)::int as n from webhook_deliveries where account_id = ${account.accountId}`);
+    expect(rows[0].n).toBe(0);
   });
 
   test("link.expired: the sweeper marks each expired link once, in the transaction that emits the event", async () => {
