@@ -1,5 +1,5 @@
 // Custom domains: register, list, verify through a DNS TXT record, delete. No Elysia here.
-import { and, count, eq, isNull } from "drizzle-orm";
+import { and, count, eq, isNotNull, isNull } from "drizzle-orm";
 import { AppError, notFound, validationError } from "../errors";
 import { emitEvent } from "../events/bus";
 import { isUniqueViolation } from "../storage/postgres/errors";
@@ -30,11 +30,15 @@ export async function createDomain(deps: DomainsDeps, accountId: string, rawName
   const name = rawName.trim().toLowerCase().replace(/\.$/, "");
   if (!isHostname(name)) throw validationError("body.name", "must be a domain name such as links.example.com");
   if (name === new URL(deps.baseUrl).hostname) throw validationError("body.name", "is the service's own host");
+  // Another account may have added the name without verifying it: that blocks nobody. A verified
+  // name belongs to the account that proved it through DNS.
+  const [owned] = await deps.pg.db.select({ id: domains.id }).from(domains).where(and(eq(domains.name, name), isNotNull(domains.verifiedAt)));
+  if (owned) throw new AppError("CONFLICT", `${name} is already verified by an account`, { field: "body.name" });
   try {
     const [row] = await deps.pg.db.insert(domains).values({ accountId, name, verificationToken: `svc-verify-${crypto.randomUUID()}` }).returning();
     return toDomainJson(row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already registered`, { field: "body.name" });
+    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already one of this account's domains`, { field: "body.name" });
     throw err;
   }
 }
@@ -57,11 +61,18 @@ export async function verifyDomain(deps: DomainsDeps, accountId: string, id: str
   if (!records.includes(domain.verificationToken)) {
     return { ...toDomainJson(domain), message: `No TXT record ${verificationRecord(domain.name)} with the value ${domain.verificationToken} was found yet` };
   }
-  const verified = await deps.pg.db.transaction(async (tx) => {
-    const [row] = await tx.update(domains).set({ verifiedAt: new Date() }).where(eq(domains.id, id)).returning();
-    await emitEvent(tx, accountId, "domain.verified", { id: row.id, name: row.name, verified_at: row.verifiedAt!.toISOString() });
-    return row;
-  });
+  let verified: typeof domain;
+  try {
+    verified = await deps.pg.db.transaction(async (tx) => {
+      const [row] = await tx.update(domains).set({ verifiedAt: new Date() }).where(eq(domains.id, id)).returning();
+      await emitEvent(tx, accountId, "domain.verified", { id: row.id, name: row.name, verified_at: row.verifiedAt!.toISOString() });
+      return row;
+    });
+  } catch (err) {
+    // Another account verified the same name first (domains_verified_name_idx).
+    if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${domain.name} is already verified by another account`);
+    throw err;
+  }
   await deps.domainCache.invalidate(verified.name);
   return { ...toDomainJson(verified), message: "The domain is verified" };
 }

@@ -17,11 +17,15 @@ export function beginRequest(request: Request): RequestFacts {
 export const requestFacts = (request: Request): RequestFacts => facts.get(request) ?? beginRequest(request);
 export const requestIdOf = (request: Request) => requestFacts(request).id;
 
-/** The caller's address: the socket peer, or the first X-Forwarded-For hop when TRUST_PROXY is set. */
+/**
+ * The caller's address: the socket peer, or with TRUST_PROXY the last X-Forwarded-For entry, the one
+ * our proxy appended. Earlier entries are whatever the client sent, so they never count.
+ */
 export function clientAddress(request: Request, server: Server<unknown> | null | undefined, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = request.headers.get("x-forwarded-for");
-    if (forwarded) return forwarded.split(",")[0].trim();
+    const last = forwarded?.slice(forwarded.lastIndexOf(",") + 1).trim();
+    if (last) return last;
   }
   return server?.requestIP(request)?.address ?? "127.0.0.1";
 }

@@ -40,13 +40,15 @@ export async function uploadOgImage(deps: LinksDeps & { og: OgStorage }, account
   const previous = link.ogImage;
   const url = `${deps.og.cdnUrl}/${name}`;
   await setOgImage(deps, account.id, link.id, url);
-  if (previous?.startsWith(deps.og.cdnUrl + "/")) await removeObject(deps.og, previous.slice(deps.og.cdnUrl.length + 1));
+  const old = ownUpload(deps.og, link.id, previous);
+  if (old) await removeObject(deps.og, old);
   return { og_image: url, message: "OG image uploaded and resized to 1200x630 WebP" };
 }
 
 export async function deleteOgImage(deps: LinksDeps & { og: OgStorage }, account: AccountRecord, id: string) {
   const link = await getLinkOrThrow(deps.pg.db, account.id, id);
-  if (link.ogImage?.startsWith(deps.og.cdnUrl + "/")) await removeObject(deps.og, link.ogImage.slice(deps.og.cdnUrl.length + 1));
+  const old = ownUpload(deps.og, link.id, link.ogImage);
+  if (old) await removeObject(deps.og, old);
   await setOgImage(deps, account.id, link.id, null);
   return { og_image: null, message: "OG image removed" };
 }
@@ -68,6 +70,15 @@ async function storeObject(og: OgStorage, name: string, data: Buffer) {
   const dir = join(og.dataDir, "cdn", "og");
   mkdirSync(dir, { recursive: true });
   await Bun.write(join(og.dataDir, "cdn", name), data);
+}
+
+/**
+ * The object name of an image this link uploaded, or null. og_image may be any URL (PATCH sets it),
+ * even another link's upload under CDN_URL, so only names made for this link are ever removed.
+ */
+function ownUpload(og: OgStorage, linkId: string, ogImage: string | null): string | null {
+  const prefix = `${og.cdnUrl}/og/${linkId}-`;
+  return ogImage?.startsWith(prefix) ? ogImage.slice(og.cdnUrl.length + 1) : null;
 }
 
 async function removeObject(og: OgStorage, name: string) {

@@ -12,6 +12,8 @@ import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPa
 const PASSWORD_ATTEMPTS = 10;
 const PASSWORD_WINDOW_SLOTS = 15; // 15 one-minute slots
 
+const PROTECTED_PREVIEW = { title: "Password-protected link", description: "Open the link and enter its password to continue.", ogImage: null };
+
 export function redirectRoutes(deps: FeatureDeps) {
   const defaultHost = new URL(deps.config.baseUrl).host;
 
@@ -39,7 +41,9 @@ export function redirectRoutes(deps: FeatureDeps) {
     if (wantsPreview(ua)) {
       await recordClick(deps, request, server, link, "", ua).written;
       const url = shortUrl(deps.config.baseUrl, link.code, link.domainId ? (request.headers.get("host") ?? null) : null);
-      return previewPage(link, url, link.passwordHash ? null : link.originalUrl);
+      // Behind a password nothing of the destination shows: its title, description and image may
+      // have been read from the page itself.
+      return link.passwordHash ? previewPage(PROTECTED_PREVIEW, url, null) : previewPage(link, url, link.originalUrl);
     }
     if (link.passwordHash) return passwordPage(link.code);
     return redirect(request, server, link);

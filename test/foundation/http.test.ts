@@ -86,9 +86,17 @@ describe("IP allowlists", () => {
     [["203.0.113.0/24"], "::ffff:203.0.113.9", 200],
   ])("allowlist %j, client %s → %i", async (allowed, address, status) => {
     const { key } = await t.createAccount({ allowed_ips: allowed });
-    const res = await t.call("/public-api/v1/links", { key, headers: { "x-forwarded-for": `${address}, 10.0.0.1` } });
+    // The client wrote the first entry; the proxy appended the address it saw.
+    const res = await t.call("/public-api/v1/links", { key, headers: { "x-forwarded-for": `10.0.0.1, ${address}` } });
     expect(res.status).toBe(status);
     if (status === 403) expect(res.body.error.code).toBe("IP_NOT_ALLOWED");
+  });
+
+  test("with TRUST_PROXY an entry the client adds in front of X-Forwarded-For does not count", async () => {
+    const { key } = await t.createAccount({ allowed_ips: ["203.0.113.7"] });
+    const forged = await t.call("/public-api/v1/links", { key, headers: { "x-forwarded-for": "203.0.113.7, 198.51.100.9" } });
+    expect(forged.status).toBe(403);
+    expect((await t.call("/public-api/v1/links", { key, headers: { "x-forwarded-for": "198.51.100.9, 203.0.113.7" } })).status).toBe(200);
   });
 
   test("without TRUST_PROXY the socket address counts, not X-Forwarded-For", async () => {

@@ -94,6 +94,19 @@ describe("PUT /links/{id}/og-image", () => {
     expect((await t.call(`${P}/links/${link.id}`, { key })).body.data.og_image).toBeNull();
   });
 
+  test("a link pointed at another account's uploaded image cannot delete or replace it", async () => {
+    const owner = await t.createAccount({ tier: "growth" });
+    const theirs = (await t.call(`${P}/links`, { method: "POST", key: owner.key, json: item(1) })).body.data;
+    const url = (await t.call(`${P}/links/${theirs.id}/og-image`, { method: "PUT", key: owner.key, body: await png(), headers: { "content-type": "image/png" } })).body.data.og_image;
+    const other = await t.createAccount({ tier: "growth" });
+    const mine = (await t.call(`${P}/links`, { method: "POST", key: other.key, json: item(2) })).body.data;
+    expect((await t.call(`${P}/links/${mine.id}`, { method: "PATCH", key: other.key, json: { og_image: url } })).status).toBe(200);
+    expect((await t.call(`${P}/links/${mine.id}/og-image`, { method: "PUT", key: other.key, body: await png(), headers: { "content-type": "image/png" } })).status).toBe(200);
+    expect((await t.call(`${P}/links/${mine.id}`, { method: "PATCH", key: other.key, json: { og_image: url } })).status).toBe(200);
+    expect((await t.call(`${P}/links/${mine.id}/og-image`, { method: "DELETE", key: other.key })).status).toBe(200);
+    expect((await t.request(new URL(url).pathname)).status).toBe(200);
+  });
+
   test("415 for other types, 413 over 5 MB, 403 below Growth", async () => {
     const { key } = await t.createAccount({ tier: "growth" });
     const link = (await t.call(`${P}/links`, { method: "POST", key, json: item(1) })).body.data;

@@ -136,6 +136,15 @@ describe("GET /{short_code}", () => {
       expect(html).toContain('<meta property="og:image" content="https://cdn.example/i.png">');
       expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
     });
+
+  test("a crawler sees nothing of a password-protected link's destination: no URL, title, description or image", async () => {
+    const link = await create({ url: "https://intranet.example/q3-plan", title: "Q3 plan - internal", description: "Confidential", og_image: "https://intranet.example/chart.png", is_password_protected: true, password: "pw" });
+    const res = await get(`/${link.short_code}`, { "user-agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)" });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<meta property="og:title" content="Password-protected link">');
+    for (const secret of ["intranet.example", "Q3 plan", "Confidential", "chart.png"]) expect(html).not.toContain(secret);
+  });
 });
 
 describe("custom domains", () => {
@@ -168,6 +177,24 @@ describe("custom domains", () => {
     expect((await t.call(`${P}/domains`, { method: "POST", key: other.key, json: { name: "go.example.com" } })).status).toBe(409);
     expect((await t.call(`${P}/domains`, { method: "POST", key, json: { name: "not a domain" } })).status).toBe(400);
     expect((await t.call(`${P}/domains/${domain.id}`, { method: "DELETE", key })).status).toBe(409); // links still use it
+  });
+
+  test("an unverified name claimed by one account blocks nobody; verifying makes it one account's", async () => {
+    const squatter = await t.createAccount();
+    const claimed = (await t.call(`${P}/domains`, { method: "POST", key: squatter.key, json: { name: "owned.example.com" } })).body.data;
+    const owner = await t.createAccount();
+    const added = await t.call(`${P}/domains`, { method: "POST", key: owner.key, json: { name: "owned.example.com" } });
+    expect(added.status).toBe(201);
+    expect((await t.call(`${P}/domains`, { method: "POST", key: owner.key, json: { name: "owned.example.com" } })).status).toBe(409); // twice in one account
+    // The owner publishes their token; the squatter's token is not in DNS.
+    TXT["_svc-verify.owned.example.com"] = [[added.body.data.verification.value]];
+    expect((await t.call(`${P}/domains/${claimed.id}/verify`, { method: "POST", key: squatter.key })).body.data.verified).toBe(false);
+    expect((await t.call(`${P}/domains/${added.body.data.id}/verify`, { method: "POST", key: owner.key })).body.data.verified).toBe(true);
+    const late = await t.createAccount();
+    expect((await t.call(`${P}/domains`, { method: "POST", key: late.key, json: { name: "owned.example.com" } })).status).toBe(409);
+    // Even with the owner's token copied into the squatter's DNS answer, the name stays the owner's.
+    TXT["_svc-verify.owned.example.com"] = [[added.body.data.verification.value], [claimed.verification.value]];
+    expect((await t.call(`${P}/domains/${claimed.id}/verify`, { method: "POST", key: squatter.key })).status).toBe(409);
   });
 
   test("PATCH domain_id moves a link between its domain and the default one at once; a taken code is 409", async () => {

@@ -57,7 +57,13 @@ export const domains = pgTable("domains", {
   verificationToken: text("verification_token").notNull(),
   verifiedAt: ts("verified_at"),
   createdAt: createdAt(),
-}, (t) => [uniqueIndex("domains_name_idx").on(t.name), index("domains_account_idx").on(t.accountId)]);
+}, (t) => [
+  // A name may wait unverified in several accounts (claiming one proves nothing); verifying it, which
+  // only its owner can, makes it that account's alone.
+  uniqueIndex("domains_verified_name_idx").on(t.name).where(sql`${t.verifiedAt} is not null`),
+  uniqueIndex("domains_account_name_idx").on(t.accountId, t.name),
+  index("domains_account_idx").on(t.accountId),
+]);
 
 export const campaigns = pgTable("campaigns", {
   id: uuid("id").primaryKey().defaultRandom(),
