@@ -47,7 +47,13 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-const limit = (v: string | undefined) => (v === undefined ? undefined : v === "none" ? null : Number(v));
+/** A limit flag: a whole number, or `none` to clear the override; anything else stops the CLI. */
+function limit(v: string | undefined): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === "none") return null;
+  if (!/^\d+$/.test(v)) fail(`A limit must be a whole number or "none", not "${v}".`);
+  return Number(v);
+}
 const need = (v: string | undefined, what: string) => v ?? fail(`Missing ${what}. See --help.`);
 const ALL_SCOPES = "links:read,links:write,links:delete,analytics:read,domains:read,domains:write,webhooks:read,webhooks:write,conversions:read,journey:read,journey:write";
 

@@ -33,3 +33,13 @@ test("creates an account and a key that works against the API, changes the tier,
   expect(bad.code).toBe(1);
   expect(bad.err).toContain("400");
 });
+
+test("limit overrides: a number sets one, none clears it, anything else is refused and changes nothing", async () => {
+  const { id } = JSON.parse((await cli("account", "create", "--name", "Limits Co", "--tier", "free")).out);
+  expect(JSON.parse((await cli("account", "limits", id, "--journey-limit", "5000")).out).limit_overrides).toEqual({ journey_events_per_month: 5000 });
+  const typo = await cli("account", "limits", id, "--journey-limit", "50k");
+  expect(typo.code).toBe(1);
+  expect(typo.err).toContain("50k");
+  expect(JSON.parse((await cli("account", "get", id)).out).limit_overrides).toEqual({ journey_events_per_month: 5000 });
+  expect(JSON.parse((await cli("account", "limits", id, "--journey-limit", "none")).out).limit_overrides).toEqual({});
+});
