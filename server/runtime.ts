@@ -40,7 +40,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const kv = openKv(config.redisUrl);
   const keys = await createKeyResolver(pg);
   const journeySinks = createJourneySinks(ch);
-  const clickFlusher = createClickFlusher({ ch, pg, trustProxy: config.trustProxy, geoipCityDb: config.geoipCityDb });
+  const clickFlusher = createClickFlusher({ ch, pg, trustProxy: config.trustProxy, hashSecret: config.appSecret, geoipCityDb: config.geoipCityDb });
   const streams = openStreams(
     {
       dataDir: config.dataDir,

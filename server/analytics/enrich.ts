@@ -27,6 +27,8 @@ export const normalizeDomain = (host: string) => host.trim().toLowerCase().repla
 export interface EnricherDeps {
   /** The stores behind visitor hashing: Postgres and ClickHouse, or a store (the flush worker's). */
   store: VisitorHashStore | { pg: Postgres; ch: Clickhouse };
+  /** APP_SECRET: keys the visitor hashes (visitor-hash.ts). */
+  hashSecret: string;
   /** Trust RawClick.geo_country (set by the redirect from the proxy's header only when TRUST_PROXY). */
   trustProxy: boolean;
   /** A MaxMind-format city database; the bundled GeoLite2 country database otherwise. */
@@ -35,7 +37,7 @@ export interface EnricherDeps {
 
 export function createClickEnricher(deps: EnricherDeps) {
   const locate = createGeoLocator({ cityDbPath: deps.geoipCityDb });
-  const hashVisitors = createVisitorHasher("findSalt" in deps.store ? deps.store : visitorHashStore(deps.store));
+  const hashVisitors = createVisitorHasher("findSalt" in deps.store ? deps.store : visitorHashStore(deps.store), deps.hashSecret);
   return async (clicks: RawClick[]): Promise<ClickRow[]> => {
     const hashes = await hashVisitors(clicks);
     const rows: ClickRow[] = [];

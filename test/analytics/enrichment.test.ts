@@ -108,20 +108,25 @@ describe("enrichment rules", () => {
 
   test("is deterministic: the same records give identical rows", async () => {
     const deps = t.runtime.deps;
-    const enrich = createClickEnricher({ store: deps, trustProxy: true });
+    const enrich = createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret });
     const clicks = [UA.iphone, UA.slack, UA.windowsChrome].map((ua, i) =>
       rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ua, ip: `81.2.69.${140 + i}`, ts: Date.now() - i * 1000 }));
     expect(await enrich(clicks)).toEqual(await enrich(clicks));
-    const fresh = createClickEnricher({ store: deps, trustProxy: true });
+    const fresh = createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret });
     expect(await fresh(clicks)).toEqual(await enrich(clicks));
+    // APP_SECRET keys the hashes: the day's salt from Postgres alone does not reproduce them.
+    const otherSecret = createClickEnricher({ store: deps, trustProxy: true, hashSecret: "another-app-secret-of-32-characters!" });
+    const [mine, theirs] = [await enrich(clicks), await otherSecret(clicks)];
+    expect(theirs.map((r) => r.visitor_hash)).not.toEqual(mine.map((r) => r.visitor_hash));
+    expect(theirs.map((r) => r.country_code)).toEqual(mine.map((r) => r.country_code));
   });
 
   test("the proxy's country header counts only with TRUST_PROXY", async () => {
     const deps = t.runtime.deps;
     const click = rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ip: "8.8.8.8", geo_country: "ca" });
-    expect((await createClickEnricher({ store: deps, trustProxy: true })([click]))[0].country_code).toBe("CA");
-    expect((await createClickEnricher({ store: deps, trustProxy: false })([click]))[0].country_code).toBe("US");
+    expect((await createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret })([click]))[0].country_code).toBe("CA");
+    expect((await createClickEnricher({ store: deps, trustProxy: false, hashSecret: t.config.appSecret })([click]))[0].country_code).toBe("US");
     const tor = { ...click, geo_country: "T1" };
-    expect((await createClickEnricher({ store: deps, trustProxy: true })([tor]))[0].country_code).toBe("US");
+    expect((await createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret })([tor]))[0].country_code).toBe("US");
   });
 });

@@ -24,7 +24,7 @@ describe("click sink", () => {
   test("a replayed chunk (same token) changes neither the rows nor the aggregates", async () => {
     const link = await createLink(t, key);
     const { pg } = t.runtime.deps;
-    const flusher = createClickFlusher({ ch: ch(), pg, trustProxy: false });
+    const flusher = createClickFlusher({ ch: ch(), pg, trustProxy: false, hashSecret: t.config.appSecret });
     const records = [UA.iphone, UA.windowsChrome, UA.slack].map((ua, i) => rawClick({ account_id: accountId, link_id: link.id, ua, ip: `8.8.8.${i}` }));
     await flusher.sink(records, "clicks-replay-test-1");
     await flusher.sink(records, "clicks-replay-test-1");
@@ -86,7 +86,7 @@ describe("visitor hashes", () => {
     const { pg } = t.runtime.deps;
     await pg.query(sql`insert into visitor_salts (day, salt) values (${isoDay(Date.now() - 10 * DAY_MS)}, 'old-salt-old-salt-old-salt-old-salt')`);
     // A fresh enricher (no cached salts) meets a day without a salt: it makes one and prunes.
-    const enrich = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false });
+    const enrich = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false, hashSecret: t.config.appSecret });
     const threeDaysAgo = Date.now() - 3 * DAY_MS;
     await enrich([rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ts: threeDaysAgo })]);
     const rows = await pg.query<{ day: string; salt: string }>(sql`select day::text as day, salt from visitor_salts order by day`);
@@ -97,7 +97,7 @@ describe("visitor hashes", () => {
     expect(new Set(rows.map((r) => r.salt)).size).toBe(rows.length);
     expect(rows.every((r) => r.salt.length >= 32)).toBe(true);
     // Another instance reads the same salt rather than making its own.
-    const again = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false });
+    const again = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false, hashSecret: t.config.appSecret });
     const click = rawClick({ account_id: accountId, link_id: crypto.randomUUID() });
     expect((await again([click]))[0].visitor_hash).toBe((await enrich([click]))[0].visitor_hash);
   });

@@ -14,6 +14,8 @@ export interface ClickFlusherDeps {
   ch: Clickhouse;
   pg: Postgres;
   trustProxy: boolean;
+  /** APP_SECRET, which keys the visitor hashes. */
+  hashSecret: string;
   geoipCityDb?: string;
 }
 
@@ -130,7 +132,7 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
   const ctx = nextContext++;
   worker.contexts.set(ctx, {
     store: visitorHashStore(deps), deps,
-    context: { table: deps.ch.table("clicks"), trustProxy: deps.trustProxy, geoipCityDb: deps.geoipCityDb },
+    context: { table: deps.ch.table("clicks"), trustProxy: deps.trustProxy, hashSecret: deps.hashSecret, geoipCityDb: deps.geoipCityDb },
   });
   worker.ensureStarted().catch(() => {}); // a failed start is retried by the next flush
   const flush = (bytes: Uint8Array, token: string) => worker.flush(ctx, bytes, token);

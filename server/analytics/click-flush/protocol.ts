@@ -4,6 +4,8 @@ import type { VisitorHashStore } from "../enrich/visitor-hash";
 /** One runtime's view: its `clicks` table and enrichment settings (tests run many runtimes per process). */
 export interface FlushContext {
   trustProxy: boolean;
+  /** APP_SECRET, which keys the visitor hashes. */
+  hashSecret: string;
   geoipCityDb?: string;
   /** Fully qualified `clicks` table. */
   table: string;

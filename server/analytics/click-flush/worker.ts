@@ -30,6 +30,7 @@ function open(ctx: number, context: FlushContext) {
       findSeen: async (a) => new Set(await (call(ctx, "findSeen", [a]) as Promise<string[]>)),
     },
     trustProxy: context.trustProxy,
+    hashSecret: context.hashSecret,
     geoipCityDb: context.geoipCityDb,
   });
   contexts.set(ctx, { context, enrich });

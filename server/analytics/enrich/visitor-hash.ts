@@ -1,7 +1,8 @@
 // Unique visitors without storing addresses (Plausible's scheme): visitor_hash is a keyed hash of
 // (daily salt, account, client address, user agent), truncated to 64 bits. The salt is random, one per
 // UTC day, shared through Postgres (visitor_salts); making day D's salt deletes those before D-2, so
-// old hashes cannot be recomputed from an address.
+// old hashes cannot be recomputed from an address. The hash is keyed with HMAC(APP_SECRET, salt), so
+// the salts in Postgres alone do not let anyone recompute a visitor's hash either.
 //
 // Across midnight: a click in the first 30 minutes of a UTC day keeps the previous day's hash when the
 // same (account, address, agent) clicked in the last 30 minutes of the previous day, found in the same
@@ -41,18 +42,24 @@ export function visitorHash(salt: string, c: Pick<RawClick, "account_id" | "ip" 
   return (Bun.CryptoHasher.hash("sha256", `${salt}\0${c.account_id}\0${c.ip}\0${c.ua}`) as Buffer).readBigUInt64BE(0).toString();
 }
 
-export function createVisitorHasher(store: VisitorHashStore) {
+/** The day's hashing key: the stored salt, keyed with APP_SECRET. */
+const keyedSalt = (secret: string, salt: string) => new Bun.CryptoHasher("sha256", secret).update(salt).digest("base64url");
+
+export function createVisitorHasher(store: VisitorHashStore, secret: string) {
   const salts = new Map<string, string | null>();
 
   async function saltOf(day: string, create: boolean): Promise<string | null> {
     const known = salts.get(day);
     if (known) return known;
-    if (!create) return store.findSalt(day);
+    if (!create) {
+      const stored = await store.findSalt(day);
+      return stored && keyedSalt(secret, stored);
+    }
     const oldest = utcDay(Date.parse(day) - SALT_KEEP_DAYS * DAY_MS);
     await store.deleteSaltsBefore(oldest);
     for (const d of salts.keys()) if (d < oldest) salts.delete(d);
     const candidate = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-    const salt = await store.ensureSalt(day, candidate);
+    const salt = keyedSalt(secret, await store.ensureSalt(day, candidate));
     salts.set(day, salt);
     return salt;
   }
