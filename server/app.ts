@@ -35,7 +35,8 @@ export interface AppDeps {
 
 export type FeatureDeps = AppDeps & { auth: ReturnType<typeof authPlugin> };
 
-export const API_PREFIX = "/public-api/v1";
+export { API_PREFIX } from "./http/api-prefix";
+import { API_PREFIX } from "./http/api-prefix";
 
 export function createApp(deps: AppDeps) {
   const featureDeps: FeatureDeps = { ...deps, auth: authPlugin({ keys: deps.keys, kv: deps.kv, trustProxy: deps.config.trustProxy }) };

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { AppError } from "../errors";
 import { Envelope } from "../http/envelope";
 import { bearerMatches } from "../http/bearer";
+import { ADMIN_PREFIX, isUnder, pathOf } from "../http/api-prefix";
 import type { Postgres } from "../storage/postgres/client";
 import type { CachedKeyResolver } from "./api-keys";
 import * as m from "./model";
@@ -17,8 +18,12 @@ export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; admin
   const { pg, keys } = deps;
   // A fresh object per route: Elysia merges macro details into it in place.
   const detail = () => ({ tags: ["Admin"], security: [{ adminToken: [] }] });
-  return new Elysia({ prefix: "/admin/v1" })
-    .onTransform(({ request }) => checkBearer(deps.adminToken, request.headers.get("authorization")))
+  return new Elysia({ prefix: ADMIN_PREFIX })
+    // Before the body is read: without ADMIN_TOKEN the admin API does not exist (404), and without the
+    // bearer it is 401, whatever the body holds.
+    .onRequest(({ request }) => {
+      if (isUnder(pathOf(request.url), ADMIN_PREFIX)) checkBearer(deps.adminToken, request.headers.get("authorization"));
+    })
     .post("/accounts", async ({ body }) => new Envelope(await service.createAccount(pg, body), 201), { body: m.CreateAccountBody, detail: detail() })
     .get("/accounts/:id", async ({ params }) => service.toAccountJson(await service.getAccountOrThrow(pg, params.id)), { params: m.IdParams, detail: detail() })
     .patch("/accounts/:id", ({ params, body }) => service.updateAccount(pg, keys, params.id, body), { params: m.IdParams, body: m.UpdateAccountBody, detail: detail() })

@@ -3,7 +3,7 @@
 // origin may; journey ingest has its own rules (server/journey/cors.ts).
 import { Elysia } from "elysia";
 
-const API_PREFIX = "/public-api/v1";
+import { API_PREFIX } from "./api-prefix";
 
 const READ_HEADERS = {
   "access-control-allow-origin": "*",

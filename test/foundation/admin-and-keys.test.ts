@@ -14,6 +14,8 @@ describe("admin API", () => {
     expect(none.body.error.code).toBe("UNAUTHORIZED");
     const wrong = await t.call("/admin/v1/accounts", { method: "POST", json: { name: "x", tier: "free" }, headers: { authorization: "Bearer nope" } });
     expect(wrong.status).toBe(401);
+    const malformed = await t.call("/admin/v1/accounts", { method: "POST", body: "{bad", headers: { "content-type": "application/json" } });
+    expect(malformed.status).toBe(401);
   });
 
   test("is absent (404) when ADMIN_TOKEN is unset", async () => {
@@ -22,6 +24,9 @@ describe("admin API", () => {
       const res = await off.call("/admin/v1/accounts", { method: "POST", json: { name: "x", tier: "free" }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("NOT_FOUND");
+      // Even a malformed body cannot tell that the route exists.
+      const malformed = await off.call("/admin/v1/accounts", { method: "POST", body: "{bad", headers: { "content-type": "application/json" } });
+      expect(malformed.status).toBe(404);
     } finally {
       await off.close();
     }

@@ -147,6 +147,15 @@ describe("operations", () => {
     }
   });
 
+  test("a caller without a valid key gets 401, and with one a malformed body is a 400 naming body", async () => {
+    const { key } = await t.createAccount();
+    const post = (k?: string, body = "{}") => t.call("/public-api/v1/links", { method: "POST", key: k, body, headers: { "content-type": "application/json" } });
+    expect((await post()).status).toBe(401);
+    expect((await post("svc_" + "x".repeat(28))).status).toBe(401);
+    const parsed = await post(key, "{bad");
+    expect({ status: parsed.status, field: parsed.body.error.details.fields[0].field }).toEqual({ status: 400, field: "body" });
+  });
+
   test("every response carries X-Request-Id matching meta.request_id, including errors", async () => {
     const res = await t.call("/public-api/v1/nothing-here/really");
     expect(res.status).toBe(404);

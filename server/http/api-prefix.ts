@@ -1,0 +1,14 @@
+/** Where the public API lives; the admin API is under ADMIN_PREFIX. */
+export const API_PREFIX = "/public-api/v1";
+export const ADMIN_PREFIX = "/admin/v1";
+
+/** The path of a request URL without parsing the whole URL (called for every request). */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
+
+/** Whether `path` is `prefix` or below it. */
+export const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(prefix + "/");
