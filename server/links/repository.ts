@@ -1,8 +1,8 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, linkCounts, links } from "../storage/postgres/schema";
-import type { DbOrTx } from "../storage/postgres/client";
+import { domains, linkCounts, links, purgedLinks } from "../storage/postgres/schema";
+import type { Db, DbOrTx } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
 export type LinkRow = typeof links.$inferSelect;
@@ -24,8 +24,18 @@ export const updateLinkRow = async (db: DbOrTx, id: string, patch: Partial<NewLi
 export const findLinkByCode = async (db: DbOrTx, domainId: string | null, code: string) =>
   (await db.select().from(links).where(and(eq(links.shortCode, code), domainId ? eq(links.domainId, domainId) : isNull(links.domainId))))[0];
 
-export const purgeDeletedBefore = async (db: DbOrTx, before: Date) =>
-  (await db.delete(links).where(and(isNotNull(links.deletedAt), lt(links.deletedAt, before))).returning({ id: links.id })).length;
+/** Removes links deleted before `before`, leaving a tombstone each; drops tombstones older than `forgetBefore`. */
+export async function purgeDeletedBefore(db: Db, before: Date, forgetBefore: Date) {
+  return db.transaction(async (tx) => {
+    const gone = await tx.delete(links).where(and(isNotNull(links.deletedAt), lt(links.deletedAt, before))).returning({ id: links.id, accountId: links.accountId });
+    for (let i = 0; i < gone.length; i += 10_000) await tx.insert(purgedLinks).values(gone.slice(i, i + 10_000)).onConflictDoNothing();
+    await tx.delete(purgedLinks).where(lt(purgedLinks.purgedAt, forgetBefore));
+    return gone.length;
+  });
+}
+
+export const wasPurged = async (db: DbOrTx, accountId: string, id: string) =>
+  (await db.select({ id: purgedLinks.id }).from(purgedLinks).where(and(eq(purgedLinks.id, id), eq(purgedLinks.accountId, accountId)))).length > 0;
 
 /**
  * original_url sorts in byte order (the embedded store's collation, on a server too), by the 600-character

@@ -165,11 +165,10 @@ export async function deleteLink(deps: LinksDeps, accountId: string, id: string)
 
 export async function restoreLink(deps: LinksDeps, accountId: string, id: string) {
   const link = await repo.findLinkIncludingDeleted(deps.pg.db, accountId, id);
-  if (!link) throw notFound("Link");
+  const tooLate = () => new AppError("GONE", "The link was deleted more than 7 days ago and can no longer be restored");
+  if (!link) throw (await repo.wasPurged(deps.pg.db, accountId, id)) ? tooLate() : notFound("Link");
   if (!link.deletedAt) return serializeOne(deps, deps.pg.db, link);
-  if (Date.now() - link.deletedAt.getTime() > RECOVERY_WINDOW_MS) {
-    throw new AppError("GONE", "The link was deleted more than 7 days ago and can no longer be restored");
-  }
+  if (Date.now() - link.deletedAt.getTime() > RECOVERY_WINDOW_MS) throw tooLate();
   const json = await deps.pg.db.transaction(async (tx) => {
     const row = await repo.updateLinkRow(tx, id, { deletedAt: null });
     const json = await serializeOne(deps, tx, row);
@@ -180,6 +179,11 @@ export async function restoreLink(deps: LinksDeps, accountId: string, id: string
   return json;
 }
 
-/** The purge job: links deleted more than 7 days ago are removed for good (their codes become free). */
-export const purgeDeletedLinks = (pg: Postgres, now = Date.now()) => repo.purgeDeletedBefore(pg.db, new Date(now - RECOVERY_WINDOW_MS));
+/**
+ * The purge job: links deleted more than 7 days ago are removed for good (their codes become free);
+ * a restore of one answers 410 for 90 days more.
+ */
+export const purgeDeletedLinks = (pg: Postgres, now = Date.now()) =>
+  repo.purgeDeletedBefore(pg.db, new Date(now - RECOVERY_WINDOW_MS), new Date(now - TOMBSTONE_DAYS * 86_400_000));
+const TOMBSTONE_DAYS = 90;
 

@@ -174,6 +174,15 @@ describe("GET/PATCH/DELETE /links/{id}", () => {
     const { purgeDeletedLinks } = await import("../../server/links/service");
     expect(await purgeDeletedLinks(t.runtime.deps.pg)).toBeGreaterThanOrEqual(1);
     expect((await t.runtime.deps.pg.query(sql`select 1 from links where id = ${link.id}`)).length).toBe(0);
+    // Still 410 once purged (a tombstone remembers it), and still 404 for another account.
+    expect((await t.call(`${P}/links/${link.id}/restore`, { method: "POST", key })).status).toBe(410);
+    const other = await t.createAccount();
+    expect((await t.call(`${P}/links/${link.id}/restore`, { method: "POST", key: other.key })).status).toBe(404);
+    expect((await t.call(`${P}/links/${crypto.randomUUID()}/restore`, { method: "POST", key })).status).toBe(404);
+    // Tombstones are forgotten after 90 days.
+    await t.runtime.deps.pg.query(sql`update purged_links set purged_at = now() - interval '91 days' where id = ${link.id}`);
+    await purgeDeletedLinks(t.runtime.deps.pg);
+    expect((await t.call(`${P}/links/${link.id}/restore`, { method: "POST", key })).status).toBe(404);
   });
 });
 

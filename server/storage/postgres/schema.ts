@@ -130,6 +130,13 @@ export const linkCounts = pgTable("link_counts", {
   live: bigint("live", { mode: "number" }).notNull().default(0),
 });
 
+/** Links the purge job removed for good, kept so a late restore answers 410 rather than 404. */
+export const purgedLinks = pgTable("purged_links", {
+  id: uuid("id").primaryKey(),
+  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  purgedAt: ts("purged_at").notNull().defaultNow(),
+}, (t) => [index("purged_links_purged_at_idx").on(t.purgedAt)]);
+
 export const webhookEndpoints = pgTable("webhook_endpoints", {
   id: uuid("id").primaryKey().defaultRandom(),
   accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
