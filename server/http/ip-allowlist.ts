@@ -34,7 +34,10 @@ export function isAddressAllowed(address: string, allowlist: readonly string[]):
 /** Loopback, private, link-local, unique-local and other non-public ranges. */
 export function isPrivateAddress(address: string): boolean {
   try {
-    return normalize(address).range() !== "unicast";
+    const addr = normalize(address);
+    // ::/96 (the deprecated IPv4-compatible form, ::7f00:1 for 127.0.0.1) is "unicast" to ipaddr.js.
+    if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return true;
+    return addr.range() !== "unicast";
   } catch {
     return true;
   }
