@@ -8,7 +8,7 @@ export type BotFilter = (typeof BOT_FILTERS)[number];
 const DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 
 export const AnalyticsQuery = t.Object({
-  // Bounds are checked in range.ts: Elysia's coerced-integer bound errors lose the field name.
+  // Bounds are checked in range.ts (checkQueryBounds): Elysia's coerced-integer bound errors lose the field name.
   days: t.Optional(t.Integer({ description: "Rolling window in days including today, 1 to 365 (default 30)" })),
   start_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD; overrides days" })),
   end_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD" })),

@@ -1,6 +1,7 @@
 // Date ranges of the analytics endpoints: from the query (days or start/end dates), then clamped to
 // the tier's retention and, over the click budget, to the cutoff date. All dates are UTC.
 import { validationError } from "../errors";
+import { checkQueryBounds } from "../http/query-bounds";
 import type { AnalyticsQuery, DateRange } from "./model";
 
 const DAY_MS = 86_400_000;
@@ -19,7 +20,7 @@ function parseDay(field: string, value: string): string {
 
 /** The requested range: start_date/end_date override days; end defaults to today. */
 export function resolveRange(q: AnalyticsQuery, today: string): DateRange {
-  if (q.days !== undefined && (q.days < 1 || q.days > MAX_DAYS)) throw validationError("query.days", `must be an integer from 1 to ${MAX_DAYS}`);
+  checkQueryBounds(q, { days: [1, MAX_DAYS] });
   const end = q.end_date ? parseDay("end_date", q.end_date) : today;
   const start = q.start_date ? parseDay("start_date", q.start_date) : addDays(end, -((q.days ?? DEFAULT_DAYS) - 1));
   // Without end_date a future start_date is an empty range, as it is with an explicit end_date.

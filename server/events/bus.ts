@@ -25,19 +25,12 @@ export function onEvent(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-export async function emitEvent(db: DbOrTx, accountId: string, type: EventType, data: Record<string, unknown>): Promise<void> {
-  const timestamp = new Date().toISOString();
-  const payload = JSON.stringify({ event: type, timestamp, data });
-  await db.execute(sql`
-    insert into webhook_deliveries (endpoint_id, account_id, event_type, payload, status, next_retry_at)
-    select id, account_id, ${type}, ${payload}::jsonb, 'pending', now()
-    from webhook_endpoints
-    where account_id = ${accountId} and is_active and ${type} = any(events)`);
-  const event = { accountId, type, data, timestamp };
-  queueMicrotask(() => { for (const l of listeners) l(event); });
-}
+export const emitEvent = (db: DbOrTx, accountId: string, type: EventType, data: Record<string, unknown>) => emitEvents(db, accountId, type, [data]);
 
-/** emitEvent for many events of one type (a bulk import's links), in one statement. */
+/**
+ * Events of one type (a bulk import's links, a batch's conversions) in one statement, one delivery per
+ * event and subscribed endpoint. The payloads are only built and sent when some endpoint subscribes.
+ */
 export async function emitEvents(db: DbOrTx, accountId: string, type: EventType, items: Record<string, unknown>[]): Promise<void> {
   if (!items.length) return;
   const timestamp = new Date().toISOString();

@@ -2,8 +2,7 @@
 // call the GET endpoints with X-API-Key. Reads only, no credentials (the key is explicit), so any
 // origin may; journey ingest has its own rules (server/journey/cors.ts).
 import { Elysia } from "elysia";
-
-import { API_PREFIX } from "./api-prefix";
+import { API_PREFIX, pathOf } from "./api-prefix";
 
 const READ_HEADERS = {
   "access-control-allow-origin": "*",
@@ -21,7 +20,7 @@ export function readCors() {
   return new Elysia({ name: "read-cors" })
     // Before auth, so that browsers can read the 401/403/429 answers too.
     .onRequest(({ request, set }) => {
-      if ((request.method === "GET" || request.method === "HEAD") && new URL(request.url).pathname.startsWith(API_PREFIX + "/")) {
+      if ((request.method === "GET" || request.method === "HEAD") && pathOf(request.url).startsWith(API_PREFIX + "/")) {
         Object.assign(set.headers, READ_HEADERS);
       }
     })

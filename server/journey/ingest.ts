@@ -2,7 +2,7 @@
 // backpressure → validate → link ownership → idempotency → monthly quota → durable spool → 202.
 // Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
 import { AppError } from "../errors";
-import { emitEvent } from "../events/bus";
+import { emitEvents } from "../events/bus";
 import type { JourneyRecord, JourneyRow } from "../ingest/records";
 import type { Spool } from "../ingest/spool";
 import type { Kv } from "../storage/kv";
@@ -125,18 +125,17 @@ function toRows(req: IngestRequest, events: JourneyEvent[]): JourneyRow[] {
   return rows;
 }
 
-/** One `conversion` bus event per conversion event, after the batch is durable. */
+/** One `conversion` bus event per conversion event, after the batch is durable; one statement per batch. */
 async function emitConversions(deps: IngestDeps, req: IngestRequest, events: JourneyEvent[], rows: JourneyRow[]): Promise<void> {
+  const conversions: Record<string, unknown>[] = [];
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
-    if (e.event_type !== "conversion") continue;
-    const id = rows[i][0] as string;
-    const data = { id, ...e, timestamp: e.timestamp ?? new Date(req.nowMs).toISOString() };
-    try {
-      await emitEvent(deps.db, req.accountId, "conversion", data);
-    } catch (err) {
-      deps.logger.error({ msg: "conversion event not emitted", event_id: id, error: String(err) });
-    }
+    if (e.event_type === "conversion") conversions.push({ id: rows[i][0] as string, ...e, timestamp: e.timestamp ?? new Date(req.nowMs).toISOString() });
+  }
+  try {
+    await emitEvents(deps.db, req.accountId, "conversion", conversions);
+  } catch (err) {
+    deps.logger.error({ msg: "conversion events not emitted", event_ids: conversions.map((c) => c.id), error: String(err) });
   }
 }
 

@@ -84,7 +84,6 @@ function checkEventRules(e: JourneyEvent, nowMs: number): { field: string; messa
   return null;
 }
 
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);

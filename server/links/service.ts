@@ -179,11 +179,12 @@ export async function restoreLink(deps: LinksDeps, accountId: string, id: string
   return json;
 }
 
+const TOMBSTONE_DAYS = 90;
+
 /**
  * The purge job: links deleted more than 7 days ago are removed for good (their codes become free);
  * a restore of one answers 410 for 90 days more.
  */
 export const purgeDeletedLinks = (pg: Postgres, now = Date.now()) =>
   repo.purgeDeletedBefore(pg.db, new Date(now - RECOVERY_WINDOW_MS), new Date(now - TOMBSTONE_DAYS * 86_400_000));
-const TOMBSTONE_DAYS = 90;
 
