@@ -43,20 +43,22 @@ export function createApp(deps: AppDeps) {
   return new Elysia()
     .use(httpPlumbing({ ...deps, rawPaths: [`${API_PREFIX}/docs/json`] }))
     .use(readCors())
-    .use(swagger({
-      path: `${API_PREFIX}/docs`,
-      specPath: `${API_PREFIX}/docs/json`,
-      exclude: [/^\/(?!public-api|admin)/],
-      documentation: {
-        info: { title: "Link shortening, analytics and journey tracking API", version: "1.0.0" },
-        components: {
-          securitySchemes: {
-            apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-            adminToken: { type: "http", scheme: "bearer" },
+    .use(
+      swagger({
+        path: `${API_PREFIX}/docs`,
+        specPath: `${API_PREFIX}/docs/json`,
+        exclude: [/^\/(?!public-api|admin)/],
+        documentation: {
+          info: { title: "Link shortening, analytics and journey tracking API", version: "1.0.0" },
+          components: {
+            securitySchemes: {
+              apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+              adminToken: { type: "http", scheme: "bearer" },
+            },
           },
         },
-      },
-    }))
+      }),
+    )
     .use(opsRoutes({ pg: deps.pg, ch: deps.ch, metrics: deps.metrics, metricsToken: deps.config.metricsToken }))
     .use(adminRoutes({ pg: deps.pg, keys: deps.keys, adminToken: deps.config.adminToken }))
     .use(featureRoutes(featureDeps));

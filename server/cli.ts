@@ -27,9 +27,17 @@ Scopes: links:read links:write links:delete analytics:read domains:read domains:
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    url: { type: "string" }, token: { type: "string" }, help: { type: "boolean" },
-    name: { type: "string" }, tier: { type: "string" }, scopes: { type: "string" }, "allow-ip": { type: "string", multiple: true },
-    email: { type: "string" }, role: { type: "string" }, "journey-limit": { type: "string" }, "click-limit": { type: "string" },
+    url: { type: "string" },
+    token: { type: "string" },
+    help: { type: "boolean" },
+    name: { type: "string" },
+    tier: { type: "string" },
+    scopes: { type: "string" },
+    "allow-ip": { type: "string", multiple: true },
+    email: { type: "string" },
+    role: { type: "string" },
+    "journey-limit": { type: "string" },
+    "click-limit": { type: "string" },
   },
 });
 
@@ -55,7 +63,8 @@ function limit(v: string | undefined): number | null | undefined {
   return Number(v);
 }
 const need = (v: string | undefined, what: string) => v ?? fail(`Missing ${what}. See --help.`);
-const ALL_SCOPES = "links:read,links:write,links:delete,analytics:read,domains:read,domains:write,webhooks:read,webhooks:write,conversions:read,journey:read,journey:write";
+const ALL_SCOPES =
+  "links:read,links:write,links:delete,analytics:read,domains:read,domains:write,webhooks:read,webhooks:write,conversions:read,journey:read,journey:write";
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}/admin/v1${path}`, {
@@ -82,19 +91,39 @@ switch (`${group} ${action}`) {
   case "account create":
     await call("POST", "/accounts", { name: need(values.name, "--name"), tier: need(values.tier, "--tier"), limit_overrides: overrides() });
     break;
-  case "account get": await call("GET", `/accounts/${need(a, "ID")}`); break;
-  case "account tier": await call("PATCH", `/accounts/${need(a, "ID")}`, { tier: need(b, "TIER") }); break;
-  case "account limits": await call("PATCH", `/accounts/${need(a, "ID")}`, { limit_overrides: overrides() }); break;
+  case "account get":
+    await call("GET", `/accounts/${need(a, "ID")}`);
+    break;
+  case "account tier":
+    await call("PATCH", `/accounts/${need(a, "ID")}`, { tier: need(b, "TIER") });
+    break;
+  case "account limits":
+    await call("PATCH", `/accounts/${need(a, "ID")}`, { limit_overrides: overrides() });
+    break;
   case "key create": {
     const scopes = need(values.scopes, "--scopes");
     await call("POST", `/accounts/${need(a, "ACCOUNT_ID")}/keys`, {
-      name: need(values.name, "--name"), scopes: (scopes === "all" ? ALL_SCOPES : scopes).split(","), allowed_ips: values["allow-ip"] ?? [],
+      name: need(values.name, "--name"),
+      scopes: (scopes === "all" ? ALL_SCOPES : scopes).split(","),
+      allowed_ips: values["allow-ip"] ?? [],
     });
     break;
   }
-  case "key list": await call("GET", `/accounts/${need(a, "ACCOUNT_ID")}/keys`); break;
-  case "key revoke": await call("DELETE", `/accounts/${need(a, "ACCOUNT_ID")}/keys/${need(b, "KEY_ID")}`); break;
-  case "member add": await call("POST", `/accounts/${need(a, "ACCOUNT_ID")}/members`, { email: need(values.email, "--email"), role: need(values.role, "--role") }); break;
-  case "member remove": await call("DELETE", `/accounts/${need(a, "ACCOUNT_ID")}/members/${need(b, "MEMBER_ID")}`); break;
-  default: fail(`Unknown command "${positionals.join(" ")}". See --help.`);
+  case "key list":
+    await call("GET", `/accounts/${need(a, "ACCOUNT_ID")}/keys`);
+    break;
+  case "key revoke":
+    await call("DELETE", `/accounts/${need(a, "ACCOUNT_ID")}/keys/${need(b, "KEY_ID")}`);
+    break;
+  case "member add":
+    await call("POST", `/accounts/${need(a, "ACCOUNT_ID")}/members`, {
+      email: need(values.email, "--email"),
+      role: need(values.role, "--role"),
+    });
+    break;
+  case "member remove":
+    await call("DELETE", `/accounts/${need(a, "ACCOUNT_ID")}/members/${need(b, "MEMBER_ID")}`);
+    break;
+  default:
+    fail(`Unknown command "${positionals.join(" ")}". See --help.`);
 }

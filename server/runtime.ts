@@ -40,7 +40,13 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const kv = openKv(config.redisUrl);
   const keys = await createKeyResolver(pg);
   const journeySinks = createJourneySinks(ch);
-  const clickFlusher = createClickFlusher({ ch, pg, trustProxy: config.trustProxy, hashSecret: config.appSecret, geoipCityDb: config.geoipCityDb });
+  const clickFlusher = createClickFlusher({
+    ch,
+    pg,
+    trustProxy: config.trustProxy,
+    hashSecret: config.appSecret,
+    geoipCityDb: config.geoipCityDb,
+  });
   const streams = openStreams(
     {
       dataDir: config.dataDir,
@@ -64,7 +70,16 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const domainCache = new DomainHostCache(pg);
   await Promise.all([linkCache.listen(), domainCache.listen()]);
   const deps: AppDeps = {
-    config, pg, ch, kv, keys, metrics, logger, streams, linkCache, domainCache,
+    config,
+    pg,
+    ch,
+    kv,
+    keys,
+    metrics,
+    logger,
+    streams,
+    linkCache,
+    domainCache,
     resolveTxt: opts.resolveTxt ?? resolveTxt,
   };
   const app = createApp(deps);

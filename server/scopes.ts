@@ -1,7 +1,16 @@
 // The spec's eleven API key permissions.
 export const SCOPES = [
-  "links:read", "links:write", "links:delete", "analytics:read", "domains:read", "domains:write",
-  "webhooks:read", "webhooks:write", "conversions:read", "journey:read", "journey:write",
+  "links:read",
+  "links:write",
+  "links:delete",
+  "analytics:read",
+  "domains:read",
+  "domains:write",
+  "webhooks:read",
+  "webhooks:write",
+  "conversions:read",
+  "journey:read",
+  "journey:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);

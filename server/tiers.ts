@@ -13,12 +13,60 @@ export interface TierLimits {
 }
 
 export const TIER_LIMITS: Record<Tier, TierLimits> = {
-  free: { requestsPerHour: 50, apiKeys: 1, webhookEndpoints: 1, clicksPerMonth: 1_000, retentionDays: 30, journeyEventsPerMonth: 10_000, bulkBatchMax: 10 },
-  basic: { requestsPerHour: 500, apiKeys: 3, webhookEndpoints: 2, clicksPerMonth: 10_000, retentionDays: 90, journeyEventsPerMonth: 100_000, bulkBatchMax: 100 },
-  growth: { requestsPerHour: 5_000, apiKeys: 10, webhookEndpoints: 5, clicksPerMonth: 100_000, retentionDays: 365, journeyEventsPerMonth: 500_000, bulkBatchMax: 500 },
-  pro: { requestsPerHour: 25_000, apiKeys: 25, webhookEndpoints: 10, clicksPerMonth: 500_000, retentionDays: 730, journeyEventsPerMonth: 2_000_000, bulkBatchMax: 1_000 },
-  business: { requestsPerHour: 100_000, apiKeys: 50, webhookEndpoints: 25, clicksPerMonth: 2_500_000, retentionDays: 1_095, journeyEventsPerMonth: 10_000_000, bulkBatchMax: 5_000 },
-  scale: { requestsPerHour: 250_000, apiKeys: null, webhookEndpoints: 50, clicksPerMonth: null, retentionDays: 1_825, journeyEventsPerMonth: 50_000_000, bulkBatchMax: 10_000 },
+  free: {
+    requestsPerHour: 50,
+    apiKeys: 1,
+    webhookEndpoints: 1,
+    clicksPerMonth: 1_000,
+    retentionDays: 30,
+    journeyEventsPerMonth: 10_000,
+    bulkBatchMax: 10,
+  },
+  basic: {
+    requestsPerHour: 500,
+    apiKeys: 3,
+    webhookEndpoints: 2,
+    clicksPerMonth: 10_000,
+    retentionDays: 90,
+    journeyEventsPerMonth: 100_000,
+    bulkBatchMax: 100,
+  },
+  growth: {
+    requestsPerHour: 5_000,
+    apiKeys: 10,
+    webhookEndpoints: 5,
+    clicksPerMonth: 100_000,
+    retentionDays: 365,
+    journeyEventsPerMonth: 500_000,
+    bulkBatchMax: 500,
+  },
+  pro: {
+    requestsPerHour: 25_000,
+    apiKeys: 25,
+    webhookEndpoints: 10,
+    clicksPerMonth: 500_000,
+    retentionDays: 730,
+    journeyEventsPerMonth: 2_000_000,
+    bulkBatchMax: 1_000,
+  },
+  business: {
+    requestsPerHour: 100_000,
+    apiKeys: 50,
+    webhookEndpoints: 25,
+    clicksPerMonth: 2_500_000,
+    retentionDays: 1_095,
+    journeyEventsPerMonth: 10_000_000,
+    bulkBatchMax: 5_000,
+  },
+  scale: {
+    requestsPerHour: 250_000,
+    apiKeys: null,
+    webhookEndpoints: 50,
+    clicksPerMonth: null,
+    retentionDays: 1_825,
+    journeyEventsPerMonth: 50_000_000,
+    bulkBatchMax: 10_000,
+  },
 };
 
 export const tierRank = (tier: Tier) => TIERS.indexOf(tier);

@@ -1,6 +1,6 @@
 // Owns every request the widgets make: URL building, the X-API-Key header, and turning both
 // error body forms of the API (object and rate-limit string) into one ApiError.
-import type { ErrorBody } from './types';
+import type { ErrorBody } from "./types";
 
 export type Query = Record<string, string | number | null | undefined>;
 
@@ -33,8 +33,8 @@ export class ApiError extends Error implements ApiErrorInfo {
 }
 
 export function buildUrl(base: string, path: string, query: Query = {}): string {
-  const url = new URL(base.replace(/\/+$/, '') + path);
-  for (const [k, v] of Object.entries(query)) if (v != null && v !== '') url.searchParams.set(k, String(v));
+  const url = new URL(base.replace(/\/+$/, "") + path);
+  for (const [k, v] of Object.entries(query)) if (v != null && v !== "") url.searchParams.set(k, String(v));
   return url.href;
 }
 
@@ -43,12 +43,12 @@ export async function apiGet<T>(base: string, path: string, query: Query, key?: 
   let res: Response;
   try {
     res = await fetch(buildUrl(base, path, query), {
-      headers: key ? { 'X-API-Key': key, Accept: 'application/json' } : { Accept: 'application/json' },
+      headers: key ? { "X-API-Key": key, Accept: "application/json" } : { Accept: "application/json" },
       signal,
     });
   } catch (e) {
     if (signal?.aborted) throw e;
-    throw new ApiError({ status: 0, code: 'NETWORK_ERROR', message: `Could not reach the API at ${base}` });
+    throw new ApiError({ status: 0, code: "NETWORK_ERROR", message: `Could not reach the API at ${base}` });
   }
   let body: any;
   try {
@@ -57,17 +57,17 @@ export async function apiGet<T>(base: string, path: string, query: Query, key?: 
     body = null;
   }
   if (res.ok && body && body.success === true) return body.data as T;
-  throw errorFromBody(res.status, body, res.headers.get('retry-after'));
+  throw errorFromBody(res.status, body, res.headers.get("retry-after"));
 }
 
 function errorFromBody(status: number, body: ErrorBody | null, retryAfter: string | null): ApiError {
   const err = body?.error;
   const info: ApiErrorInfo =
-    typeof err === 'string'
+    typeof err === "string"
       ? { status, code: err, message: (body as { message?: string }).message || err }
-      : err && typeof err === 'object'
-        ? { status, code: err.code || 'ERROR', message: err.message || `HTTP ${status}`, details: err.details }
-        : { status, code: 'BAD_RESPONSE', message: `Unexpected answer from the API (HTTP ${status})` };
+      : err && typeof err === "object"
+        ? { status, code: err.code || "ERROR", message: err.message || `HTTP ${status}`, details: err.details }
+        : { status, code: "BAD_RESPONSE", message: `Unexpected answer from the API (HTTP ${status})` };
   if (retryAfter && !isNaN(+retryAfter)) info.retryAfter = +retryAfter;
   return new ApiError(info);
 }
@@ -78,20 +78,23 @@ function errorFromBody(status: number, body: ErrorBody | null, retryAfter: strin
  */
 export function explainError(e: ApiErrorInfo, scope: string): string {
   const required = e.details?.required;
-  const need = Array.isArray(required) ? required.join(', ') : typeof required === 'string' ? required : scope;
+  const need = Array.isArray(required) ? required.join(", ") : typeof required === "string" ? required : scope;
   switch (e.status) {
     case 0:
-      return e.code === 'NETWORK_ERROR' ? 'Check the api-base attribute, that the server is running, and that it allows this origin (CORS).' : '';
+      return e.code === "NETWORK_ERROR"
+        ? "Check the api-base attribute, that the server is running, and that it allows this origin (CORS)."
+        : "";
     case 401:
-      return 'The API key is missing or invalid (it may have been revoked). Set a valid key in the api-key attribute.';
+      return "The API key is missing or invalid (it may have been revoked). Set a valid key in the api-key attribute.";
     case 403:
-      if (e.code === 'IP_NOT_ALLOWED') return "This API key is restricted to other IP addresses; this address is not on the key's allowlist.";
-      if (e.code === 'INSUFFICIENT_PERMISSIONS') return `This API key lacks the ${need} scope. Use a key that has ${need}.`;
+      if (e.code === "IP_NOT_ALLOWED")
+        return "This API key is restricted to other IP addresses; this address is not on the key's allowlist.";
+      if (e.code === "INSUFFICIENT_PERMISSIONS") return `This API key lacks the ${need} scope. Use a key that has ${need}.`;
       return `Either the API key lacks the ${need} scope, or this IP address is not on the key's allowlist.`;
     case 404:
-      return 'Not found: check the link-id attribute (the link may have been deleted).';
+      return "Not found: check the link-id attribute (the link may have been deleted).";
     case 429:
-      return e.retryAfter != null ? `Too many requests; try again in ${e.retryAfter} s.` : 'Too many requests; try again later.';
+      return e.retryAfter != null ? `Too many requests; try again in ${e.retryAfter} s.` : "Too many requests; try again later.";
   }
-  return e.status >= 500 ? 'The server failed to answer; try again later.' : '';
+  return e.status >= 500 ? "The server failed to answer; try again later." : "";
 }

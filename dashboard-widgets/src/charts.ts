@@ -8,7 +8,7 @@ export interface Series {
   name: string;
   values: number[];
   /** Colour slot: a = --svc-accent, b = --svc-accent-2. */
-  cls: 'a' | 'b';
+  cls: "a" | "b";
 }
 
 export interface Bar {
@@ -34,16 +34,20 @@ function grid(max: number, fmt: (v: number) => string): string {
   return [max, max / 2, 0]
     .map((v) => {
       const y = H - (v / max) * H + 0.5;
-      return `<line class="grid" x1="0" x2="100%" y1="${y}" y2="${y}"/>` + (v ? `<text class="axis" x="0" y="${y + 11}">${esc(fmt(v))}</text>` : '');
+      return (
+        `<line class="grid" x1="0" x2="100%" y1="${y}" y2="${y}"/>` +
+        (v ? `<text class="axis" x="0" y="${y + 11}">${esc(fmt(v))}</text>` : "")
+      );
     })
-    .join('');
+    .join("");
 }
 
 function xAxis(labels: string[]): string {
   const n = labels.length;
-  if (!n) return '';
-  const at = (i: number, x: string, anchor: string) => `<text class="axis" x="${x}" y="${H + 16}" text-anchor="${anchor}">${esc(labels[i])}</text>`;
-  return at(0, '0', 'start') + (n > 2 ? at(n >> 1, '50%', 'middle') : '') + (n > 1 ? at(n - 1, '100%', 'end') : '');
+  if (!n) return "";
+  const at = (i: number, x: string, anchor: string) =>
+    `<text class="axis" x="${x}" y="${H + 16}" text-anchor="${anchor}">${esc(labels[i])}</text>`;
+  return at(0, "0", "start") + (n > 2 ? at(n >> 1, "50%", "middle") : "") + (n > 1 ? at(n - 1, "100%", "end") : "");
 }
 
 /** Lines over a shared x axis; `tips[i]` is the tooltip for x position i. */
@@ -53,16 +57,24 @@ export function lineChart(label: string, xLabels: string[], series: Series[], fm
   const W = 1000;
   const x = (i: number) => (n < 2 ? W / 2 : (i / (n - 1)) * W);
   const lines = series
-    .map((s) => `<polyline class="line ${s.cls}" points="${s.values.map((v, i) => `${x(i).toFixed(1)},${(H - (v / max) * H).toFixed(1)}`).join(' ')}"/>`)
-    .join('');
+    .map(
+      (s) =>
+        `<polyline class="line ${s.cls}" points="${s.values.map((v, i) => `${x(i).toFixed(1)},${(H - (v / max) * H).toFixed(1)}`).join(" ")}"/>`,
+    )
+    .join("");
   const slot = W / Math.max(n, 1);
-  const hits = tips.map((t, i) => `<rect class="hit" x="${(x(i) - slot / 2).toFixed(1)}" width="${slot.toFixed(1)}" height="${H}"><title>${esc(t)}</title></rect>`).join('');
+  const hits = tips
+    .map(
+      (t, i) =>
+        `<rect class="hit" x="${(x(i) - slot / 2).toFixed(1)}" width="${slot.toFixed(1)}" height="${H}"><title>${esc(t)}</title></rect>`,
+    )
+    .join("");
   return (
     svgOpen(label, H + 22) +
     grid(max, fmt) +
     `<svg width="100%" height="${H}" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none">${lines}${hits}</svg>` +
     xAxis(xLabels) +
-    '</svg>'
+    "</svg>"
   );
 }
 
@@ -82,9 +94,9 @@ export function hBars(label: string, bars: Bar[], max = Math.max(0, ...bars.map(
         `<text class="val" x="${(41 + w).toFixed(2)}%" y="${y + 16}">${esc(b.text)}</text></g>`
       );
     })
-    .join('');
+    .join("");
   const fade = '<defs><linearGradient id="fade"><stop offset="0" stop-opacity="0"/><stop offset="1"/></linearGradient></defs>';
-  return svgOpen(label, bars.length * row) + fade + body + '</svg>';
+  return svgOpen(label, bars.length * row) + fade + body + "</svg>";
 }
 
 /** Columns over an x axis: for ordered categories (hours, days, delay buckets). */
@@ -97,24 +109,31 @@ export function vBars(label: string, bars: Bar[], fmt: (v: number) => string, xL
       const h = (b.value / max) * H;
       return `<rect class="bar" x="${(i * slot + slot * 0.15).toFixed(2)}%" y="${(H - h).toFixed(1)}" width="${(slot * 0.7).toFixed(2)}%" height="${h.toFixed(1)}"><title>${esc(b.label)}: ${esc(b.text)}</title></rect>`;
     })
-    .join('');
-  return svgOpen(label, H + 22) + grid(max, fmt) + body + xAxis(xLabels) + '</svg>';
+    .join("");
+  return svgOpen(label, H + 22) + grid(max, fmt) + body + xAxis(xLabels) + "</svg>";
 }
 
 /** The accessible alternative to a chart: every value in a table, folded in a <details>. */
 export function dataTable(caption: string, head: string[], rows: string[][], open = false): string {
-  const th = head.map((h) => `<th scope="col">${esc(h)}</th>`).join('');
-  const tr = rows.map((r) => `<tr>${r.map((c, i) => (i ? `<td>${esc(c)}</td>` : `<th scope="row">${esc(c)}</th>`)).join('')}</tr>`).join('');
-  return `<details${open ? ' open' : ''}><summary>Table: ${esc(caption)}</summary><table><caption>${esc(caption)}</caption><thead><tr>${th}</tr></thead><tbody>${tr}</tbody></table></details>`;
+  const th = head.map((h) => `<th scope="col">${esc(h)}</th>`).join("");
+  const tr = rows
+    .map((r) => `<tr>${r.map((c, i) => (i ? `<td>${esc(c)}</td>` : `<th scope="row">${esc(c)}</th>`)).join("")}</tr>`)
+    .join("");
+  return `<details${open ? " open" : ""}><summary>Table: ${esc(caption)}</summary><table><caption>${esc(caption)}</caption><thead><tr>${th}</tr></thead><tbody>${tr}</tbody></table></details>`;
 }
 
 /** Headline numbers: [label, value, note?]. */
 export function stats(items: [string, string, string?][]): string {
-  const li = items.map(([l, v, note]) => `<div><dt>${esc(l)}</dt><dd${v.length > 12 ? ' class="long"' : ''}>${esc(v)}</dd>${note ? `<dd class="note">${esc(note)}</dd>` : ''}</div>`);
-  return `<dl class="stats">${li.join('')}</dl>`;
+  const li = items.map(
+    ([l, v, note]) =>
+      `<div><dt>${esc(l)}</dt><dd${v.length > 12 ? ' class="long"' : ""}>${esc(v)}</dd>${note ? `<dd class="note">${esc(note)}</dd>` : ""}</div>`,
+  );
+  return `<dl class="stats">${li.join("")}</dl>`;
 }
 
-export function legend(series: { name: string; cls: 'a' | 'b'; total?: string }[]): string {
-  const li = series.map((s) => `<li><span class="sw ${s.cls}" aria-hidden="true"></span>${esc(s.name)}${s.total ? `: ${esc(s.total)}` : ''}</li>`);
-  return `<ul class="legend">${li.join('')}</ul>`;
+export function legend(series: { name: string; cls: "a" | "b"; total?: string }[]): string {
+  const li = series.map(
+    (s) => `<li><span class="sw ${s.cls}" aria-hidden="true"></span>${esc(s.name)}${s.total ? `: ${esc(s.total)}` : ""}</li>`,
+  );
+  return `<ul class="legend">${li.join("")}</ul>`;
 }

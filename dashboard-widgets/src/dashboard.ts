@@ -1,8 +1,8 @@
 // Owns the logic of dashboard.html: the saved key, the link picker (GET /links, links:read), the
 // range, funnel steps and theme controls, all applied to the widgets as attributes. The build
 // inlines this into the page and points its './api' import at /widgets.js.
-import { apiGet, explainError, type ApiErrorInfo } from './api';
-import type { LinkListItem } from './types';
+import { apiGet, explainError, type ApiErrorInfo } from "./api";
+import type { LinkListItem } from "./types";
 
 export interface DashboardOptions {
   storage?: Storage;
@@ -19,91 +19,91 @@ export interface Dashboard {
   apply(): void;
 }
 
-const ANALYTICS = 'svc-summary,svc-timeseries,svc-breakdown';
-const PER_LINK = 'svc-link-stats,svc-funnel,svc-conversions';
-const PERIODIC = 'svc-funnel,svc-conversions';
+const ANALYTICS = "svc-summary,svc-timeseries,svc-breakdown";
+const PER_LINK = "svc-link-stats,svc-funnel,svc-conversions";
+const PERIODIC = "svc-funnel,svc-conversions";
 
 export function startDashboard(doc: Document = document, opts: DashboardOptions = {}): Dashboard {
   const store = opts.storage ?? localStorage;
-  const base = opts.apiBase || doc.documentElement.dataset.apiBase || location.origin + '/public-api/v1';
+  const base = opts.apiBase || doc.documentElement.dataset.apiBase || location.origin + "/public-api/v1";
   const $ = <E extends HTMLElement>(id: string) => doc.getElementById(id) as E;
-  const form = $<HTMLFormElement>('controls');
-  const keyInput = $<HTMLInputElement>('api-key');
-  const linkSel = $<HTMLSelectElement>('link');
-  const range = $<HTMLSelectElement>('range');
-  const steps = $<HTMLInputElement>('steps');
-  const themeBtn = $<HTMLButtonElement>('theme');
-  const status = $('status');
-  const main = $('widgets');
-  const tpl = $<HTMLTemplateElement>('widget-template');
-  const get = (k: string) => store.getItem('svc-dashboard:' + k);
-  const put = (k: string, v: string) => (v ? store.setItem('svc-dashboard:' + k, v) : store.removeItem('svc-dashboard:' + k));
+  const form = $<HTMLFormElement>("controls");
+  const keyInput = $<HTMLInputElement>("api-key");
+  const linkSel = $<HTMLSelectElement>("link");
+  const range = $<HTMLSelectElement>("range");
+  const steps = $<HTMLInputElement>("steps");
+  const themeBtn = $<HTMLButtonElement>("theme");
+  const status = $("status");
+  const main = $("widgets");
+  const tpl = $<HTMLTemplateElement>("widget-template");
+  const get = (k: string) => store.getItem("svc-dashboard:" + k);
+  const put = (k: string, v: string) => (v ? store.setItem("svc-dashboard:" + k, v) : store.removeItem("svc-dashboard:" + k));
 
-  let key = get('key') || '';
-  let theme = get('theme') || (doc.defaultView?.matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+  let key = get("key") || "";
+  let theme = get("theme") || (doc.defaultView?.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light");
   keyInput.value = key;
-  if (get('range')) range.value = get('range')!;
-  steps.value = get('steps') ?? steps.value;
+  if (get("range")) range.value = get("range")!;
+  steps.value = get("steps") ?? steps.value;
 
   const each = (sel: string, fn: (el: Element) => void) => main.querySelectorAll(sel).forEach(fn);
   const set = (el: Element, name: string, value: string) => (value ? el.setAttribute(name, value) : el.removeAttribute(name));
 
   function apply(): void {
     doc.documentElement.dataset.theme = theme;
-    themeBtn.setAttribute('aria-pressed', String(theme === 'dark'));
-    themeBtn.textContent = theme === 'dark' ? 'Light theme' : 'Dark theme';
+    themeBtn.setAttribute("aria-pressed", String(theme === "dark"));
+    themeBtn.textContent = theme === "dark" ? "Light theme" : "Dark theme";
     if (!key) {
       main.replaceChildren();
-      status.textContent = 'Paste a read-only API key (scopes analytics:read, journey:read, conversions:read, links:read) and save it.';
+      status.textContent = "Paste a read-only API key (scopes analytics:read, journey:read, conversions:read, links:read) and save it.";
       return;
     }
     // Widgets are created only once there is a key, so none of them starts with a 401.
     if (!main.firstElementChild) main.append(tpl.content.cloneNode(true));
-    each(ANALYTICS + ',' + PER_LINK, (w) => {
-      w.setAttribute('api-base', base);
-      w.setAttribute('api-key', key);
-      w.setAttribute('theme', theme);
+    each(ANALYTICS + "," + PER_LINK, (w) => {
+      w.setAttribute("api-base", base);
+      w.setAttribute("api-key", key);
+      w.setAttribute("theme", theme);
     });
-    each(ANALYTICS, (w) => w.setAttribute('days', range.value));
-    each(PERIODIC, (w) => w.setAttribute('period', range.value + 'd'));
-    each(PER_LINK, (w) => set(w, 'link-id', linkSel.value));
-    each('svc-funnel', (w) => set(w, 'steps', steps.value.trim()));
+    each(ANALYTICS, (w) => w.setAttribute("days", range.value));
+    each(PERIODIC, (w) => w.setAttribute("period", range.value + "d"));
+    each(PER_LINK, (w) => set(w, "link-id", linkSel.value));
+    each("svc-funnel", (w) => set(w, "steps", steps.value.trim()));
   }
 
   async function loadLinks(): Promise<void> {
     if (!key) return;
-    linkSel.dataset.state = 'loading';
+    linkSel.dataset.state = "loading";
     try {
-      const links = await apiGet<LinkListItem[]>(base, '/links', { per_page: 100 }, key);
-      const want = get('link');
-      const option = (text: string, value: string) => Object.assign(doc.createElement('option'), { text, value });
+      const links = await apiGet<LinkListItem[]>(base, "/links", { per_page: 100 }, key);
+      const want = get("link");
+      const option = (text: string, value: string) => Object.assign(doc.createElement("option"), { text, value });
       const opts = links.map((l) => option(l.title ? `${l.short_url} — ${l.title}` : l.short_url, l.id));
-      linkSel.replaceChildren(option('All links', ''), ...opts);
-      linkSel.value = links.some((l) => l.id === want) ? want! : links[0]?.id || '';
-      linkSel.dataset.state = 'ready';
-      status.textContent = links.length ? '' : 'This account has no links yet.';
+      linkSel.replaceChildren(option("All links", ""), ...opts);
+      linkSel.value = links.some((l) => l.id === want) ? want! : links[0]?.id || "";
+      linkSel.dataset.state = "ready";
+      status.textContent = links.length ? "" : "This account has no links yet.";
     } catch (e) {
       const err = e as ApiErrorInfo;
-      linkSel.dataset.state = 'error';
-      status.textContent = `Could not list links: ${err.message}. ${explainError(err, 'links:read')}`;
+      linkSel.dataset.state = "error";
+      status.textContent = `Could not list links: ${err.message}. ${explainError(err, "links:read")}`;
     }
     apply();
   }
 
-  form.addEventListener('submit', (e) => {
+  form.addEventListener("submit", (e) => {
     e.preventDefault();
     key = keyInput.value.trim();
-    put('key', key);
-    put('steps', steps.value.trim());
+    put("key", key);
+    put("steps", steps.value.trim());
     apply();
     void loadLinks();
   });
-  linkSel.addEventListener('change', () => (put('link', linkSel.value), apply()));
-  range.addEventListener('change', () => (put('range', range.value), apply()));
-  steps.addEventListener('change', () => (put('steps', steps.value.trim()), apply()));
-  themeBtn.addEventListener('click', () => {
-    theme = theme === 'dark' ? 'light' : 'dark';
-    put('theme', theme);
+  linkSel.addEventListener("change", () => (put("link", linkSel.value), apply()));
+  range.addEventListener("change", () => (put("range", range.value), apply()));
+  steps.addEventListener("change", () => (put("steps", steps.value.trim()), apply()));
+  themeBtn.addEventListener("click", () => {
+    theme = theme === "dark" ? "light" : "dark";
+    put("theme", theme);
     apply();
   });
 

@@ -1,19 +1,19 @@
 // Registers every widget tag (the only module with a side effect) and types them for
 // document.createElement / querySelector.
-import { SvcBreakdownElement } from './breakdown-element';
-import { SvcConversionsElement } from './conversions-element';
-import { SvcFunnelElement } from './funnel-element';
-import { SvcLinkStatsElement } from './link-stats-element';
-import { SvcSummaryElement } from './summary-element';
-import { SvcTimeseriesElement } from './timeseries-element';
+import { SvcBreakdownElement } from "./breakdown-element";
+import { SvcConversionsElement } from "./conversions-element";
+import { SvcFunnelElement } from "./funnel-element";
+import { SvcLinkStatsElement } from "./link-stats-element";
+import { SvcSummaryElement } from "./summary-element";
+import { SvcTimeseriesElement } from "./timeseries-element";
 
 export const widgetTags = {
-  'svc-summary': SvcSummaryElement,
-  'svc-timeseries': SvcTimeseriesElement,
-  'svc-breakdown': SvcBreakdownElement,
-  'svc-funnel': SvcFunnelElement,
-  'svc-conversions': SvcConversionsElement,
-  'svc-link-stats': SvcLinkStatsElement,
+  "svc-summary": SvcSummaryElement,
+  "svc-timeseries": SvcTimeseriesElement,
+  "svc-breakdown": SvcBreakdownElement,
+  "svc-funnel": SvcFunnelElement,
+  "svc-conversions": SvcConversionsElement,
+  "svc-link-stats": SvcLinkStatsElement,
 } as const;
 
 /** Define each tag once; a page that loads the bundle twice keeps the first definitions. */
@@ -25,11 +25,11 @@ defineWidgets();
 
 declare global {
   interface HTMLElementTagNameMap {
-    'svc-summary': SvcSummaryElement;
-    'svc-timeseries': SvcTimeseriesElement;
-    'svc-breakdown': SvcBreakdownElement;
-    'svc-funnel': SvcFunnelElement;
-    'svc-conversions': SvcConversionsElement;
-    'svc-link-stats': SvcLinkStatsElement;
+    "svc-summary": SvcSummaryElement;
+    "svc-timeseries": SvcTimeseriesElement;
+    "svc-breakdown": SvcBreakdownElement;
+    "svc-funnel": SvcFunnelElement;
+    "svc-conversions": SvcConversionsElement;
+    "svc-link-stats": SvcLinkStatsElement;
   }
 }

@@ -1,13 +1,13 @@
 // Bundle entry (dist/widgets.js): registers the tags and exports the classes and the API client,
 // which dashboard.html reuses for the links list.
-import './define';
+import "./define";
 
-export { defineWidgets, widgetTags } from './define';
-export { SvcElement, type WidgetState } from './base-element';
-export { SvcSummaryElement } from './summary-element';
-export { SvcTimeseriesElement } from './timeseries-element';
-export { SvcBreakdownElement } from './breakdown-element';
-export { SvcFunnelElement } from './funnel-element';
-export { SvcConversionsElement } from './conversions-element';
-export { SvcLinkStatsElement } from './link-stats-element';
-export { ApiError, apiGet, explainError, type ApiErrorInfo } from './api';
+export { defineWidgets, widgetTags } from "./define";
+export { SvcElement, type WidgetState } from "./base-element";
+export { SvcSummaryElement } from "./summary-element";
+export { SvcTimeseriesElement } from "./timeseries-element";
+export { SvcBreakdownElement } from "./breakdown-element";
+export { SvcFunnelElement } from "./funnel-element";
+export { SvcConversionsElement } from "./conversions-element";
+export { SvcLinkStatsElement } from "./link-stats-element";
+export { ApiError, apiGet, explainError, type ApiErrorInfo } from "./api";

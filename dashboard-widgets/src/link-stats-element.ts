@@ -1,16 +1,16 @@
 // <svc-link-stats link-id>: one link's totals from GET /links/{id}/stats (API_SPEC "Link stats").
-import { SvcElement } from './base-element';
-import { esc, hBars, stats } from './charts';
-import type { Fmt } from './format';
-import type { LinkStats } from './types';
+import { SvcElement } from "./base-element";
+import { esc, hBars, stats } from "./charts";
+import type { Fmt } from "./format";
+import type { LinkStats } from "./types";
 
 export class SvcLinkStatsElement extends SvcElement<LinkStats> {
-  static override observedAttributes = [...SvcElement.observedAttributes, 'link-id'];
-  protected readonly heading = 'Link';
-  protected readonly scope = 'analytics:read';
+  static override observedAttributes = [...SvcElement.observedAttributes, "link-id"];
+  protected readonly heading = "Link";
+  protected readonly scope = "analytics:read";
 
   protected override missing(): string | null {
-    return this.linkId ? null : 'Pick a link: set the link-id attribute to the id of a link.';
+    return this.linkId ? null : "Pick a link: set the link-id attribute to the id of a link.";
   }
 
   protected load(signal: AbortSignal): Promise<LinkStats> {
@@ -19,21 +19,23 @@ export class SvcLinkStatsElement extends SvcElement<LinkStats> {
 
   protected render(d: LinkStats, f: Fmt): string {
     const safe = /^https?:\/\//i.test(d.original_url);
-    const url = safe ? `<a href="${esc(d.original_url)}" rel="noopener noreferrer" target="_blank">${esc(d.original_url)}</a>` : esc(d.original_url);
+    const url = safe
+      ? `<a href="${esc(d.original_url)}" rel="noopener noreferrer" target="_blank">${esc(d.original_url)}</a>`
+      : esc(d.original_url);
     const kinds = [
-      { label: 'Human clicks', value: d.human_clicks, text: f.n(d.human_clicks) },
-      { label: 'Bot clicks', value: d.bot_clicks, text: f.n(d.bot_clicks) },
+      { label: "Human clicks", value: d.human_clicks, text: f.n(d.human_clicks) },
+      { label: "Bot clicks", value: d.bot_clicks, text: f.n(d.bot_clicks) },
     ];
     return (
-      `<p><strong class="code">${esc(d.short_code)}</strong> <span class="badge">${d.is_active ? 'Active' : 'Inactive'}</span><br><span class="muted">→ ${url}</span></p>` +
+      `<p><strong class="code">${esc(d.short_code)}</strong> <span class="badge">${d.is_active ? "Active" : "Inactive"}</span><br><span class="muted">→ ${url}</span></p>` +
       stats([
-        ['Total clicks', f.n(d.total_clicks)],
-        ['Unique visitors', f.n(d.unique_visitors)],
-        ['Human clicks', f.n(d.human_clicks)],
-        ['Bot clicks', f.n(d.bot_clicks)],
-        ['Clicks per day', f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? 'day' : 'days'} active`],
-        ['Conversion rate', f.pct(d.conversion_rate)],
-        ['Last click', f.dateTime(d.last_accessed_at)],
+        ["Total clicks", f.n(d.total_clicks)],
+        ["Unique visitors", f.n(d.unique_visitors)],
+        ["Human clicks", f.n(d.human_clicks)],
+        ["Bot clicks", f.n(d.bot_clicks)],
+        ["Clicks per day", f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? "day" : "days"} active`],
+        ["Conversion rate", f.pct(d.conversion_rate)],
+        ["Last click", f.dateTime(d.last_accessed_at)],
       ]) +
       hBars(`Human and bot clicks: ${f.n(d.human_clicks)} human, ${f.n(d.bot_clicks)} bot.`, kinds)
     );

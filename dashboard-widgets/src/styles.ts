@@ -2,8 +2,8 @@
 // dark defaults (prefers-color-scheme, overridden by theme="light|dark"), and the chart classes.
 
 const dark =
-  '--_bg:var(--svc-bg,#111827);--_fg:var(--svc-fg,#f3f4f6);--_muted:var(--svc-muted,#9ca3af);--_accent:var(--svc-accent,#60a5fa);' +
-  '--_accent2:var(--svc-accent-2,#fbbf24);--_border:var(--svc-border,#374151);--_danger:var(--svc-danger,#fca5a5);--_grid:var(--svc-grid,#1f2937)';
+  "--_bg:var(--svc-bg,#111827);--_fg:var(--svc-fg,#f3f4f6);--_muted:var(--svc-muted,#9ca3af);--_accent:var(--svc-accent,#60a5fa);" +
+  "--_accent2:var(--svc-accent-2,#fbbf24);--_border:var(--svc-border,#374151);--_danger:var(--svc-danger,#fca5a5);--_grid:var(--svc-grid,#1f2937)";
 
 export const css = `
 :host{--_bg:var(--svc-bg,#fff);--_fg:var(--svc-fg,#111827);--_muted:var(--svc-muted,#6b7280);--_accent:var(--svc-accent,#2563eb);

@@ -1,25 +1,25 @@
 // <svc-summary>: account click totals from GET /analytics/summary (API_SPEC "Analytics").
-import { AnalyticsElement, usageNote } from './base-element';
-import { stats } from './charts';
-import type { Fmt } from './format';
-import type { AnalyticsResult, SummaryRow } from './types';
+import { AnalyticsElement, usageNote } from "./base-element";
+import { stats } from "./charts";
+import type { Fmt } from "./format";
+import type { AnalyticsResult, SummaryRow } from "./types";
 
 export class SvcSummaryElement extends AnalyticsElement<SummaryRow> {
-  protected readonly heading = 'Clicks';
-  protected readonly path = 'summary';
+  protected readonly heading = "Clicks";
+  protected readonly path = "summary";
 
   protected render({ analytics: a, usage: u }: AnalyticsResult<SummaryRow>, f: Fmt): string {
-    const limit = u.click_limit == null ? 'unlimited' : `of ${f.n(u.click_limit)}`;
+    const limit = u.click_limit == null ? "unlimited" : `of ${f.n(u.click_limit)}`;
     return (
       stats([
         [`Clicks, last ${this.days} days`, f.n(a.total_clicks)],
-        ['Unique visitors', f.n(a.unique_visitors)],
-        ['Today', f.n(a.today_clicks), changeText(a.today_clicks, a.yesterday_clicks, f)],
-        ['Yesterday', f.n(a.yesterday_clicks)],
-        ['Links', f.n(a.total_links)],
-        ['Active links', f.n(a.active_links), `of ${f.n(a.total_links_count)}; ${f.n(a.links_this_month)} new this month`],
-        ['Clicks this month', f.n(u.clicks_this_month), `${limit} (${u.tier})`],
-        ['Last click', f.dateTime(a.last_click_at)],
+        ["Unique visitors", f.n(a.unique_visitors)],
+        ["Today", f.n(a.today_clicks), changeText(a.today_clicks, a.yesterday_clicks, f)],
+        ["Yesterday", f.n(a.yesterday_clicks)],
+        ["Links", f.n(a.total_links)],
+        ["Active links", f.n(a.active_links), `of ${f.n(a.total_links_count)}; ${f.n(a.links_this_month)} new this month`],
+        ["Clicks this month", f.n(u.clicks_this_month), `${limit} (${u.tier})`],
+        ["Last click", f.dateTime(a.last_click_at)],
       ]) + usageNote(u, f)
     );
   }
@@ -28,7 +28,7 @@ export class SvcSummaryElement extends AnalyticsElement<SummaryRow> {
 /** "+30 (+25%) vs yesterday"; the percentage only when yesterday had clicks. */
 export function changeText(today: number, yesterday: number, f: Fmt): string {
   const diff = today - yesterday;
-  if (!diff) return 'same as yesterday';
-  const pct = yesterday ? ` (${f.pct((diff / yesterday) * 100, true)})` : '';
-  return `${diff > 0 ? '▲' : '▼'} ${f.signed(diff)}${pct} vs yesterday`;
+  if (!diff) return "same as yesterday";
+  const pct = yesterday ? ` (${f.pct((diff / yesterday) * 100, true)})` : "";
+  return `${diff > 0 ? "▲" : "▼"} ${f.signed(diff)}${pct} vs yesterday`;
 }

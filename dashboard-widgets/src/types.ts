@@ -1,22 +1,36 @@
 // Wire types of the public API responses the widgets read (API_SPEC.md "Resources and their fields").
 // Type-only: nothing here reaches the bundle.
 
-export type BotFilter = 'real' | 'bot' | 'all';
-export type Period = '24h' | '7d' | '30d' | '90d';
+export type BotFilter = "real" | "bot" | "all";
+export type Period = "24h" | "7d" | "30d" | "90d";
 
 // The analytics shapes are the server's own (written once; type-only, so nothing reaches the bundle).
-import type { AnalyticsUsage } from '../../server/analytics/model';
+import type { AnalyticsUsage } from "../../server/analytics/model";
 export type {
-  AnalyticsUsage, SummaryRow, TimeseriesRow, GeoRow, DeviceRow, ReferrerRow, HourlyRow, LinkStats,
-} from '../../server/analytics/model';
+  AnalyticsUsage,
+  SummaryRow,
+  TimeseriesRow,
+  GeoRow,
+  DeviceRow,
+  ReferrerRow,
+  HourlyRow,
+  LinkStats,
+} from "../../server/analytics/model";
 
 export interface AnalyticsResult<T> {
   analytics: T;
   usage: AnalyticsUsage;
 }
 
-export interface FunnelStep { step_name: string; visitors: number; conversion_rate: number }
-export interface Funnel { steps: FunnelStep[]; total_visitors: number }
+export interface FunnelStep {
+  step_name: string;
+  visitors: number;
+  conversion_rate: number;
+}
+export interface Funnel {
+  steps: FunnelStep[];
+  total_visitors: number;
+}
 
 export interface ConversionSummary {
   total_conversions: number;
@@ -25,14 +39,23 @@ export interface ConversionSummary {
   average_order_value: number;
   conversion_rate: number;
 }
-export interface ConversionPoint { timestamp: string; conversions: number; revenue: number }
+export interface ConversionPoint {
+  timestamp: string;
+  conversions: number;
+  revenue: number;
+}
 export interface TimeToConvert {
   buckets: { label: string; count: number }[];
   average_seconds: number;
   median_seconds: number;
 }
 
-export interface LinkListItem { id: string; short_url: string; original_url: string; title?: string | null }
+export interface LinkListItem {
+  id: string;
+  short_url: string;
+  original_url: string;
+  title?: string | null;
+}
 
 /** Failure bodies: object form, or the string form used by the rate limiter. */
 export type ErrorBody =

@@ -18,18 +18,44 @@ export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; admin
   const { pg, keys } = deps;
   // A fresh object per route: Elysia merges macro details into it in place.
   const detail = () => ({ tags: ["Admin"], security: [{ adminToken: [] }] });
-  return new Elysia({ prefix: ADMIN_PREFIX })
-    // Before the body is read: without ADMIN_TOKEN the admin API does not exist (404), and without the
-    // bearer it is 401, whatever the body holds.
-    .onRequest(({ request }) => {
-      if (isUnder(pathOf(request.url), ADMIN_PREFIX)) checkBearer(deps.adminToken, request.headers.get("authorization"));
-    })
-    .post("/accounts", async ({ body }) => new Envelope(await service.createAccount(pg, body), 201), { body: m.CreateAccountBody, detail: detail() })
-    .get("/accounts/:id", async ({ params }) => service.toAccountJson(await service.getAccountOrThrow(pg, params.id)), { params: m.IdParams, detail: detail() })
-    .patch("/accounts/:id", ({ params, body }) => service.updateAccount(pg, keys, params.id, body), { params: m.IdParams, body: m.UpdateAccountBody, detail: detail() })
-    .post("/accounts/:id/keys", async ({ params, body }) => new Envelope(await service.createKey(pg, params.id, body), 201), { params: m.IdParams, body: m.CreateKeyBody, detail: detail() })
-    .get("/accounts/:id/keys", ({ params }) => service.listKeys(pg, params.id), { params: m.IdParams, detail: detail() })
-    .delete("/accounts/:id/keys/:key_id", ({ params }) => service.revokeKey(pg, keys, params.id, params.key_id), { params: m.KeyParams, detail: detail() })
-    .post("/accounts/:id/members", async ({ params, body }) => new Envelope(await service.addMember(pg, params.id, body), 201), { params: m.IdParams, body: m.AddMemberBody, detail: detail() })
-    .delete("/accounts/:id/members/:member_id", ({ params }) => service.removeMember(pg, params.id, params.member_id), { params: m.MemberParams, detail: detail() });
+  return (
+    new Elysia({ prefix: ADMIN_PREFIX })
+      // Before the body is read: without ADMIN_TOKEN the admin API does not exist (404), and without the
+      // bearer it is 401, whatever the body holds.
+      .onRequest(({ request }) => {
+        if (isUnder(pathOf(request.url), ADMIN_PREFIX)) checkBearer(deps.adminToken, request.headers.get("authorization"));
+      })
+      .post("/accounts", async ({ body }) => new Envelope(await service.createAccount(pg, body), 201), {
+        body: m.CreateAccountBody,
+        detail: detail(),
+      })
+      .get("/accounts/:id", async ({ params }) => service.toAccountJson(await service.getAccountOrThrow(pg, params.id)), {
+        params: m.IdParams,
+        detail: detail(),
+      })
+      .patch("/accounts/:id", ({ params, body }) => service.updateAccount(pg, keys, params.id, body), {
+        params: m.IdParams,
+        body: m.UpdateAccountBody,
+        detail: detail(),
+      })
+      .post("/accounts/:id/keys", async ({ params, body }) => new Envelope(await service.createKey(pg, params.id, body), 201), {
+        params: m.IdParams,
+        body: m.CreateKeyBody,
+        detail: detail(),
+      })
+      .get("/accounts/:id/keys", ({ params }) => service.listKeys(pg, params.id), { params: m.IdParams, detail: detail() })
+      .delete("/accounts/:id/keys/:key_id", ({ params }) => service.revokeKey(pg, keys, params.id, params.key_id), {
+        params: m.KeyParams,
+        detail: detail(),
+      })
+      .post("/accounts/:id/members", async ({ params, body }) => new Envelope(await service.addMember(pg, params.id, body), 201), {
+        params: m.IdParams,
+        body: m.AddMemberBody,
+        detail: detail(),
+      })
+      .delete("/accounts/:id/members/:member_id", ({ params }) => service.removeMember(pg, params.id, params.member_id), {
+        params: m.MemberParams,
+        detail: detail(),
+      })
+  );
 }

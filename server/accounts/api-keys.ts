@@ -16,8 +16,14 @@ export function generateApiKey(): { key: string; prefix: string; hash: string } 
 export const hashApiKey = (key: string) => new Bun.CryptoHasher("sha256").update(key).digest("hex");
 
 interface KeyRow {
-  key_id: string; scopes: string[]; allowed_ips: string[];
-  account_id: string; name: string; tier: Tier; limit_overrides: Record<string, number | null>; created_at: Date | string;
+  key_id: string;
+  scopes: string[];
+  allowed_ips: string[];
+  account_id: string;
+  name: string;
+  tier: Tier;
+  limit_overrides: Record<string, number | null>;
+  created_at: Date | string;
 }
 
 export interface CachedKeyResolver extends KeyResolver {
@@ -41,7 +47,14 @@ export async function createKeyResolver(pg: Postgres): Promise<CachedKeyResolver
     if (used.size === 0) return;
     const ids = [...used];
     used.clear();
-    await pg.query(sql`update api_keys set last_used_at = now() where id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})`).catch(() => {});
+    await pg
+      .query(
+        sql`update api_keys set last_used_at = now() where id in (${sql.join(
+          ids.map((id) => sql`${id}::uuid`),
+          sql`, `,
+        )})`,
+      )
+      .catch(() => {});
   }, 5_000);
   touch.unref?.();
 
@@ -57,12 +70,21 @@ export async function createKeyResolver(pg: Postgres): Promise<CachedKeyResolver
         select k.id as key_id, k.scopes, k.allowed_ips, a.id as account_id, a.name, a.tier, a.limit_overrides, a.created_at
         from api_keys k join accounts a on a.id = k.account_id
         where k.key_hash = ${hash} and k.revoked_at is null`);
-      if (!row) { cache.delete(hash); return null; }
+      if (!row) {
+        cache.delete(hash);
+        return null;
+      }
       const principal: Principal = {
         keyId: row.key_id,
         scopes: row.scopes,
         allowedIps: row.allowed_ips,
-        account: { id: row.account_id, name: row.name, tier: row.tier, limitOverrides: row.limit_overrides ?? {}, createdAt: new Date(row.created_at) },
+        account: {
+          id: row.account_id,
+          name: row.name,
+          tier: row.tier,
+          limitOverrides: row.limit_overrides ?? {},
+          createdAt: new Date(row.created_at),
+        },
       };
       cache.set(hash, { principal, at: Date.now() });
       used.add(row.key_id);

@@ -11,8 +11,7 @@ export type MemberRow = typeof teamMembers.$inferSelect;
 export const insertAccount = async (db: DbOrTx, v: { name: string; tier: Tier; limitOverrides: LimitOverrides }) =>
   (await db.insert(accounts).values(v).returning())[0];
 
-export const findAccount = async (db: DbOrTx, id: string) =>
-  (await db.select().from(accounts).where(eq(accounts.id, id)))[0];
+export const findAccount = async (db: DbOrTx, id: string) => (await db.select().from(accounts).where(eq(accounts.id, id)))[0];
 
 export const updateAccountRow = async (db: DbOrTx, id: string, v: Partial<Pick<AccountRow, "tier" | "limitOverrides">>) =>
   (await db.update(accounts).set(v).where(eq(accounts.id, id)).returning())[0];
@@ -20,7 +19,12 @@ export const updateAccountRow = async (db: DbOrTx, id: string, v: Partial<Pick<A
 export const countAccounts = async (db: DbOrTx) => (await db.select({ n: count() }).from(accounts))[0].n;
 
 export const countActiveKeys = async (db: DbOrTx, accountId: string) =>
-  (await db.select({ n: count() }).from(apiKeys).where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))))[0].n;
+  (
+    await db
+      .select({ n: count() })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+  )[0].n;
 
 export const insertKey = async (db: DbOrTx, v: typeof apiKeys.$inferInsert) => (await db.insert(apiKeys).values(v).returning())[0];
 
@@ -28,14 +32,29 @@ export const listKeyRows = (db: DbOrTx, accountId: string) =>
   db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(desc(apiKeys.createdAt));
 
 export const revokeKeyRow = async (db: DbOrTx, accountId: string, keyId: string) =>
-  (await db.update(apiKeys).set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))).returning())[0];
+  (
+    await db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt)))
+      .returning()
+  )[0];
 
 export const findKey = async (db: DbOrTx, accountId: string, keyId: string) =>
-  (await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId))))[0];
+  (
+    await db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+  )[0];
 
 export const insertMember = async (db: DbOrTx, v: typeof teamMembers.$inferInsert) =>
   (await db.insert(teamMembers).values(v).returning())[0];
 
 export const deleteMember = async (db: DbOrTx, accountId: string, memberId: string) =>
-  (await db.delete(teamMembers).where(and(eq(teamMembers.id, memberId), eq(teamMembers.accountId, accountId))).returning())[0];
+  (
+    await db
+      .delete(teamMembers)
+      .where(and(eq(teamMembers.id, memberId), eq(teamMembers.accountId, accountId)))
+      .returning()
+  )[0];

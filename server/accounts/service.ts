@@ -9,12 +9,22 @@ import { generateApiKey, type CachedKeyResolver } from "./api-keys";
 import * as repo from "./repository";
 
 export const toAccountJson = (a: repo.AccountRow) => ({
-  id: a.id, name: a.name, tier: a.tier, limit_overrides: a.limitOverrides ?? {}, created_at: a.createdAt.toISOString(),
+  id: a.id,
+  name: a.name,
+  tier: a.tier,
+  limit_overrides: a.limitOverrides ?? {},
+  created_at: a.createdAt.toISOString(),
 });
 
 export const toKeyJson = (k: repo.ApiKeyRow) => ({
-  id: k.id, name: k.name, prefix: k.prefix, scopes: k.scopes, allowed_ips: k.allowedIps,
-  created_at: k.createdAt.toISOString(), last_used_at: k.lastUsedAt?.toISOString() ?? null, revoked_at: k.revokedAt?.toISOString() ?? null,
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  scopes: k.scopes,
+  allowed_ips: k.allowedIps,
+  created_at: k.createdAt.toISOString(),
+  last_used_at: k.lastUsedAt?.toISOString() ?? null,
+  revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
 const toMemberJson = (m: repo.MemberRow) => ({ id: m.id, email: m.email, role: m.role, created_at: m.createdAt.toISOString() });
@@ -36,11 +46,20 @@ export async function getAccountOrThrow(pg: Postgres, id: string) {
 }
 
 export async function createAccount(pg: Postgres, body: { name: string; tier: Tier; limit_overrides?: LimitOverrides }) {
-  const account = await repo.insertAccount(pg.db, { name: body.name, tier: body.tier, limitOverrides: mergeOverrides({}, body.limit_overrides ?? {}) });
+  const account = await repo.insertAccount(pg.db, {
+    name: body.name,
+    tier: body.tier,
+    limitOverrides: mergeOverrides({}, body.limit_overrides ?? {}),
+  });
   return toAccountJson(account);
 }
 
-export async function updateAccount(pg: Postgres, keys: CachedKeyResolver, id: string, body: { tier?: Tier; limit_overrides?: LimitOverrides }) {
+export async function updateAccount(
+  pg: Postgres,
+  keys: CachedKeyResolver,
+  id: string,
+  body: { tier?: Tier; limit_overrides?: LimitOverrides },
+) {
   const updated = await pg.db.transaction(async (tx) => {
     const current = await repo.findAccount(tx, id);
     if (!current) throw notFound("Account");
@@ -51,7 +70,9 @@ export async function updateAccount(pg: Postgres, keys: CachedKeyResolver, id: s
     if (body.tier && body.tier !== current.tier) {
       const up = tierRank(body.tier) > tierRank(current.tier as Tier);
       await emitEvent(tx, id, up ? "subscription.upgraded" : "subscription.downgraded", {
-        account_id: id, previous_tier: current.tier, tier: body.tier,
+        account_id: id,
+        previous_tier: current.tier,
+        tier: body.tier,
       });
     }
     return next;

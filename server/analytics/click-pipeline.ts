@@ -3,10 +3,26 @@
 import type { RawClick } from "../ingest/records";
 
 export interface ClickRow {
-  click_id: string; timestamp: number; account_id: string; link_id: string; domain: string;
-  visitor_hash: string; is_bot: number; bot_kind: string; device_type: string; browser: string; browser_version: string;
-  os: string; os_version: string; country_code: string; region: string; city: string;
-  referrer: string; referrer_url: string; language: string; query: string;
+  click_id: string;
+  timestamp: number;
+  account_id: string;
+  link_id: string;
+  domain: string;
+  visitor_hash: string;
+  is_bot: number;
+  bot_kind: string;
+  device_type: string;
+  browser: string;
+  browser_version: string;
+  os: string;
+  os_version: string;
+  country_code: string;
+  region: string;
+  city: string;
+  referrer: string;
+  referrer_url: string;
+  language: string;
+  query: string;
 }
 
 export type ClickEnricher = (clicks: RawClick[]) => Promise<ClickRow[]>;

@@ -12,15 +12,25 @@ export const AnalyticsQuery = t.Object({
   days: t.Optional(t.Integer({ description: "Rolling window in days including today, 1 to 365 (default 30)" })),
   start_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD; overrides days" })),
   end_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD" })),
-  bot_filter: t.Optional(t.Union(BOT_FILTERS.map((f) => t.Literal(f)), { description: "real (default), bot or all" })),
-  domain_name: t.Optional(t.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$", description: "A custom domain" })),
+  bot_filter: t.Optional(
+    t.Union(
+      BOT_FILTERS.map((f) => t.Literal(f)),
+      { description: "real (default), bot or all" },
+    ),
+  ),
+  domain_name: t.Optional(
+    t.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$", description: "A custom domain" }),
+  ),
 });
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>;
 
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
 
 /** An inclusive range of UTC dates (YYYY-MM-DD); empty when start > end. */
-export interface DateRange { start: string; end: string }
+export interface DateRange {
+  start: string;
+  end: string;
+}
 
 /** What every analytics query is scoped by. */
 export interface ClickScope {
@@ -51,11 +61,32 @@ export interface SummaryRow {
   links_this_month: number;
   clicks_this_month: number;
 }
-export interface TimeseriesRow { date: string; clicks: number; unique_visitors: number }
-export interface GeoRow { country_code: string; clicks: number; unique_visitors: number }
-export interface DeviceRow { device_type: string; browser: string; os: string; clicks: number }
-export interface ReferrerRow { referrer: string; clicks: number; unique_visitors: number }
-export interface HourlyRow { hour: number; clicks: number; unique_visitors: number }
+export interface TimeseriesRow {
+  date: string;
+  clicks: number;
+  unique_visitors: number;
+}
+export interface GeoRow {
+  country_code: string;
+  clicks: number;
+  unique_visitors: number;
+}
+export interface DeviceRow {
+  device_type: string;
+  browser: string;
+  os: string;
+  clicks: number;
+}
+export interface ReferrerRow {
+  referrer: string;
+  clicks: number;
+  unique_visitors: number;
+}
+export interface HourlyRow {
+  hour: number;
+  clicks: number;
+  unique_visitors: number;
+}
 
 export interface LinkStats {
   short_code: string;

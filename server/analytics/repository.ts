@@ -50,14 +50,19 @@ export async function findAccountLink(pg: Postgres, accountId: string, linkId: s
   return { ...row, created_at: new Date(row.created_at), last_accessed_at: row.last_accessed_at ? new Date(row.last_accessed_at) : null };
 }
 
-export interface LinkCounts { total_links: number; total_links_count: number; links_this_month: number }
+export interface LinkCounts {
+  total_links: number;
+  total_links_count: number;
+  links_this_month: number;
+}
 
 /**
  * total_links: links in the report's scope (created by the range's end, on domain_name when given);
  * total_links_count: every link of the account; links_this_month: created since the month began (UTC).
  */
 export async function countAccountLinks(
-  pg: Postgres, a: { accountId: string; rangeEnd: string; monthStart: string; domain?: string },
+  pg: Postgres,
+  a: { accountId: string; rangeEnd: string; monthStart: string; domain?: string },
 ): Promise<LinkCounts> {
   const inDomain: SQL = a.domain
     ? sql`l.domain_id in (select id from domains where account_id = ${a.accountId} and name = ${a.domain})`
@@ -70,5 +75,9 @@ export async function countAccountLinks(
     from links l
     where l.account_id = ${a.accountId} and l.deleted_at is null`);
   const r = rows[0];
-  return { total_links: Number(r.total_links), total_links_count: Number(r.total_links_count), links_this_month: Number(r.links_this_month) };
+  return {
+    total_links: Number(r.total_links),
+    total_links_count: Number(r.total_links_count),
+    links_this_month: Number(r.links_this_month),
+  };
 }

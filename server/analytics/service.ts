@@ -6,7 +6,16 @@ import type { AccountRecord } from "../http/auth";
 import { effectiveLimits } from "../tiers";
 import { notFound } from "../errors";
 import type {
-  AnalyticsQuery, AnalyticsUsage, ClickScope, DeviceRow, GeoRow, HourlyRow, LinkStats, ReferrerRow, SummaryRow, TimeseriesRow,
+  AnalyticsQuery,
+  AnalyticsUsage,
+  ClickScope,
+  DeviceRow,
+  GeoRow,
+  HourlyRow,
+  LinkStats,
+  ReferrerRow,
+  SummaryRow,
+  TimeseriesRow,
 } from "./model";
 import { addDays, clampRange, daysOf, findCutoffDate, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
 import { countActiveLinks, getAccountDailyClicks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
@@ -15,10 +24,21 @@ import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { countAccountLinks, findAccountLink } from "./repository";
 import { normalizeDomain } from "./enrich";
 
-export interface AnalyticsDeps { pg: Postgres; ch: Clickhouse }
-export interface AnalyticsResult<T> { analytics: T; usage: AnalyticsUsage }
+export interface AnalyticsDeps {
+  pg: Postgres;
+  ch: Clickhouse;
+}
+export interface AnalyticsResult<T> {
+  analytics: T;
+  usage: AnalyticsUsage;
+}
 
-interface Report { scope: ClickScope; usage: AnalyticsUsage; floor: string; today: string }
+interface Report {
+  scope: ClickScope;
+  usage: AnalyticsUsage;
+  floor: string;
+  today: string;
+}
 
 /** The usage object and the earliest visible date: the retention start, or the cutoff when over budget. */
 export async function getClickUsage(deps: AnalyticsDeps, account: AccountRecord, today: string) {
@@ -56,7 +76,11 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
 
 const emptyWhenNoRange = async <T>(r: Report, empty: T, run: () => Promise<T>) => (isEmptyRange(r.scope.range) ? empty : run());
 
-export async function getSummaryReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<SummaryRow>> {
+export async function getSummaryReport(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: AnalyticsQuery,
+): Promise<AnalyticsResult<SummaryRow>> {
   const r = await prepareReport(deps, account, q);
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
@@ -69,7 +93,12 @@ export async function getSummaryReport(deps: AnalyticsDeps, account: AccountReco
     return { totals, active, recent };
   };
   const [l, { totals, active, recent }] = await Promise.all([
-    countAccountLinks(deps.pg, { accountId: account.id, rangeEnd: r.scope.range.end, monthStart: monthStart(r.today), domain: r.scope.domain }),
+    countAccountLinks(deps.pg, {
+      accountId: account.id,
+      rangeEnd: r.scope.range.end,
+      monthStart: monthStart(r.today),
+      domain: r.scope.domain,
+    }),
     clicks(),
   ]);
   const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
@@ -90,7 +119,11 @@ export async function getSummaryReport(deps: AnalyticsDeps, account: AccountReco
   };
 }
 
-export async function getTimeseriesReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<TimeseriesRow[]>> {
+export async function getTimeseriesReport(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: AnalyticsQuery,
+): Promise<AnalyticsResult<TimeseriesRow[]>> {
   const r = await prepareReport(deps, account, q);
   const rows = await emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope));
   const byDate = new Map(rows.map((d) => [d.date, d]));
@@ -100,7 +133,11 @@ export async function getTimeseriesReport(deps: AnalyticsDeps, account: AccountR
   return { analytics, usage: r.usage };
 }
 
-export async function getHourlyReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<HourlyRow[]>> {
+export async function getHourlyReport(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: AnalyticsQuery,
+): Promise<AnalyticsResult<HourlyRow[]>> {
   const r = await prepareReport(deps, account, q);
   const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
   const byHour = new Map(rows.map((h) => [h.hour, h]));
@@ -113,12 +150,20 @@ export async function getGeoReport(deps: AnalyticsDeps, account: AccountRecord, 
   return { analytics: await emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope)), usage: r.usage };
 }
 
-export async function getDevicesReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<DeviceRow[]>> {
+export async function getDevicesReport(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: AnalyticsQuery,
+): Promise<AnalyticsResult<DeviceRow[]>> {
   const r = await prepareReport(deps, account, q);
   return { analytics: await emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope)), usage: r.usage };
 }
 
-export async function getReferrersReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<ReferrerRow[]>> {
+export async function getReferrersReport(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: AnalyticsQuery,
+): Promise<AnalyticsResult<ReferrerRow[]>> {
   const r = await prepareReport(deps, account, q);
   return { analytics: await emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)), usage: r.usage };
 }

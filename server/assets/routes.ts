@@ -23,7 +23,9 @@ function asset(path: string, type: string, cacheControl: string) {
       : new Response(body, { headers: { "content-type": type, "cache-control": cacheControl, etag, "access-control-allow-origin": "*" } });
 }
 
-const missing = () => { throw new AppError("NOT_FOUND", "Asset not built: run `npm run build`"); };
+const missing = () => {
+  throw new AppError("NOT_FOUND", "Asset not built: run `npm run build`");
+};
 
 export function assetRoutes() {
   const manifest = existsSync(join(TRACKER_DIST, "manifest.json"))

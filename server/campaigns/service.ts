@@ -18,7 +18,10 @@ export async function createCampaign(pg: Postgres, account: AccountRecord, body:
   if (!tierAtLeast(account.tier as Tier, "growth")) {
     throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth" });
   }
-  const [row] = await pg.db.insert(campaigns).values({ accountId: account.id, name: body.name, description: body.description ?? null }).returning();
+  const [row] = await pg.db
+    .insert(campaigns)
+    .values({ accountId: account.id, name: body.name, description: body.description ?? null })
+    .returning();
   return toJson(row);
 }
 

@@ -3,7 +3,11 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Dimension, Interval } from "./model";
 
-export interface Scope { accountId: string; fromMs: number; linkIds?: string[] }
+export interface Scope {
+  accountId: string;
+  fromMs: number;
+  linkIds?: string[];
+}
 
 /** The scope over the hourly rollups (migration 0200); periods start on a whole hour. */
 function hourlyScopeOf(s: Scope) {
@@ -17,13 +21,18 @@ function hourlyScopeOf(s: Scope) {
 
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
   const { where, params } = hourlyScopeOf(s);
-  const [row] = await ch.query<Record<string, string>>(`
+  const [row] = await ch.query<Record<string, string>>(
+    `
     SELECT sum(conversions) AS conversions, uniqMerge(converters) AS converters,
       sum(revenue_cents) AS revenue_cents, uniqMerge(visitors) AS visitors
-    FROM ${ch.table("journey_hourly")} WHERE ${where}`, params);
+    FROM ${ch.table("journey_hourly")} WHERE ${where}`,
+    params,
+  );
   return {
-    conversions: Number(row?.conversions ?? 0), converters: Number(row?.converters ?? 0),
-    revenueCents: Number(row?.revenue_cents ?? 0), visitors: Number(row?.visitors ?? 0),
+    conversions: Number(row?.conversions ?? 0),
+    converters: Number(row?.converters ?? 0),
+    revenueCents: Number(row?.revenue_cents ?? 0),
+    visitors: Number(row?.visitors ?? 0),
   };
 }
 
@@ -37,10 +46,13 @@ const BUCKET: Record<Interval, string> = {
 /** Conversions and revenue per bucket start (epoch seconds); empty buckets are absent. */
 export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: Interval) {
   const { where, params } = hourlyScopeOf(s);
-  const rows = await ch.query<Record<string, string | number>>(`
+  const rows = await ch.query<Record<string, string | number>>(
+    `
     SELECT toUnixTimestamp(${BUCKET[interval]}) AS bucket, sum(conversions) AS n, sum(revenue_cents) AS cents
     FROM ${ch.table("journey_hourly")} WHERE ${where}
-    GROUP BY bucket HAVING n > 0 ORDER BY bucket`, params);
+    GROUP BY bucket HAVING n > 0 ORDER BY bucket`,
+    params,
+  );
   return rows.map((r) => ({ bucket: Number(r.bucket), conversions: Number(r.n), revenueCents: Number(r.cents) }));
 }
 
@@ -49,22 +61,26 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
   const { where, params } = hourlyScopeOf(s);
   const hourly = ch.table("journey_hourly");
   const dims = ch.table("journey_dims_hourly");
-  const sql = dimension === "link"
-    ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+  const sql =
+    dimension === "link"
+      ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
          uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
        FROM ${hourly} WHERE ${where} GROUP BY label`
-    : dimension === "name"
-      // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
-      ? `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
+      : dimension === "name"
+        ? // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
+          `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
            (SELECT uniqMerge(visitors) FROM ${hourly} WHERE ${where}) AS visitors
          FROM ${dims} WHERE ${where} AND dimension = 'name' GROUP BY label`
-      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+        : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
            uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
          FROM ${dims} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
   const rows = await ch.query<Record<string, string>>(`${sql} HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`, { ...params, dimension });
   return rows.map((r) => ({
-    label: r.label, conversions: Number(r.n), revenueCents: Number(r.cents),
-    converters: Number(r.converters), visitors: Number(r.visitors),
+    label: r.label,
+    conversions: Number(r.n),
+    revenueCents: Number(r.cents),
+    converters: Number(r.converters),
+    visitors: Number(r.visitors),
   }));
 }
 
@@ -84,7 +100,8 @@ export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
   // set; extra rows cannot pass): the HAVING keeps those whose first conversion is in the period.
   const converted = `SELECT link_id, visitor_id FROM ${ch.table("journey_conversion_times")}
     WHERE account_id = {account:UUID} AND converted_at >= ${from}${links}`;
-  const [row] = await ch.query<Record<string, string | number | null>>(`
+  const [row] = await ch.query<Record<string, string | number | null>>(
+    `
     WITH conv AS (
       SELECT link_id, visitor_id, min(first_at) AS first_touch, min(first_conversion_at) AS converted_at
       FROM ${touch}
@@ -102,7 +119,9 @@ export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
     )
     SELECT countIf(s < 3600) AS b0, countIf(s >= 3600 AND s < 86400) AS b1, countIf(s >= 86400 AND s < 604800) AS b2,
       countIf(s >= 604800) AS b3, avgOrNull(s) AS average, quantileExactInclusiveOrNull(0.5)(s) AS median
-    FROM spans SETTINGS optimize_aggregation_in_order = 1`, { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] });
+    FROM spans SETTINGS optimize_aggregation_in_order = 1`,
+    { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] },
+  );
   return {
     counts: [row.b0, row.b1, row.b2, row.b3].map(Number),
     averageSeconds: Number(row.average ?? 0),

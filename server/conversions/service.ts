@@ -8,8 +8,15 @@ import { findDomainLinkIds, isOwnedLink } from "../journey/repository";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
 import * as queries from "./queries";
 
-export interface ConversionDeps { db: DbOrTx; ch: Clickhouse }
-export interface ScopeQuery { period?: Period; domain_id?: string; link_id?: string }
+export interface ConversionDeps {
+  db: DbOrTx;
+  ch: Clickhouse;
+}
+export interface ScopeQuery {
+  period?: Period;
+  domain_id?: string;
+  link_id?: string;
+}
 
 const money = (cents: number) => Math.round(cents) / 100;
 const round2 = (n: number) => Math.round(n * 100) / 100;

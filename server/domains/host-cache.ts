@@ -22,7 +22,9 @@ export class DomainHostCache {
   async resolve(host: string): Promise<string | null> {
     const hit = this.peek(host);
     if (hit !== undefined) return hit;
-    const [row] = await this.pg.db.select({ id: domains.id }).from(domains)
+    const [row] = await this.pg.db
+      .select({ id: domains.id })
+      .from(domains)
       .where(and(eq(domains.name, host), isNotNull(domains.verifiedAt)));
     const id = row?.id ?? null;
     if (this.entries.size > 100_000) this.entries.clear();

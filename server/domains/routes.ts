@@ -12,8 +12,24 @@ export function domainsRoutes(deps: FeatureDeps) {
   return new Elysia({ prefix: API_PREFIX })
     .use(deps.auth)
     .get("/domains", ({ account }) => domains.listDomains(deps.pg, account.id), { scope: "domains:read", detail: detail() })
-    .post("/domains", async ({ account, body }) => new Envelope(await domains.createDomain(ctx, account.id, body.name), 201), { scope: "domains:write", body: CreateDomainBody, detail: detail() })
-    .get("/domains/:id", ({ account, params }) => domains.getDomain(deps.pg, account.id, params.id), { scope: "domains:read", params: DomainIdParams, detail: detail() })
-    .delete("/domains/:id", ({ account, params }) => domains.deleteDomain(ctx, account.id, params.id), { scope: "domains:write", params: DomainIdParams, detail: detail() })
-    .post("/domains/:id/verify", ({ account, params }) => domains.verifyDomain(ctx, account.id, params.id), { scope: "domains:write", params: DomainIdParams, detail: detail() });
+    .post("/domains", async ({ account, body }) => new Envelope(await domains.createDomain(ctx, account.id, body.name), 201), {
+      scope: "domains:write",
+      body: CreateDomainBody,
+      detail: detail(),
+    })
+    .get("/domains/:id", ({ account, params }) => domains.getDomain(deps.pg, account.id, params.id), {
+      scope: "domains:read",
+      params: DomainIdParams,
+      detail: detail(),
+    })
+    .delete("/domains/:id", ({ account, params }) => domains.deleteDomain(ctx, account.id, params.id), {
+      scope: "domains:write",
+      params: DomainIdParams,
+      detail: detail(),
+    })
+    .post("/domains/:id/verify", ({ account, params }) => domains.verifyDomain(ctx, account.id, params.id), {
+      scope: "domains:write",
+      params: DomainIdParams,
+      detail: detail(),
+    });
 }

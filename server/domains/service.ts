@@ -9,7 +9,12 @@ import type { DomainHostCache } from "./host-cache";
 import { isHostname, verificationRecord } from "./model";
 
 type DomainRow = typeof domains.$inferSelect;
-export interface DomainsDeps { pg: Postgres; domainCache: DomainHostCache; resolveTxt: (name: string) => Promise<string[][]>; baseUrl: string }
+export interface DomainsDeps {
+  pg: Postgres;
+  domainCache: DomainHostCache;
+  resolveTxt: (name: string) => Promise<string[][]>;
+  baseUrl: string;
+}
 
 const toDomainJson = (d: DomainRow) => ({
   id: d.id,
@@ -21,7 +26,10 @@ const toDomainJson = (d: DomainRow) => ({
 });
 
 async function getDomainOrThrow(pg: Postgres, accountId: string, id: string) {
-  const [row] = await pg.db.select().from(domains).where(and(eq(domains.id, id), eq(domains.accountId, accountId)));
+  const [row] = await pg.db
+    .select()
+    .from(domains)
+    .where(and(eq(domains.id, id), eq(domains.accountId, accountId)));
   if (!row) throw notFound("Domain");
   return row;
 }
@@ -32,10 +40,16 @@ export async function createDomain(deps: DomainsDeps, accountId: string, rawName
   if (name === new URL(deps.baseUrl).hostname) throw validationError("body.name", "is the service's own host");
   // Another account may have added the name without verifying it: that blocks nobody. A verified
   // name belongs to the account that proved it through DNS.
-  const [owned] = await deps.pg.db.select({ id: domains.id }).from(domains).where(and(eq(domains.name, name), isNotNull(domains.verifiedAt)));
+  const [owned] = await deps.pg.db
+    .select({ id: domains.id })
+    .from(domains)
+    .where(and(eq(domains.name, name), isNotNull(domains.verifiedAt)));
   if (owned) throw new AppError("CONFLICT", `${name} is already verified by an account`, { field: "body.name" });
   try {
-    const [row] = await deps.pg.db.insert(domains).values({ accountId, name, verificationToken: `svc-verify-${crypto.randomUUID()}` }).returning();
+    const [row] = await deps.pg.db
+      .insert(domains)
+      .values({ accountId, name, verificationToken: `svc-verify-${crypto.randomUUID()}` })
+      .returning();
     return toDomainJson(row);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already one of this account's domains`, { field: "body.name" });
@@ -59,7 +73,10 @@ export async function verifyDomain(deps: DomainsDeps, accountId: string, id: str
     // NXDOMAIN and friends: simply not verified yet.
   }
   if (!records.includes(domain.verificationToken)) {
-    return { ...toDomainJson(domain), message: `No TXT record ${verificationRecord(domain.name)} with the value ${domain.verificationToken} was found yet` };
+    return {
+      ...toDomainJson(domain),
+      message: `No TXT record ${verificationRecord(domain.name)} with the value ${domain.verificationToken} was found yet`,
+    };
   }
   let verified: typeof domain;
   try {
@@ -79,7 +96,10 @@ export async function verifyDomain(deps: DomainsDeps, accountId: string, id: str
 
 export async function deleteDomain(deps: DomainsDeps, accountId: string, id: string) {
   const domain = await getDomainOrThrow(deps.pg, accountId, id);
-  const [{ n }] = await deps.pg.db.select({ n: count() }).from(links).where(and(eq(links.domainId, id), isNull(links.deletedAt)));
+  const [{ n }] = await deps.pg.db
+    .select({ n: count() })
+    .from(links)
+    .where(and(eq(links.domainId, id), isNull(links.deletedAt)));
   if (n > 0) throw new AppError("CONFLICT", `${n} link(s) still use ${domain.name}; delete or move them first`, { links: n });
   await deps.pg.db.delete(domains).where(eq(domains.id, id));
   await deps.domainCache.invalidate(domain.name);

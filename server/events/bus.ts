@@ -6,16 +6,30 @@ import { webhookEndpoints } from "../storage/postgres/schema";
 import type { DbOrTx } from "../storage/postgres/client";
 
 export const EVENT_TYPES = [
-  "link.created", "link.updated", "link.deleted", "link.expired",
-  "domain.verified", "domain.expired", "domain.suspended",
-  "api_key.created", "api_key.revoked",
-  "team.member_added", "team.member_removed",
-  "subscription.upgraded", "subscription.downgraded",
-  "bulk_import.completed", "conversion",
+  "link.created",
+  "link.updated",
+  "link.deleted",
+  "link.expired",
+  "domain.verified",
+  "domain.expired",
+  "domain.suspended",
+  "api_key.created",
+  "api_key.revoked",
+  "team.member_added",
+  "team.member_removed",
+  "subscription.upgraded",
+  "subscription.downgraded",
+  "bulk_import.completed",
+  "conversion",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export interface BusEvent { accountId: string; type: EventType | "test"; data: Record<string, unknown>; timestamp: string }
+export interface BusEvent {
+  accountId: string;
+  type: EventType | "test";
+  data: Record<string, unknown>;
+  timestamp: string;
+}
 
 type Listener = (event: BusEvent) => void;
 const listeners = new Set<Listener>();
@@ -25,7 +39,8 @@ export function onEvent(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
-export const emitEvent = (db: DbOrTx, accountId: string, type: EventType, data: Record<string, unknown>) => emitEvents(db, accountId, type, [data]);
+export const emitEvent = (db: DbOrTx, accountId: string, type: EventType, data: Record<string, unknown>) =>
+  emitEvents(db, accountId, type, [data]);
 
 /**
  * Events of one type (a bulk import's links, a batch's conversions) in one statement, one delivery per
@@ -34,8 +49,13 @@ export const emitEvent = (db: DbOrTx, accountId: string, type: EventType, data: 
 export async function emitEvents(db: DbOrTx, accountId: string, type: EventType, items: Record<string, unknown>[]): Promise<void> {
   if (!items.length) return;
   const timestamp = new Date().toISOString();
-  const subscribed = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.accountId, accountId), eq(webhookEndpoints.isActive, true), sql`${type} = any(${webhookEndpoints.events})`)).limit(1);
+  const subscribed = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(eq(webhookEndpoints.accountId, accountId), eq(webhookEndpoints.isActive, true), sql`${type} = any(${webhookEndpoints.events})`),
+    )
+    .limit(1);
   if (subscribed.length) {
     const payloads = JSON.stringify(items.map((data) => ({ event: type, timestamp, data })));
     await db.execute(sql`
@@ -46,5 +66,7 @@ export async function emitEvents(db: DbOrTx, accountId: string, type: EventType,
       order by p.n`);
   }
   const events = items.map((data) => ({ accountId, type, data, timestamp }));
-  queueMicrotask(() => { for (const event of events) for (const l of listeners) l(event); });
+  queueMicrotask(() => {
+    for (const event of events) for (const l of listeners) l(event);
+  });
 }

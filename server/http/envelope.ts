@@ -1,16 +1,28 @@
 // The spec's response envelope: success bodies, the object error form and the string (rate-limit) form.
 import type { AppError } from "../errors";
 
-export interface PageMeta { page: number; per_page: number; total: number }
+export interface PageMeta {
+  page: number;
+  per_page: number;
+  total: number;
+}
 
 /** Returned by list handlers; the envelope puts the items in `data` and the numbers in `meta`. */
 export class Paginated<T> {
-  constructor(readonly items: T[], readonly meta: PageMeta) {}
+  constructor(
+    readonly items: T[],
+    readonly meta: PageMeta,
+  ) {}
 }
 
 /** Returned by handlers that need extra top-level fields or a custom status. */
 export class Envelope<T> {
-  constructor(readonly data: T, readonly status = 200, readonly success = true, readonly headers?: Record<string, string>) {}
+  constructor(
+    readonly data: T,
+    readonly status = 200,
+    readonly success = true,
+    readonly headers?: Record<string, string>,
+  ) {}
 }
 
 export const baseMeta = (requestId: string) => ({ request_id: requestId, timestamp: new Date().toISOString() });

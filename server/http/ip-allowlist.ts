@@ -18,13 +18,22 @@ export function parseAllowEntry(entry: string): Range {
 }
 
 export const isValidAllowEntry = (entry: string) => {
-  try { parseAllowEntry(entry); return true; } catch { return false; }
+  try {
+    parseAllowEntry(entry);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 export function isAddressAllowed(address: string, allowlist: readonly string[]): boolean {
   if (allowlist.length === 0) return true;
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  try { addr = normalize(address); } catch { return false; }
+  try {
+    addr = normalize(address);
+  } catch {
+    return false;
+  }
   return allowlist.some((entry) => {
     const [range, bits] = parseAllowEntry(entry);
     return range.kind() === addr.kind() && addr.match(range, bits);

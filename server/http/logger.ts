@@ -16,12 +16,18 @@ export function createLogger(level: LogLevel, write: (chunk: string) => void = (
   let stamp = "";
   const now = () => {
     const ms = Date.now();
-    if (ms !== stampMs) { stampMs = ms; stamp = new Date(ms).toISOString(); }
+    if (ms !== stampMs) {
+      stampMs = ms;
+      stamp = new Date(ms).toISOString();
+    }
     return stamp;
   };
   const push = (line: string) => {
     buffer.push(line);
-    if (!scheduled) { scheduled = true; setTimeout(flush, 50); }
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(flush, 50);
+    }
   };
   const emit = (lvl: "info" | "error", fields: Record<string, unknown>) => {
     if (level === "silent" || (level === "error" && lvl !== "error")) return;
@@ -31,7 +37,9 @@ export function createLogger(level: LogLevel, write: (chunk: string) => void = (
     info: (fields: Record<string, unknown>) => emit("info", fields),
     error: (fields: Record<string, unknown>) => emit("error", fields),
     /** An info line from pre-escaped JSON members (the redirect hot path; values must need no escaping). */
-    line: (members: string) => { if (level === "info") push(`{"time":"${now()}","level":"info",${members}}`); },
+    line: (members: string) => {
+      if (level === "info") push(`{"time":"${now()}","level":"info",${members}}`);
+    },
     flush,
   };
 }

@@ -1,7 +1,11 @@
 // Prometheus metrics (prom-client): one registry per app instance, so tests stay isolated.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
-export interface SpoolGaugeSource { name: string; unflushedBytes: number; lagSeconds: number }
+export interface SpoolGaugeSource {
+  name: string;
+  unflushedBytes: number;
+  lagSeconds: number;
+}
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -13,7 +17,11 @@ export class HotPathCounter {
   observe(seconds: number) {
     this.count++;
     this.sum += seconds;
-    for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= LATENCY_BUCKETS[i]) { this.buckets[i]++; break; }
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++)
+      if (seconds <= LATENCY_BUCKETS[i]) {
+        this.buckets[i]++;
+        break;
+      }
   }
 }
 
@@ -24,21 +32,53 @@ export function createMetrics() {
   const metrics = {
     registry,
     requests: new Counter({
-      name: "http_requests_total", help: "HTTP requests by route and status", labelNames: ["method", "route", "status"], registers: [registry],
-      collect() { foldRedirects(); },
+      name: "http_requests_total",
+      help: "HTTP requests by route and status",
+      labelNames: ["method", "route", "status"],
+      registers: [registry],
+      collect() {
+        foldRedirects();
+      },
     }),
     latency: new Histogram({
-      name: "http_request_duration_seconds", help: "HTTP request latency", labelNames: ["method", "route"],
-      buckets: LATENCY_BUCKETS, registers: [registry],
-      collect() { foldRedirects(); },
+      name: "http_request_duration_seconds",
+      help: "HTTP request latency",
+      labelNames: ["method", "route"],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+      collect() {
+        foldRedirects();
+      },
     }),
     /** Redirects answered by the fast path (GET /:code 302), counted without prom-client per request. */
     redirects,
-    eventsAccepted: new Counter({ name: "events_accepted_total", help: "Events accepted into the spool", labelNames: ["stream"], registers: [registry] }),
-    eventsStored: new Counter({ name: "events_stored_total", help: "Events inserted into ClickHouse", labelNames: ["stream"], registers: [registry] }),
-    eventsRejected: new Counter({ name: "events_rejected_total", help: "Events rejected at ingest", labelNames: ["stream", "reason"], registers: [registry] }),
-    webhookDeliveries: new Counter({ name: "webhook_deliveries_total", help: "Webhook delivery attempts by outcome", labelNames: ["outcome"], registers: [registry] }),
-    watchSpool(source: SpoolGaugeSource) { spools.push(source); },
+    eventsAccepted: new Counter({
+      name: "events_accepted_total",
+      help: "Events accepted into the spool",
+      labelNames: ["stream"],
+      registers: [registry],
+    }),
+    eventsStored: new Counter({
+      name: "events_stored_total",
+      help: "Events inserted into ClickHouse",
+      labelNames: ["stream"],
+      registers: [registry],
+    }),
+    eventsRejected: new Counter({
+      name: "events_rejected_total",
+      help: "Events rejected at ingest",
+      labelNames: ["stream", "reason"],
+      registers: [registry],
+    }),
+    webhookDeliveries: new Counter({
+      name: "webhook_deliveries_total",
+      help: "Webhook delivery attempts by outcome",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    watchSpool(source: SpoolGaugeSource) {
+      spools.push(source);
+    },
   };
   // Moves the hot-path counts into prom-client: each bucket's observations at the bucket's upper bound.
   function foldRedirects() {
@@ -46,17 +86,32 @@ export function createMetrics() {
     metrics.requests.inc({ method: "GET", route: "/:code", status: "302" }, redirects.count);
     const h = metrics.latency.labels("GET", "/:code");
     let placed = 0;
-    redirects.buckets.forEach((n, i) => { for (let k = 0; k < n; k++) h.observe(LATENCY_BUCKETS[i]); placed += n; });
+    redirects.buckets.forEach((n, i) => {
+      for (let k = 0; k < n; k++) h.observe(LATENCY_BUCKETS[i]);
+      placed += n;
+    });
     for (let k = placed; k < redirects.count; k++) h.observe(LATENCY_BUCKETS[LATENCY_BUCKETS.length - 1] * 2);
-    redirects.count = 0; redirects.sum = 0; redirects.buckets.fill(0);
+    redirects.count = 0;
+    redirects.sum = 0;
+    redirects.buckets.fill(0);
   }
   new Gauge({
-    name: "spool_unflushed_bytes", help: "Bytes in the spool not yet in ClickHouse", labelNames: ["spool"], registers: [registry],
-    collect() { for (const s of spools) this.set({ spool: s.name }, s.unflushedBytes); },
+    name: "spool_unflushed_bytes",
+    help: "Bytes in the spool not yet in ClickHouse",
+    labelNames: ["spool"],
+    registers: [registry],
+    collect() {
+      for (const s of spools) this.set({ spool: s.name }, s.unflushedBytes);
+    },
   });
   new Gauge({
-    name: "spool_lag_seconds", help: "Age of the oldest unflushed spool data", labelNames: ["spool"], registers: [registry],
-    collect() { for (const s of spools) this.set({ spool: s.name }, s.lagSeconds); },
+    name: "spool_lag_seconds",
+    help: "Age of the oldest unflushed spool data",
+    labelNames: ["spool"],
+    registers: [registry],
+    collect() {
+      for (const s of spools) this.set({ spool: s.name }, s.lagSeconds);
+    },
   });
   return metrics;
 }

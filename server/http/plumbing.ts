@@ -44,8 +44,12 @@ export function httpPlumbing(deps: { metrics: Metrics; logger: Logger; rawPaths?
       deps.metrics.requests.inc({ method: request.method, route: routeLabel, status });
       deps.metrics.latency.observe({ method: request.method, route: routeLabel }, seconds);
       deps.logger.info({
-        request_id: facts.id, method: request.method, path: new URL(request.url).pathname, route: routeLabel,
-        status: Number(status), ms: Math.round(seconds * 100_000) / 100,
+        request_id: facts.id,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        route: routeLabel,
+        status: Number(status),
+        ms: Math.round(seconds * 100_000) / 100,
       });
     });
 }
@@ -54,7 +58,10 @@ function toAppError(code: string | number, error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof ValidationError || code === "VALIDATION") return fromValidation(error as ValidationError);
   if (code === "NOT_FOUND") return new AppError("NOT_FOUND", "Route not found");
-  if (code === "PARSE") return new AppError("VALIDATION_ERROR", "body: request body is not valid JSON", { fields: [{ field: "body", message: "not valid JSON" }] });
+  if (code === "PARSE")
+    return new AppError("VALIDATION_ERROR", "body: request body is not valid JSON", {
+      fields: [{ field: "body", message: "not valid JSON" }],
+    });
   if (code === "INVALID_COOKIE_SIGNATURE") return new AppError("VALIDATION_ERROR", "Invalid cookie");
   return new AppError("INTERNAL_ERROR", "An unexpected error occurred");
 }

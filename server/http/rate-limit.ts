@@ -8,7 +8,9 @@ const SLOT_MS = 60_000;
 // left up to 59 s early, and a key could make twice its budget within 59 minutes.
 const SLOTS = 61;
 
-export interface RateLimitResult { headers: Record<string, string> }
+export interface RateLimitResult {
+  headers: Record<string, string>;
+}
 
 /** Counts the request; throws RATE_LIMIT_EXCEEDED (string form, Retry-After) when over budget. */
 export async function enforceRateLimit(kv: Kv, keyId: string, limit: number, nowMs = Date.now()): Promise<RateLimitResult> {
@@ -21,10 +23,8 @@ export async function enforceRateLimit(kv: Kv, keyId: string, limit: number, now
   };
   if (hit.allowed) return { headers };
   const wait = Math.max(1, reset - Math.floor(nowMs / 1000));
-  throw new AppError(
-    "RATE_LIMIT_EXCEEDED",
-    `Rate limit of ${limit} requests per hour exceeded. Try again in ${wait} seconds.`,
-    undefined,
-    { ...headers, "retry-after": String(wait) },
-  );
+  throw new AppError("RATE_LIMIT_EXCEEDED", `Rate limit of ${limit} requests per hour exceeded. Try again in ${wait} seconds.`, undefined, {
+    ...headers,
+    "retry-after": String(wait),
+  });
 }

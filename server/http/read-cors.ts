@@ -17,13 +17,15 @@ const PREFLIGHT_HEADERS = {
 };
 
 export function readCors() {
-  return new Elysia({ name: "read-cors" })
-    // Before auth, so that browsers can read the 401/403/429 answers too.
-    .onRequest(({ request, set }) => {
-      if ((request.method === "GET" || request.method === "HEAD") && pathOf(request.url).startsWith(API_PREFIX + "/")) {
-        Object.assign(set.headers, READ_HEADERS);
-      }
-    })
-    // Preflight of a GET with X-API-Key (a more specific OPTIONS route, like journey ingest's, wins).
-    .options(`${API_PREFIX}/*`, () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }), { detail: { hide: true } });
+  return (
+    new Elysia({ name: "read-cors" })
+      // Before auth, so that browsers can read the 401/403/429 answers too.
+      .onRequest(({ request, set }) => {
+        if ((request.method === "GET" || request.method === "HEAD") && pathOf(request.url).startsWith(API_PREFIX + "/")) {
+          Object.assign(set.headers, READ_HEADERS);
+        }
+      })
+      // Preflight of a GET with X-API-Key (a more specific OPTIONS route, like journey ingest's, wins).
+      .options(`${API_PREFIX}/*`, () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }), { detail: { hide: true } })
+  );
 }

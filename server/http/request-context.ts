@@ -1,7 +1,10 @@
 // Per-request facts that every layer may need, keyed by the Request object (no globals, no ALS).
 import type { Server } from "bun";
 
-interface RequestFacts { id: string; startedAt: number }
+interface RequestFacts {
+  id: string;
+  startedAt: number;
+}
 const facts = new WeakMap<Request, RequestFacts>();
 
 export function beginRequest(request: Request): RequestFacts {

@@ -25,7 +25,9 @@ export function missingById<T>(ch: Clickhouse, table: string, column: string, ty
     if (records.length === 0) return records;
     const ids = records.map(idOf);
     const stored = await ch.query<{ id: string }>(
-      `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`, { ids });
+      `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`,
+      { ids },
+    );
     const present = new Set(stored.map((r) => r.id));
     return records.filter((r) => !present.has(String(idOf(r))));
   };

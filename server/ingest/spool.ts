@@ -8,8 +8,19 @@
 // deduplication token derived from that range: a replay after a crash re-sends the identical
 // range with the identical token, which ClickHouse drops as a duplicate.
 import {
-  closeSync, existsSync, fstatSync, fsync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync,
-  readSync, unlinkSync, writeSync, readFileSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  unlinkSync,
+  writeSync,
+  readFileSync,
 } from "node:fs";
 import { open, rename } from "node:fs/promises";
 import { join } from "node:path";
@@ -79,11 +90,19 @@ export class Spool<T> {
     this.recover();
   }
 
-  get name() { return this.opts.name; }
-  get unflushedBytes() { return this.unflushed; }
-  get isOverBound() { return this.unflushed >= this.opts.maxUnflushedBytes; }
+  get name() {
+    return this.opts.name;
+  }
+  get unflushedBytes() {
+    return this.unflushed;
+  }
+  get isOverBound() {
+    return this.unflushed >= this.opts.maxUnflushedBytes;
+  }
   /** Seconds since the oldest unflushed byte was written (0 when caught up). */
-  get lagSeconds() { return this.unflushed > 0 && this.unflushedSince ? (Date.now() - this.unflushedSince) / 1000 : 0; }
+  get lagSeconds() {
+    return this.unflushed > 0 && this.unflushedSince ? (Date.now() - this.unflushedSince) / 1000 : 0;
+  }
 
   /** Durable append: resolves once the batch is written and fsynced. */
   append(records: readonly T[]): Promise<void> {
@@ -132,7 +151,9 @@ export class Spool<T> {
   /** Moves everything written so far into the sink. Concurrent callers share one run. */
   flush(): Promise<void> {
     if (!this.flushing) {
-      this.flushing = this.flushAll().finally(() => { this.flushing = null; });
+      this.flushing = this.flushAll().finally(() => {
+        this.flushing = null;
+      });
     }
     return this.flushing;
   }
@@ -144,7 +165,11 @@ export class Spool<T> {
     while (this.writing || this.queue.length || this.soonWritten) await (this.soonWritten ?? Bun.sleep(1));
     this.closed = true;
     this.syncNow();
-    try { await this.flush(); } catch (err) { this.opts.onError?.(err); }
+    try {
+      await this.flush();
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
   }
@@ -206,7 +231,9 @@ export class Spool<T> {
     if (!this.dirty || this.fd < 0 || this.syncing) return;
     this.dirty = false;
     this.syncing = true;
-    fsync(this.fd, () => { this.syncing = false; });
+    fsync(this.fd, () => {
+      this.syncing = false;
+    });
   }
 
   private syncNow(): void {
@@ -226,7 +253,10 @@ export class Spool<T> {
       .map(Number)
       .sort((a, b) => a - b);
     for (const n of segments) {
-      if (n < this.checkpoint.segment) { unlinkSync(join(this.opts.dir, segName(n))); continue; }
+      if (n < this.checkpoint.segment) {
+        unlinkSync(join(this.opts.dir, segName(n)));
+        continue;
+      }
       this.sizes.set(n, this.truncateTornTail(n));
     }
     this.segment = segments.length ? Math.max(segments[segments.length - 1], this.checkpoint.segment) : this.checkpoint.segment;
@@ -251,7 +281,10 @@ export class Spool<T> {
         const len = Math.min(tail.length, end);
         readSync(fd, tail, 0, len, end - len);
         const idx = tail.subarray(0, len).lastIndexOf(NEWLINE);
-        if (idx >= 0) { end = end - len + idx + 1; break; }
+        if (idx >= 0) {
+          end = end - len + idx + 1;
+          break;
+        }
         end -= len;
       }
       if (end !== size) ftruncateSync(fd, end);
@@ -271,7 +304,8 @@ export class Spool<T> {
       let token = `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`;
       let stored = 0;
       try {
-        const uncertain = this.uncertain && this.opts.reconcile && this.uncertain.segment === chunk.segment && this.uncertain.start === chunk.start;
+        const uncertain =
+          this.uncertain && this.opts.reconcile && this.uncertain.segment === chunk.segment && this.uncertain.start === chunk.start;
         if (this.opts.sinkRaw && !uncertain) {
           stored = await this.opts.sinkRaw(await this.readBytes(chunk.segment, chunk.start, chunk.end), token);
         } else {
@@ -316,7 +350,9 @@ export class Spool<T> {
       // Finished segment: move on and delete it.
       await this.saveCheckpoint({ segment: segment + 1, offset: 0, pending: null });
       this.sizes.delete(segment);
-      try { unlinkSync(join(this.opts.dir, segName(segment))); } catch {}
+      try {
+        unlinkSync(join(this.opts.dir, segName(segment)));
+      } catch {}
     }
   }
 
@@ -389,5 +425,4 @@ export class Spool<T> {
     }
     await rename(tmp, path);
   }
-
 }

@@ -42,11 +42,13 @@ export function openStreams(
         await sink(records, token);
         opts.onStored?.(name, records.length);
       },
-      sinkRaw: sinkRaw && (async (bytes, token) => {
-        const count = await sinkRaw(bytes, token);
-        opts.onStored?.(name, count);
-        return count;
-      }),
+      sinkRaw:
+        sinkRaw &&
+        (async (bytes, token) => {
+          const count = await sinkRaw(bytes, token);
+          opts.onStored?.(name, count);
+          return count;
+        }),
       onError: (err) => opts.onError(name, err),
     });
   // Large chunks: every ClickHouse insert has a fixed cost (one pipeline per materialized view); the

@@ -7,7 +7,9 @@
 import type { Spool } from "../ingest/spool";
 
 /** `flush_lag` clears within about a second; `spool_full` means ClickHouse is failing or far behind. */
-export interface Refusal { reason: "spool_full" | "flush_lag" }
+export interface Refusal {
+  reason: "spool_full" | "flush_lag";
+}
 
 const SPOOL_FULL: Refusal = { reason: "spool_full" };
 const FLUSH_LAG: Refusal = { reason: "flush_lag" };
@@ -22,7 +24,10 @@ export class IngestAdmission {
   private errors = 0;
   private failing = false;
 
-  constructor(private readonly spool: Pick<Spool<unknown>, "stats" | "unflushedBytes" | "isOverBound">, private readonly maxLagMs: number) {}
+  constructor(
+    private readonly spool: Pick<Spool<unknown>, "stats" | "unflushedBytes" | "isOverBound">,
+    private readonly maxLagMs: number,
+  ) {}
 
   /** Why a new batch must wait, or null. Called for every batch, so it also samples the flush rate. */
   refusal(nowMs: number): Refusal | null {

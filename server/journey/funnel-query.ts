@@ -23,7 +23,6 @@ const TIME_PART = "0xFFFFFFFFFFF00000";
 const NONE = "toUInt64(-1)";
 const FALLBACK_LEVEL = 255;
 
-
 function stepParams(steps: string[]) {
   const params: Record<string, unknown> = {};
   const labels = steps.map((step, i) => {
@@ -46,7 +45,8 @@ const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // 
  */
 function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[] | null, hashes: string) {
   const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
-  const entry = (time: string, steps: string) => `if(base + ${time} >= 0, bitOr(bitShiftLeft(toUInt64(base + ${time}), ${STEP_BITS}), ${steps}), 0)`;
+  const entry = (time: string, steps: string) =>
+    `if(base + ${time} >= 0, bitOr(bitShiftLeft(toUInt64(base + ${time}), ${STEP_BITS}), ${steps}), 0)`;
   const views = `arrayMap((o, ty, lb) -> ${entry("o", mask(labels))}, times, types, labels)`;
   const named = (conditions: string[]) => `arrayMap((o, nm) -> ${entry("o", mask(conditions))}, named_views, view_names)`;
   const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
@@ -93,10 +93,14 @@ function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[] | nul
       SELECT windowFunnel({window:UInt64}, 'strict_order')(t, ${labels.map((_, i) => `c${i}`).join(", ")}) AS level
       FROM (
         SELECT vh, toUInt64(toUnixTimestamp64Milli(started) + o) AS t, ${rows(labels)}
-        FROM ${of("times AS o, types AS ty, labels AS lb")}${names ? `
+        FROM ${of("times AS o, types AS ty, labels AS lb")}${
+          names
+            ? `
         UNION ALL
         SELECT vh, toUInt64(toUnixTimestamp64Milli(started) + o) AS t, ${rows(names)}
-        FROM ${of("named_views AS o, view_names AS nm")}` : ""})
+        FROM ${of("named_views AS o, view_names AS nm")}`
+            : ""
+        })
       WHERE t >= {from:Int64} AND (${labels.map((_, i) => `c${i}`).join(" OR ")})
       GROUP BY vh)
     GROUP BY level`;
@@ -104,9 +108,11 @@ function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[] | nul
 
 /** Whether the link had a page view with an event_name in the period (migration 0209). */
 async function hasNamedViews(ch: Clickhouse, r: LinkRange) {
-  const rows = await ch.query(`SELECT 1 FROM ${ch.table("journey_named_view_days")}
+  const rows = await ch.query(
+    `SELECT 1 FROM ${ch.table("journey_named_view_days")}
     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(fromUnixTimestamp64Milli({from:Int64}, 'UTC')) LIMIT 1`,
-  { account: r.accountId, link: r.linkId, from: r.fromMs });
+    { account: r.accountId, link: r.linkId, from: r.fromMs },
+  );
   return rows.length > 0;
 }
 
@@ -121,8 +127,14 @@ export async function countFunnelLevels(ch: Clickhouse, r: LinkRange, steps: str
   const byLevel = new Array<number>(steps.length + 1).fill(0);
   const rows = await ch.query<{ level: number; n: string; fallback: string[] }>(levelsSql(ch, steps.length, labels, names, hashes), p);
   for (const row of rows) {
-    if (Number(row.level) !== FALLBACK_LEVEL) { byLevel[Number(row.level)] += Number(row.n); continue; }
-    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, labels, names, hashes), { ...p, fallback: row.fallback });
+    if (Number(row.level) !== FALLBACK_LEVEL) {
+      byLevel[Number(row.level)] += Number(row.n);
+      continue;
+    }
+    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, labels, names, hashes), {
+      ...p,
+      fallback: row.fallback,
+    });
     for (const x of exact) byLevel[Number(x.level)] += Number(x.n);
   }
   return byLevel;

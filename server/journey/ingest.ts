@@ -28,8 +28,17 @@ export interface IngestDeps {
   logger: Logger;
 }
 
-export interface IngestRequest { accountId: string; monthlyLimit: number; idempotencyKey: string | null; body: unknown; nowMs: number }
-export interface IngestResult { data: Record<string, unknown>; headers: Record<string, string> }
+export interface IngestRequest {
+  accountId: string;
+  monthlyLimit: number;
+  idempotencyKey: string | null;
+  body: unknown;
+  nowMs: number;
+}
+export interface IngestResult {
+  data: Record<string, unknown>;
+  headers: Record<string, string>;
+}
 
 const IDEMPOTENCY_WINDOW_MS = 300_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -38,7 +47,9 @@ const OVERLOAD_RETRY_SECONDS = "5";
 // 503 for a batch the spool cannot take now; nothing of it is accepted. Built once: an Error captures
 // its stack when constructed.
 const OVERLOADED: Record<Refusal["reason"], AppError> = {
-  spool_full: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS }),
+  spool_full: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, {
+    "retry-after": OVERLOAD_RETRY_SECONDS,
+  }),
   flush_lag: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": "1" }),
 };
 /**
@@ -75,7 +86,9 @@ export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): 
     await deps.usage.release(reservation).catch(() => {});
     if (idemKey) await deps.kv.delete(idemKey).catch(() => {});
     deps.logger.error({ msg: "journey spool append failed", error: String(err) });
-    throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, { "retry-after": OVERLOAD_RETRY_SECONDS });
+    throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, {
+      "retry-after": OVERLOAD_RETRY_SECONDS,
+    });
   }
   deps.metrics.eventsAccepted.inc({ stream: "journey" }, rows.length);
   await emitConversions(deps, req, events, rows);
@@ -130,7 +143,8 @@ async function emitConversions(deps: IngestDeps, req: IngestRequest, events: Jou
   const conversions: Record<string, unknown>[] = [];
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
-    if (e.event_type === "conversion") conversions.push({ id: rows[i][0] as string, ...e, timestamp: e.timestamp ?? new Date(req.nowMs).toISOString() });
+    if (e.event_type === "conversion")
+      conversions.push({ id: rows[i][0] as string, ...e, timestamp: e.timestamp ?? new Date(req.nowMs).toISOString() });
   }
   try {
     await emitEvents(deps.db, req.accountId, "conversion", conversions);

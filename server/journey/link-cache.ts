@@ -21,8 +21,9 @@ export function createLinkOwnership(db: DbOrTx, now = () => Date.now()): LinkOwn
       const toLoad: string[] = [];
       for (const id of ids) {
         const hit = cache.get(`${accountId}:${id}`);
-        if (hit && hit.until > t) { if (!hit.owned) unknown.add(id); }
-        else toLoad.push(id);
+        if (hit && hit.until > t) {
+          if (!hit.owned) unknown.add(id);
+        } else toLoad.push(id);
       }
       if (toLoad.length === 0) return unknown;
       const owned = new Set(await findOwnedLinkIds(db, accountId, toLoad));

@@ -17,34 +17,40 @@ const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{
 const str = (maxLength: number, minLength = 0) => t.String({ minLength, maxLength });
 const PropertyValue = t.Union([t.String({ maxLength: MAX_PROPERTY_VALUE }), t.Number(), t.Boolean(), t.Null()]);
 
-export const JourneyEventSchema = t.Object({
-  link_id: t.String({ pattern: UUID_PATTERN }),
-  visitor_id: str(128, 1),
-  session_id: t.Optional(str(128)),
-  event_type: t.Union(EVENT_TYPES.map((e) => t.Literal(e))),
-  event_name: t.Optional(str(256)),
-  page_url: str(2048, 1),
-  page_title: t.Optional(str(512)),
-  scroll_percent: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
-  time_on_page: t.Optional(t.Number({ minimum: 0, maximum: 31_536_000 })),
-  timestamp: t.Optional(t.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40 })),
-  conversion_name: t.Optional(str(256)),
-  revenue_cents: t.Optional(t.Integer({ minimum: 0, maximum: 1e15 })),
-  currency: t.Optional(t.String({ pattern: "^[A-Z]{3}$" })),
-  country_code: t.Optional(t.String({ pattern: "^[A-Za-z]{2}$" })),
-  city: t.Optional(str(128)),
-  region: t.Optional(str(128)),
-  device_type: t.Optional(t.Union(DEVICE_TYPES.map((d) => t.Literal(d)))),
-  browser: t.Optional(str(64)),
-  browser_version: t.Optional(str(64)),
-  os: t.Optional(str(64)),
-  os_version: t.Optional(str(64)),
-  properties: t.Optional(t.Record(t.String(), PropertyValue, { maxProperties: MAX_PROPERTIES })),
-}, { additionalProperties: false });
+export const JourneyEventSchema = t.Object(
+  {
+    link_id: t.String({ pattern: UUID_PATTERN }),
+    visitor_id: str(128, 1),
+    session_id: t.Optional(str(128)),
+    event_type: t.Union(EVENT_TYPES.map((e) => t.Literal(e))),
+    event_name: t.Optional(str(256)),
+    page_url: str(2048, 1),
+    page_title: t.Optional(str(512)),
+    scroll_percent: t.Optional(t.Number({ minimum: 0, maximum: 100 })),
+    time_on_page: t.Optional(t.Number({ minimum: 0, maximum: 31_536_000 })),
+    timestamp: t.Optional(t.String({ pattern: ISO_DATE_TIME_PATTERN, maxLength: 40 })),
+    conversion_name: t.Optional(str(256)),
+    revenue_cents: t.Optional(t.Integer({ minimum: 0, maximum: 1e15 })),
+    currency: t.Optional(t.String({ pattern: "^[A-Z]{3}$" })),
+    country_code: t.Optional(t.String({ pattern: "^[A-Za-z]{2}$" })),
+    city: t.Optional(str(128)),
+    region: t.Optional(str(128)),
+    device_type: t.Optional(t.Union(DEVICE_TYPES.map((d) => t.Literal(d)))),
+    browser: t.Optional(str(64)),
+    browser_version: t.Optional(str(64)),
+    os: t.Optional(str(64)),
+    os_version: t.Optional(str(64)),
+    properties: t.Optional(t.Record(t.String(), PropertyValue, { maxProperties: MAX_PROPERTIES })),
+  },
+  { additionalProperties: false },
+);
 
-export const JourneyBatchSchema = t.Object({
-  events: t.Array(JourneyEventSchema, { minItems: 1, maxItems: MAX_BATCH }),
-}, { additionalProperties: false });
+export const JourneyBatchSchema = t.Object(
+  {
+    events: t.Array(JourneyEventSchema, { minItems: 1, maxItems: MAX_BATCH }),
+  },
+  { additionalProperties: false },
+);
 
 export type JourneyEvent = Static<typeof JourneyEventSchema>;
 

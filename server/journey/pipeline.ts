@@ -11,9 +11,30 @@ import { chTime } from "../storage/clickhouse/format";
 import { chunkInsertSettings } from "../ingest/sinks";
 
 export const JOURNEY_COLUMNS = [
-  "event_id", "received_at", "timestamp", "account_id", "link_id", "visitor_id", "session_id", "event_type",
-  "event_name", "page_url", "page_title", "scroll_percent", "time_on_page", "conversion_name", "revenue_cents",
-  "currency", "country_code", "city", "region", "device_type", "browser", "browser_version", "os", "os_version",
+  "event_id",
+  "received_at",
+  "timestamp",
+  "account_id",
+  "link_id",
+  "visitor_id",
+  "session_id",
+  "event_type",
+  "event_name",
+  "page_url",
+  "page_title",
+  "scroll_percent",
+  "time_on_page",
+  "conversion_name",
+  "revenue_cents",
+  "currency",
+  "country_code",
+  "city",
+  "region",
+  "device_type",
+  "browser",
+  "browser_version",
+  "os",
+  "os_version",
   "properties",
 ] as const;
 
@@ -24,14 +45,40 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : n
  * One row in JOURNEY_COLUMNS order. `received` is chTime(receivedMs), computed once per batch. The last
  * value is always a string (the properties' JSON) and the first the event id: the row count relies on it.
  */
-export function toJourneyRow(eventId: string, receivedMs: number, received: string, accountId: string, e: JourneyEvent | Record<string, unknown>): JourneyRow {
+export function toJourneyRow(
+  eventId: string,
+  receivedMs: number,
+  received: string,
+  accountId: string,
+  e: JourneyEvent | Record<string, unknown>,
+): JourneyRow {
   const ts = typeof e.timestamp === "string" ? chTime(isoTimeMs(e.timestamp)) : received;
   return [
-    eventId, received, ts, accountId,
-    str(e.link_id), str(e.visitor_id), str(e.session_id), str(e.event_type), str(e.event_name), str(e.page_url),
-    str(e.page_title), num(e.scroll_percent), num(e.time_on_page), str(e.conversion_name), num(e.revenue_cents) ?? 0,
-    str(e.currency), str(e.country_code).toUpperCase(), str(e.city), str(e.region), str(e.device_type), str(e.browser),
-    str(e.browser_version), str(e.os), str(e.os_version), e.properties ? JSON.stringify(e.properties) : "{}",
+    eventId,
+    received,
+    ts,
+    accountId,
+    str(e.link_id),
+    str(e.visitor_id),
+    str(e.session_id),
+    str(e.event_type),
+    str(e.event_name),
+    str(e.page_url),
+    str(e.page_title),
+    num(e.scroll_percent),
+    num(e.time_on_page),
+    str(e.conversion_name),
+    num(e.revenue_cents) ?? 0,
+    str(e.currency),
+    str(e.country_code).toUpperCase(),
+    str(e.city),
+    str(e.region),
+    str(e.device_type),
+    str(e.browser),
+    str(e.browser_version),
+    str(e.os),
+    str(e.os_version),
+    e.properties ? JSON.stringify(e.properties) : "{}",
   ];
 }
 

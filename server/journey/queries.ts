@@ -24,22 +24,28 @@ const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
 /** Events and unique visitors of the period, from the visitor sketches (migrations 0203, 0208). */
 async function countEventsAndVisitors(ch: Clickhouse, r: LinkRange) {
-  const [row] = await ch.query<{ events: string; visitors: string }>(`
+  const [row] = await ch.query<{ events: string; visitors: string }>(
+    `
     SELECT sum(events) AS events, uniqCombinedMerge(14)(visitors_sketch) AS visitors FROM (
       SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
       UNION ALL
-      SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`, params(r));
+      SELECT events, visitors_sketch FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`,
+    params(r),
+  );
   return { events: Number(row?.events ?? 0), visitors: Number(row?.visitors ?? 0) };
 }
 
 /** The ten most frequent page URLs (page views) and event names, in one pass over the rollups. */
 async function topValues(ch: Clickhouse, r: LinkRange) {
-  const rows = await ch.query<{ kind: string; value: string; n: string }>(`
+  const rows = await ch.query<{ kind: string; value: string; n: string }>(
+    `
     SELECT kind, value, sum(count) AS n FROM (
       SELECT kind, value, count FROM ${ch.table("journey_tops_hourly")} WHERE ${FIRST_HOURS}
       UNION ALL
       SELECT kind, value, count FROM ${ch.table("journey_tops_daily")} WHERE ${WHOLE_DAYS})
-    GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`, params(r));
+    GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`,
+    params(r),
+  );
   const of = (kind: string) => rows.filter((x) => x.kind === kind).map((x) => ({ value: x.value, count: Number(x.n) }));
   return { pages: of("page"), events: of("event") };
 }
@@ -49,9 +55,12 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   // Sessions with an event in the period, each from its first event (or the period start, when it
   // began before) to its last. FINAL merges each session's rows across parts in key order, so the
   // count and the spans are exact; on merged parts it only reads them (the filter applies after it).
-  const [sessions] = await ch.query<{ n: string; avg: number | null }>(`
+  const [sessions] = await ch.query<{ n: string; avg: number | null }>(
+    `
     SELECT count() AS n, avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
-    FROM ${ch.table("journey_sessions")} FINAL WHERE ${SESSIONS}`, params(r));
+    FROM ${ch.table("journey_sessions")} FINAL WHERE ${SESSIONS}`,
+    params(r),
+  );
   const { pages, events } = await topValues(ch, r);
   return {
     total_visitors: totals.visitors,
@@ -63,7 +72,10 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   };
 }
 
-export interface PageArgs { page: number; limit: number }
+export interface PageArgs {
+  page: number;
+  limit: number;
+}
 
 const SESSION_COLUMNS = `session_id, argMinMerge(visitor) AS first_visitor, min(started) AS s_started, max(ended) AS s_ended,
   sum(events) AS n_events, sum(page_views) AS n_views, sum(conversions) AS n_conversions,
@@ -85,20 +97,29 @@ async function findNewestSessions(ch: Clickhouse, r: LinkRange, page: PageArgs) 
   if (want > NEWEST_SESSIONS_MAX) return null;
   const spans = ch.table("journey_event_bundles");
   const p = { ...params(r), k: want * 4, want };
-  const [top] = await ch.query<{ bound: string; n: string }>(`
+  const [top] = await ch.query<{ bound: string; n: string }>(
+    `
     SELECT toString(min(e)) AS bound, count() AS n FROM (
-      SELECT toUnixTimestamp64Milli(ended) AS e FROM ${spans} WHERE ${SESSION_BUNDLES} ORDER BY ended DESC LIMIT {k:UInt32})`, p);
+      SELECT toUnixTimestamp64Milli(ended) AS e FROM ${spans} WHERE ${SESSION_BUNDLES} ORDER BY ended DESC LIMIT {k:UInt32})`,
+    p,
+  );
   if (!top || Number(top.n) < p.k) return null;
   const after = "fromUnixTimestamp64Milli({bound:Int64}, 'UTC')";
-  const ranked = await ch.query<{ session_id: string; s_started: string }>(`
+  const ranked = await ch.query<{ session_id: string; s_started: string }>(
+    `
     SELECT session_id, min(started) AS s_started FROM ${spans}
     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended > ${after} AND sid != 0
     GROUP BY session_id HAVING s_started > ${after}
-    ORDER BY s_started DESC, session_id LIMIT {want:UInt32}`, { ...p, bound: Number(top.bound) });
+    ORDER BY s_started DESC, session_id LIMIT {want:UInt32}`,
+    { ...p, bound: Number(top.bound) },
+  );
   if (ranked.length < want) return null;
-  const rows = await ch.query<Record<string, string | number>>(`
+  const rows = await ch.query<Record<string, string | number>>(
+    `
     SELECT ${SESSION_COLUMNS} FROM ${ch.table("journey_sessions")}
-    WHERE ${SESSIONS} AND session_id IN {ids:Array(String)} GROUP BY session_id`, { ...p, ids: ranked.map((x) => x.session_id) });
+    WHERE ${SESSIONS} AND session_id IN {ids:Array(String)} GROUP BY session_id`,
+    { ...p, ids: ranked.map((x) => x.session_id) },
+  );
   const byId = new Map(rows.map((x) => [String(x.session_id), x]));
   if (ranked.some((x) => String(byId.get(x.session_id)?.s_started) !== String(x.s_started))) return null;
   return ranked.slice(want - page.limit).map((x) => byId.get(x.session_id)!);
@@ -108,15 +129,24 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
   const t = ch.table("journey_sessions");
   const having = visitorId !== undefined ? "HAVING first_visitor = {visitor:String}" : "";
   const p = { ...params(r), visitor: visitorId ?? "", limit: page.limit, offset: (page.page - 1) * page.limit };
-  const rows = (visitorId === undefined ? await findNewestSessions(ch, r, page) : null) ?? await ch.query<Record<string, string | number>>(`
+  const rows =
+    (visitorId === undefined ? await findNewestSessions(ch, r, page) : null) ??
+    (await ch.query<Record<string, string | number>>(
+      `
     SELECT ${SESSION_COLUMNS} FROM ${t} WHERE ${SESSIONS}
     GROUP BY session_id ${having} ORDER BY s_started DESC, session_id
-    LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
+    LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      p,
+    ));
   // Sessions with a bundle ending in the period, counted on the bundles keyed by their end.
-  const [count] = visitorId === undefined
-    ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
-    : await ch.query<{ n: string }>(`
-      SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`, p);
+  const [count] =
+    visitorId === undefined
+      ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
+      : await ch.query<{ n: string }>(
+          `
+      SELECT count() AS n FROM (SELECT session_id, argMinMerge(visitor) AS first_visitor FROM ${t} WHERE ${SESSIONS} GROUP BY session_id ${having})`,
+          p,
+        );
   const items = rows.map((s) => {
     const started = chTimeToIso(String(s.s_started));
     const ended = chTimeToIso(String(s.s_ended));
@@ -139,24 +169,44 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
 }
 
 const OPTIONAL_TEXT = [
-  "session_id", "event_name", "page_title", "conversion_name", "currency", "country_code", "city", "region",
-  "device_type", "browser", "browser_version", "os", "os_version",
+  "session_id",
+  "event_name",
+  "page_title",
+  "conversion_name",
+  "currency",
+  "country_code",
+  "city",
+  "region",
+  "device_type",
+  "browser",
+  "browser_version",
+  "os",
+  "os_version",
 ] as const;
 
 export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: PageArgs, eventType?: string) {
   const t = ch.table("journey_events");
   const where = `${BASE}${eventType !== undefined ? " AND event_type = {type:String}" : ""}`;
   const p = { ...params(r), type: eventType ?? "", limit: page.limit, offset: (page.page - 1) * page.limit };
-  const rows = await ch.query<Record<string, unknown>>(`
+  const rows = await ch.query<Record<string, unknown>>(
+    `
     SELECT event_id AS id, link_id, visitor_id, event_type, page_url, scroll_percent, time_on_page, timestamp,
       revenue_cents, properties, ${OPTIONAL_TEXT.join(", ")}
     FROM ${t} WHERE ${where}
-    ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`, p);
+    ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+    p,
+  );
   const [count] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${where}`, p);
   const items = rows.map((e) => {
     const item: Record<string, unknown> = {
-      id: e.id, link_id: e.link_id, visitor_id: e.visitor_id, event_type: e.event_type, page_url: e.page_url,
-      scroll_percent: e.scroll_percent, time_on_page: e.time_on_page, timestamp: chTimeToIso(String(e.timestamp)),
+      id: e.id,
+      link_id: e.link_id,
+      visitor_id: e.visitor_id,
+      event_type: e.event_type,
+      page_url: e.page_url,
+      scroll_percent: e.scroll_percent,
+      time_on_page: e.time_on_page,
+      timestamp: chTimeToIso(String(e.timestamp)),
       revenue_cents: e.event_type === "conversion" || Number(e.revenue_cents) ? Number(e.revenue_cents) : null,
       properties: JSON.parse(String(e.properties || "{}")),
     };

@@ -7,7 +7,10 @@ import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
 import { isOwnedLink } from "./repository";
 import * as queries from "./queries";
 
-export interface ReportDeps { db: DbOrTx; ch: Clickhouse }
+export interface ReportDeps {
+  db: DbOrTx;
+  ch: Clickhouse;
+}
 
 const HOUR_MS = 3_600_000;
 /** Periods are whole UTC hours (the rollups' grain): 24h is the current hour and the 24 before it. */
@@ -25,14 +28,24 @@ export async function getSummary(deps: ReportDeps, accountId: string, linkId: st
   return queries.getJourneySummary(deps.ch, await resolveLinkRange(deps.db, accountId, linkId, q.period));
 }
 
-export async function listSessions(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; page?: number; limit?: number; visitor_id?: string }) {
+export async function listSessions(
+  deps: ReportDeps,
+  accountId: string,
+  linkId: string,
+  q: { period?: Period; page?: number; limit?: number; visitor_id?: string },
+) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const page = { page: q.page ?? 1, limit: q.limit ?? 20 };
   const { items, total } = await queries.listJourneySessions(deps.ch, range, page, q.visitor_id);
   return new Paginated(items, { page: page.page, per_page: page.limit, total });
 }
 
-export async function listEvents(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; page?: number; limit?: number; event_type?: string }) {
+export async function listEvents(
+  deps: ReportDeps,
+  accountId: string,
+  linkId: string,
+  q: { period?: Period; page?: number; limit?: number; event_type?: string },
+) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const page = { page: q.page ?? 1, limit: q.limit ?? 50 };
   const { items, total } = await queries.listJourneyEvents(deps.ch, range, page, q.event_type);

@@ -4,7 +4,10 @@ import type { AppDeps } from "../app";
 import { createLinkOwnership, type LinkOwnership } from "./link-cache";
 import { createUsageMeter, type UsageMeter } from "./usage";
 
-export interface JourneyState { links: LinkOwnership; usage: UsageMeter }
+export interface JourneyState {
+  links: LinkOwnership;
+  usage: UsageMeter;
+}
 
 const states = new WeakMap<object, JourneyState>();
 

@@ -11,7 +11,14 @@ import { addJourneyUsage, readJourneyUsage } from "./repository";
 
 export type UsageStatus = "ok" | "soft_limit" | "hard_limit_approaching" | "blocked";
 
-export interface Reservation { accountId: string; month: string; count: number; used: number; limit: number; status: UsageStatus }
+export interface Reservation {
+  accountId: string;
+  month: string;
+  count: number;
+  used: number;
+  limit: number;
+  status: UsageStatus;
+}
 export type ReserveResult = ({ ok: true } & Reservation) | { ok: false; used: number; limit: number; retryAfterSeconds: number };
 
 export interface UsageMeter {
@@ -66,7 +73,9 @@ export function createUsageMeter(db: DbOrTx, kv: Kv, opts: { persistEveryMs?: nu
   };
   const persist = () => {
     persisting ??= (async () => {
-      const rows = [...pending.values()].filter((e) => e.n !== 0).map((e) => ({ accountId: e.accountId, month: e.month, journeyEvents: e.n }));
+      const rows = [...pending.values()]
+        .filter((e) => e.n !== 0)
+        .map((e) => ({ accountId: e.accountId, month: e.month, journeyEvents: e.n }));
       pending.clear();
       try {
         await addJourneyUsage(db, rows);
@@ -74,7 +83,9 @@ export function createUsageMeter(db: DbOrTx, kv: Kv, opts: { persistEveryMs?: nu
         for (const r of rows) addPending(r.accountId, r.month, r.journeyEvents);
         throw err;
       }
-    })().finally(() => { persisting = null; });
+    })().finally(() => {
+      persisting = null;
+    });
     return persisting;
   };
   const timer = setInterval(() => void persist().catch((err) => opts.onError?.(err)), opts.persistEveryMs ?? 1000);

@@ -5,7 +5,14 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors";
 import { isoTimeMs } from "../iso-time";
 import {
-  FIELD_MESSAGES, JourneyBatchSchema, JourneyEventSchema, MAX_BATCH, MAX_PROPERTIES, MAX_PROPERTIES_BYTES, MAX_PROPERTY_KEY, MAX_PROPERTY_VALUE,
+  FIELD_MESSAGES,
+  JourneyBatchSchema,
+  JourneyEventSchema,
+  MAX_BATCH,
+  MAX_PROPERTIES,
+  MAX_PROPERTIES_BYTES,
+  MAX_PROPERTY_KEY,
+  MAX_PROPERTY_VALUE,
   type JourneyEvent,
 } from "./model";
 
@@ -14,9 +21,17 @@ const checkBatch = TypeCompiler.Compile(JourneyBatchSchema);
 // The same check split in two, about twice as fast: TypeBox's code for `additionalProperties: false`
 // and for a Record allocates per key, so unknown fields and `properties` are checked by hand. It accepts
 // a subset of what `checkBatch` accepts; whatever it refuses gets `checkBatch`'s verdict.
-const checkFields = TypeCompiler.Compile(t.Object({
-  events: t.Array(t.Object({ ...JourneyEventSchema.properties, properties: t.Optional(t.Unknown()) }), { minItems: 1, maxItems: MAX_BATCH }),
-}, { additionalProperties: false }));
+const checkFields = TypeCompiler.Compile(
+  t.Object(
+    {
+      events: t.Array(t.Object({ ...JourneyEventSchema.properties, properties: t.Optional(t.Unknown()) }), {
+        minItems: 1,
+        maxItems: MAX_BATCH,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+);
 const EVENT_FIELDS = new Set(Object.keys(JourneyEventSchema.properties));
 
 function hasOnlyKnownFieldsAndScalarProperties(e: Record<string, unknown>): boolean {
@@ -28,7 +43,14 @@ function hasOnlyKnownFieldsAndScalarProperties(e: Record<string, unknown>): bool
   for (const key in props) {
     const v = (props as Record<string, unknown>)[key];
     if (++count > MAX_PROPERTIES) return false;
-    if (!(v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && v.length <= MAX_PROPERTY_VALUE))) {
+    if (
+      !(
+        v === null ||
+        typeof v === "boolean" ||
+        (typeof v === "number" && Number.isFinite(v)) ||
+        (typeof v === "string" && v.length <= MAX_PROPERTY_VALUE)
+      )
+    ) {
       return false;
     }
   }
@@ -45,7 +67,11 @@ const DAY_MS = 86_400_000;
 /** Older events would fall outside the table's five-year TTL at once. */
 const MAX_AGE_MS = 1825 * DAY_MS;
 
-export interface FieldError { field: string; message: string; index?: number }
+export interface FieldError {
+  field: string;
+  message: string;
+  index?: number;
+}
 
 /** Returns the batch's events, or throws 400 VALIDATION_ERROR naming `body.events.<i>.<field>`. */
 export function validateBatch(body: unknown, nowMs: number): JourneyEvent[] {
@@ -88,7 +114,9 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw new AppError("VALIDATION_ERROR", "body: request body is not valid JSON", { fields: [{ field: "body", message: "not valid JSON" }] });
+    throw new AppError("VALIDATION_ERROR", "body: request body is not valid JSON", {
+      fields: [{ field: "body", message: "not valid JSON" }],
+    });
   }
 }
 

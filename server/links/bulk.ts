@@ -18,11 +18,23 @@ const checkItem = TypeCompiler.Compile(CreateLinkBody);
 const CHUNK = 500;
 
 type Prepared = Awaited<ReturnType<typeof prepareLink>> & { index: number };
-interface Failure { index: number; url: string; error: string; error_type: string }
+interface Failure {
+  index: number;
+  url: string;
+  error: string;
+  error_type: string;
+}
 
 const errorType = (err: unknown) => {
   if (!(err instanceof AppError)) return "internal";
-  return ({ VALIDATION_ERROR: "validation", TIER_UPGRADE_REQUIRED: "tier", ALIAS_TAKEN: "conflict", NOT_FOUND: "not_found" } as Record<string, string>)[err.code] ?? "error";
+  return (
+    (
+      { VALIDATION_ERROR: "validation", TIER_UPGRADE_REQUIRED: "tier", ALIAS_TAKEN: "conflict", NOT_FOUND: "not_found" } as Record<
+        string,
+        string
+      >
+    )[err.code] ?? "error"
+  );
 };
 
 function itemError(item: unknown, index: number): AppError | null {
@@ -41,7 +53,10 @@ export async function bulkCreateLinks(deps: LinksDeps & { bulkTimeoutMs?: number
   let timedOut = false;
 
   for (const [index, item] of items.entries()) {
-    if (Date.now() > deadline) { timedOut = true; break; }
+    if (Date.now() > deadline) {
+      timedOut = true;
+      break;
+    }
     const url = typeof (item as { url?: unknown })?.url === "string" ? (item as { url: string }).url : "";
     try {
       // Unknown fields are dropped, as POST /links drops them.
@@ -56,30 +71,56 @@ export async function bulkCreateLinks(deps: LinksDeps & { bulkTimeoutMs?: number
 
   const createdRows: { index: number; row: repo.LinkRow }[] = [];
   for (let i = 0; i < prepared.length && !timedOut; i += CHUNK) {
-    if (Date.now() > deadline) { timedOut = true; break; }
+    if (Date.now() > deadline) {
+      timedOut = true;
+      break;
+    }
     await insertChunk(deps, prepared.slice(i, i + CHUNK), createdRows, failed);
   }
 
-  const links = await serializeLinks(deps, deps.pg.db, createdRows.map((c) => c.row));
-  const created = createdRows.map((c, i) => ({ index: c.index, link: { id: links[i].id, short_url: links[i].short_url, original_url: links[i].original_url, short_code: links[i].short_code } }));
+  const links = await serializeLinks(
+    deps,
+    deps.pg.db,
+    createdRows.map((c) => c.row),
+  );
+  const created = createdRows.map((c, i) => ({
+    index: c.index,
+    link: { id: links[i].id, short_url: links[i].short_url, original_url: links[i].original_url, short_code: links[i].short_code },
+  }));
   failed.sort((a, b) => a.index - b.index);
   const result = { created, failed, total_requested: items.length, success_count: created.length, failure_count: failed.length };
 
   await emitEvents(deps.pg.db, account.id, "link.created", links);
   await emitEvent(deps.pg.db, account.id, "bulk_import.completed", {
-    total_requested: items.length, success_count: created.length, failure_count: failed.length, timed_out: timedOut,
+    total_requested: items.length,
+    success_count: created.length,
+    failure_count: failed.length,
+    timed_out: timedOut,
     link_ids: created.map((c) => c.link.id),
   });
   await deps.linkCache.invalidateMany(createdRows.map(({ row }) => ({ domainId: row.domainId, code: row.shortCode })));
-  fillMetadataInBackground(deps, createdRows.map((c) => c.row).filter((r) => r.title === null || r.description === null));
+  fillMetadataInBackground(
+    deps,
+    createdRows.map((c) => c.row).filter((r) => r.title === null || r.description === null),
+  );
 
-  if (timedOut) throw new AppError("REQUEST_TIMEOUT", `The batch exceeded the ${Math.round((deps.bulkTimeoutMs ?? 60_000) / 1000)}-second processing cap; ${created.length} link(s) were created and kept`, result);
+  if (timedOut)
+    throw new AppError(
+      "REQUEST_TIMEOUT",
+      `The batch exceeded the ${Math.round((deps.bulkTimeoutMs ?? 60_000) / 1000)}-second processing cap; ${created.length} link(s) were created and kept`,
+      result,
+    );
   return { status: created.length === 0 ? 422 : failed.length === 0 ? 201 : 207, result };
 }
 
 async function insertChunk(deps: LinksDeps, chunk: Prepared[], created: { index: number; row: repo.LinkRow }[], failed: Failure[]) {
   try {
-    const rows = await deps.pg.db.transaction((tx) => repo.insertLinks(tx, chunk.map(({ index, ...p }) => ({ ...p, shortCode: p.shortCode ?? generateShortCode() }))));
+    const rows = await deps.pg.db.transaction((tx) =>
+      repo.insertLinks(
+        tx,
+        chunk.map(({ index, ...p }) => ({ ...p, shortCode: p.shortCode ?? generateShortCode() })),
+      ),
+    );
     rows.forEach((row, i) => created.push({ index: chunk[i].index, row }));
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

@@ -25,20 +25,39 @@ export interface CachedLink {
   utm: [string, string][];
 }
 
-interface Entry { link: CachedLink | null; until: number }
+interface Entry {
+  link: CachedLink | null;
+  until: number;
+}
 
 const keyOf = (domainId: string | null, code: string) => `${domainId ?? ""}:${code}`;
 
 export function toCachedLink(row: LinkRow): CachedLink {
   const utm: [string, string][] = [];
-  for (const [k, v] of [["utm_source", row.utmSource], ["utm_medium", row.utmMedium], ["utm_campaign", row.utmCampaign], ["utm_term", row.utmTerm], ["utm_content", row.utmContent]] as const) {
+  for (const [k, v] of [
+    ["utm_source", row.utmSource],
+    ["utm_medium", row.utmMedium],
+    ["utm_campaign", row.utmCampaign],
+    ["utm_term", row.utmTerm],
+    ["utm_content", row.utmContent],
+  ] as const) {
     if (v) utm.push([k, v]);
   }
   return {
-    id: row.id, accountId: row.accountId, domainId: row.domainId, code: row.shortCode, originalUrl: row.originalUrl,
-    isActive: row.isActive, deleted: row.deletedAt !== null, expiresAt: row.expiresAt?.getTime() ?? null,
-    passwordHash: row.passwordHash, title: row.title, description: row.description, ogImage: row.ogImage,
-    trackConversions: row.trackConversions, utm,
+    id: row.id,
+    accountId: row.accountId,
+    domainId: row.domainId,
+    code: row.shortCode,
+    originalUrl: row.originalUrl,
+    isActive: row.isActive,
+    deleted: row.deletedAt !== null,
+    expiresAt: row.expiresAt?.getTime() ?? null,
+    passwordHash: row.passwordHash,
+    title: row.title,
+    description: row.description,
+    ogImage: row.ogImage,
+    trackConversions: row.trackConversions,
+    utm,
   };
 }
 
@@ -53,14 +72,19 @@ export class LinkCache {
 
   async listen(): Promise<void> {
     // A payload is one key, or several separated by newlines (bulk changes); codes never hold a newline.
-    await this.pg.listen(CHANNEL, (payload) => { for (const key of payload.split("\n")) this.entries.delete(key); });
+    await this.pg.listen(CHANNEL, (payload) => {
+      for (const key of payload.split("\n")) this.entries.delete(key);
+    });
   }
 
   /** Synchronous hit (the hot path), or undefined on a miss. */
   peek(domainId: string | null, code: string): CachedLink | null | undefined {
     const entry = this.entries.get(keyOf(domainId, code));
     if (!entry) return undefined;
-    if (entry.until < Date.now()) { this.entries.delete(keyOf(domainId, code)); return undefined; }
+    if (entry.until < Date.now()) {
+      this.entries.delete(keyOf(domainId, code));
+      return undefined;
+    }
     return entry.link;
   }
 
@@ -89,7 +113,10 @@ export class LinkCache {
     if (this.entries.size >= this.opts.maxEntries) {
       // Drop the oldest tenth (Map keeps insertion order): cheap and good enough for a bounded cache.
       let n = Math.ceil(this.opts.maxEntries / 10);
-      for (const k of this.entries.keys()) { this.entries.delete(k); if (--n === 0) break; }
+      for (const k of this.entries.keys()) {
+        this.entries.delete(k);
+        if (--n === 0) break;
+      }
     }
     this.entries.set(key, { link, until: Date.now() + (link ? this.opts.ttlMs : this.opts.negativeTtlMs) });
   }
@@ -103,7 +130,10 @@ export class LinkCache {
   async invalidateMany(links: readonly { domainId: string | null; code: string }[]): Promise<void> {
     let payload = "";
     const notifies: Promise<void>[] = [];
-    const send = () => { if (payload) notifies.push(this.pg.notify(CHANNEL, payload).catch(() => {})); payload = ""; };
+    const send = () => {
+      if (payload) notifies.push(this.pg.notify(CHANNEL, payload).catch(() => {}));
+      payload = "";
+    };
     for (const { domainId, code } of links) {
       const key = keyOf(domainId, code);
       this.entries.delete(key);

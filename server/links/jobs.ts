@@ -5,10 +5,16 @@ import { purgeDeletedLinks } from "./service";
 const PURGE_EVERY_MS = 60 * 60_000;
 
 export function startLinkJobs(deps: AppDeps) {
-  const run = () => purgeDeletedLinks(deps.pg)
-    .then((n) => { if (n) deps.logger.info({ msg: "purged deleted links", count: n }); })
-    .catch((err) => deps.logger.error({ msg: "link purge failed", error: String(err) }));
+  const run = () =>
+    purgeDeletedLinks(deps.pg)
+      .then((n) => {
+        if (n) deps.logger.info({ msg: "purged deleted links", count: n });
+      })
+      .catch((err) => deps.logger.error({ msg: "link purge failed", error: String(err) }));
   const timer = setInterval(run, PURGE_EVERY_MS);
   const first = setTimeout(run, 5_000);
-  return () => { clearInterval(timer); clearTimeout(first); };
+  return () => {
+    clearInterval(timer);
+    clearTimeout(first);
+  };
 }

@@ -2,7 +2,11 @@
 // 2 s budget, 1 MB cap, at most 3 redirects, SSRF guard on every hop; failures yield empty metadata.
 import { assertPublicTarget, readCapped } from "../net/outbound";
 
-export interface PageMetadata { title?: string; description?: string; image?: string }
+export interface PageMetadata {
+  title?: string;
+  description?: string;
+  image?: string;
+}
 
 const TIMEOUT_MS = 2_000;
 const MAX_BYTES = 1024 * 1024;
@@ -14,14 +18,21 @@ export async function fetchPageMetadata(url: string, allowInsecure: boolean): Pr
     let target = new URL(url);
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       await assertPublicTarget(target, allowInsecure);
-      const res = await fetch(target, { redirect: "manual", signal, headers: { accept: "text/html", "user-agent": "svc-link-preview/1.0" } });
+      const res = await fetch(target, {
+        redirect: "manual",
+        signal,
+        headers: { accept: "text/html", "user-agent": "svc-link-preview/1.0" },
+      });
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         await res.body?.cancel();
         target = new URL(location, target);
         continue;
       }
-      if (!res.ok || !(res.headers.get("content-type") ?? "").includes("html")) { await res.body?.cancel(); return {}; }
+      if (!res.ok || !(res.headers.get("content-type") ?? "").includes("html")) {
+        await res.body?.cancel();
+        return {};
+      }
       return extractMetadata(await readCapped(res, MAX_BYTES), target);
     }
   } catch {
@@ -34,7 +45,11 @@ export async function extractMetadata(html: Uint8Array, base: URL): Promise<Page
   let title = "";
   const meta: Record<string, string> = {};
   await new HTMLRewriter()
-    .on("title", { text(t) { if (title.length < 1000) title += t.text; } })
+    .on("title", {
+      text(t) {
+        if (title.length < 1000) title += t.text;
+      },
+    })
     .on("meta", {
       element(el) {
         const key = (el.getAttribute("property") ?? el.getAttribute("name") ?? "").toLowerCase();
@@ -46,7 +61,13 @@ export async function extractMetadata(html: Uint8Array, base: URL): Promise<Page
     .arrayBuffer();
   const clean = (s?: string) => (s ? decodeEntities(s).replace(/\s+/g, " ").trim().slice(0, 500) || undefined : undefined);
   let image: string | undefined = meta["og:image"] ?? meta["twitter:image"];
-  if (image) { try { image = new URL(image, base).toString(); } catch { image = undefined; } }
+  if (image) {
+    try {
+      image = new URL(image, base).toString();
+    } catch {
+      image = undefined;
+    }
+  }
   return {
     title: clean(meta["og:title"]) ?? clean(title),
     description: clean(meta["og:description"]) ?? clean(meta["description"]) ?? clean(meta["twitter:description"]),

@@ -13,41 +13,47 @@ const Utm = {
 };
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 });
 
-export const CreateLinkBody = t.Object({
-  url: t.String({ minLength: 1, maxLength: 4096 }),
-  title: t.Optional(Str(500)),
-  description: t.Optional(Str(2000)),
-  og_image: t.Optional(Str(2048)),
-  custom_alias: t.Optional(t.String()),
-  tags: t.Optional(Tags),
-  expires_at: t.Optional(IsoTime),
-  is_password_protected: t.Optional(t.Boolean()),
-  password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-  ...Utm,
-  domain_id: t.Optional(t.String({ format: "uuid" })),
-  campaign_id: t.Optional(t.String({ format: "uuid" })),
-  track_conversions: t.Optional(t.Boolean()),
-}, { additionalProperties: false });
+export const CreateLinkBody = t.Object(
+  {
+    url: t.String({ minLength: 1, maxLength: 4096 }),
+    title: t.Optional(Str(500)),
+    description: t.Optional(Str(2000)),
+    og_image: t.Optional(Str(2048)),
+    custom_alias: t.Optional(t.String()),
+    tags: t.Optional(Tags),
+    expires_at: t.Optional(IsoTime),
+    is_password_protected: t.Optional(t.Boolean()),
+    password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    ...Utm,
+    domain_id: t.Optional(t.String({ format: "uuid" })),
+    campaign_id: t.Optional(t.String({ format: "uuid" })),
+    track_conversions: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
 export type CreateLinkInput = Static<typeof CreateLinkBody>;
 
-export const UpdateLinkBody = t.Object({
-  custom_alias: t.Optional(t.String()),
-  title: t.Optional(Str(500)),
-  description: t.Optional(Str(2000)),
-  og_image: t.Optional(Str(2048)),
-  tags: t.Optional(Tags),
-  expires_at: t.Optional(t.Union([IsoTime, t.Null()])),
-  is_active: t.Optional(t.Boolean()),
-  is_password_protected: t.Optional(t.Boolean()),
-  password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-  campaign_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
-  domain_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
-  ...Utm,
-  track_conversions: t.Optional(t.Boolean()),
-  // Present only to answer "the destination cannot be changed" clearly.
-  url: t.Optional(t.Unknown()),
-  original_url: t.Optional(t.Unknown()),
-}, { additionalProperties: false });
+export const UpdateLinkBody = t.Object(
+  {
+    custom_alias: t.Optional(t.String()),
+    title: t.Optional(Str(500)),
+    description: t.Optional(Str(2000)),
+    og_image: t.Optional(Str(2048)),
+    tags: t.Optional(Tags),
+    expires_at: t.Optional(t.Union([IsoTime, t.Null()])),
+    is_active: t.Optional(t.Boolean()),
+    is_password_protected: t.Optional(t.Boolean()),
+    password: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    campaign_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
+    domain_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
+    ...Utm,
+    track_conversions: t.Optional(t.Boolean()),
+    // Present only to answer "the destination cannot be changed" clearly.
+    url: t.Optional(t.Unknown()),
+    original_url: t.Optional(t.Unknown()),
+  },
+  { additionalProperties: false },
+);
 export type UpdateLinkInput = Static<typeof UpdateLinkBody>;
 
 export const SORT_FIELDS = ["created_at", "updated_at", "title", "short_code", "original_url", "last_accessed_at", "expires_at"] as const;
@@ -78,6 +84,26 @@ export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
 /** Short codes that would shadow our own paths. */
 export const RESERVED_CODES = new Set([
-  "public-api", "admin", "cdn", "healthz", "metrics", "dashboard", "widgets", "widgets.js", "t.js", "t", "tracker",
-  "api", "docs", "static", "assets", "favicon.ico", "robots.txt", "login", "logout", "app", "www", "_svc",
+  "public-api",
+  "admin",
+  "cdn",
+  "healthz",
+  "metrics",
+  "dashboard",
+  "widgets",
+  "widgets.js",
+  "t.js",
+  "t",
+  "tracker",
+  "api",
+  "docs",
+  "static",
+  "assets",
+  "favicon.ico",
+  "robots.txt",
+  "login",
+  "logout",
+  "app",
+  "www",
+  "_svc",
 ]);

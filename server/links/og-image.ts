@@ -14,7 +14,11 @@ import * as repo from "./repository";
 export const OG_MAX_BYTES = 5 * 1024 * 1024;
 const TYPES = new Set(["image/png", "image/jpeg", "image/webp", "image/gif"]);
 
-export interface OgStorage { cdnUrl: string; dataDir: string; s3Bucket?: string }
+export interface OgStorage {
+  cdnUrl: string;
+  dataDir: string;
+  s3Bucket?: string;
+}
 
 export async function uploadOgImage(deps: LinksDeps & { og: OgStorage }, account: AccountRecord, id: string, request: Request) {
   if (!tierAtLeast(account.tier as Tier, "growth")) {
@@ -22,18 +26,24 @@ export async function uploadOgImage(deps: LinksDeps & { og: OgStorage }, account
   }
   const link = await getLinkOrThrow(deps.pg.db, account.id, id);
   const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (!TYPES.has(type)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be image/png, image/jpeg, image/webp or image/gif", { content_type: type || null });
+  if (!TYPES.has(type))
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be image/png, image/jpeg, image/webp or image/gif", {
+      content_type: type || null,
+    });
   const declared = Number(request.headers.get("content-length") ?? 0);
   if (declared > OG_MAX_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The image must be at most 5 MB", { max_bytes: OG_MAX_BYTES });
   const bytes = await readCapped(new Response(request.body), OG_MAX_BYTES + 1);
   if (bytes.length > OG_MAX_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", "The image must be at most 5 MB", { max_bytes: OG_MAX_BYTES });
-  if (bytes.length === 0) throw new AppError("VALIDATION_ERROR", "body: the image is empty", { fields: [{ field: "body", message: "empty" }] });
+  if (bytes.length === 0)
+    throw new AppError("VALIDATION_ERROR", "body: the image is empty", { fields: [{ field: "body", message: "empty" }] });
 
   let webp: Buffer;
   try {
     webp = await sharp(bytes, { animated: false }).resize(1200, 630, { fit: "cover" }).webp({ quality: 82 }).toBuffer();
   } catch {
-    throw new AppError("VALIDATION_ERROR", "body: the image could not be decoded", { fields: [{ field: "body", message: "not a decodable image" }] });
+    throw new AppError("VALIDATION_ERROR", "body: the image could not be decoded", {
+      fields: [{ field: "body", message: "not a decodable image" }],
+    });
   }
   const name = `og/${link.id}-${crypto.randomUUID().slice(0, 8)}.webp`;
   await storeObject(deps.og, name, webp);

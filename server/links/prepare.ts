@@ -25,13 +25,19 @@ export async function checkCampaign(db: DbOrTx, account: AccountRecord, campaign
   if (!tierAtLeast(account.tier, "growth")) {
     throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth", field });
   }
-  const [row] = await db.select({ id: campaigns.id }).from(campaigns).where(and(eq(campaigns.id, campaignId), eq(campaigns.accountId, account.id)));
+  const [row] = await db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .where(and(eq(campaigns.id, campaignId), eq(campaigns.accountId, account.id)));
   if (!row) throw new AppError("NOT_FOUND", "Campaign not found", { field });
 }
 
 /** The verified custom domain of the account, or an error naming domain_id. */
 export async function checkDomain(db: DbOrTx, accountId: string, domainId: string, field = "body.domain_id") {
-  const [row] = await db.select().from(domains).where(and(eq(domains.id, domainId), eq(domains.accountId, accountId)));
+  const [row] = await db
+    .select()
+    .from(domains)
+    .where(and(eq(domains.id, domainId), eq(domains.accountId, accountId)));
   if (!row) throw new AppError("NOT_FOUND", "Domain not found", { field });
   if (!row.verifiedAt) throw validationError(field, "the domain is not verified yet");
   return row;
@@ -44,9 +50,15 @@ export async function hashLinkPassword(input: { is_password_protected?: boolean;
 }
 
 /** `at` prefixes field names in errors: "body." for one link, "body.<index>." for a bulk item. */
-export async function prepareLink(db: DbOrTx, account: AccountRecord, input: CreateLinkInput, at = "body."): Promise<Omit<NewLink, "shortCode"> & { shortCode?: string }> {
+export async function prepareLink(
+  db: DbOrTx,
+  account: AccountRecord,
+  input: CreateLinkInput,
+  at = "body.",
+): Promise<Omit<NewLink, "shortCode"> & { shortCode?: string }> {
   const originalUrl = validateDestination(input.url, `${at}url`);
-  const shortCode = input.custom_alias !== undefined ? validateAlias(input.custom_alias, account.tier as Tier, `${at}custom_alias`) : undefined;
+  const shortCode =
+    input.custom_alias !== undefined ? validateAlias(input.custom_alias, account.tier as Tier, `${at}custom_alias`) : undefined;
   if (input.og_image !== undefined && input.og_image !== "") validateDestination(input.og_image, `${at}og_image`);
   const expiresAt = input.expires_at ? futureDate(input.expires_at, `${at}expires_at`) : null;
   if (input.campaign_id) await checkCampaign(db, account, input.campaign_id, `${at}campaign_id`);

@@ -18,7 +18,12 @@ import { fetchPageMetadata } from "./metadata";
 import { toLinkJson } from "./serialize";
 import type { LinkCache } from "./cache";
 
-export interface LinksDeps { pg: Postgres; linkCache: LinkCache; baseUrl: string; allowInsecureFetch: boolean }
+export interface LinksDeps {
+  pg: Postgres;
+  linkCache: LinkCache;
+  baseUrl: string;
+  allowInsecureFetch: boolean;
+}
 
 export const RECOVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 const MAX_CODE_ATTEMPTS = 5;
@@ -31,7 +36,10 @@ export async function domainNames(db: DbOrTx, ids: (string | null)[]): Promise<M
 }
 
 export async function serializeLinks(deps: LinksDeps, db: DbOrTx, rows: repo.LinkRow[]) {
-  const names = await domainNames(db, rows.map((r) => r.domainId));
+  const names = await domainNames(
+    db,
+    rows.map((r) => r.domainId),
+  );
   return rows.map((r) => toLinkJson(r, deps.baseUrl, r.domainId ? names.get(r.domainId) : null));
 }
 const serializeOne = async (deps: LinksDeps, db: DbOrTx, row: repo.LinkRow) => (await serializeLinks(deps, db, [row]))[0];
@@ -51,7 +59,11 @@ export async function insertWithCode(db: DbOrTx, row: Omit<repo.NewLink, "shortC
       return await db.transaction(async (sp) => (await repo.insertLinks(sp, [{ ...row, shortCode }]))[0]);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      if (row.shortCode) throw new AppError("ALIAS_TAKEN", `The short code "${row.shortCode}" is already in use`, { field: "body.custom_alias", alias: row.shortCode });
+      if (row.shortCode)
+        throw new AppError("ALIAS_TAKEN", `The short code "${row.shortCode}" is already in use`, {
+          field: "body.custom_alias",
+          alias: row.shortCode,
+        });
       if (attempt >= MAX_CODE_ATTEMPTS) throw err;
     }
   }
@@ -89,23 +101,41 @@ function utcTime(q: ListLinksInput, field: "created_after" | "created_before" | 
 }
 
 export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput) {
-  const tagList = q.tags === undefined ? [] : (Array.isArray(q.tags) ? q.tags : [q.tags]).flatMap((t) => t.split(",")).map((t) => t.trim()).filter(Boolean);
-  const times = { created_after: utcTime(q, "created_after"), created_before: utcTime(q, "created_before"), last_active_after: utcTime(q, "last_active_after") };
+  const tagList =
+    q.tags === undefined
+      ? []
+      : (Array.isArray(q.tags) ? q.tags : [q.tags])
+          .flatMap((t) => t.split(","))
+          .map((t) => t.trim())
+          .filter(Boolean);
+  const times = {
+    created_after: utcTime(q, "created_after"),
+    created_before: utcTime(q, "created_before"),
+    last_active_after: utcTime(q, "last_active_after"),
+  };
   const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
   return new Paginated(await serializeLinks(deps, deps.pg.db, rows), { page, per_page: perPage, total });
 }
 
 const UTM_FIELDS = [
-  ["utm_source", "utmSource"], ["utm_medium", "utmMedium"], ["utm_campaign", "utmCampaign"], ["utm_term", "utmTerm"], ["utm_content", "utmContent"],
+  ["utm_source", "utmSource"],
+  ["utm_medium", "utmMedium"],
+  ["utm_campaign", "utmCampaign"],
+  ["utm_term", "utmTerm"],
+  ["utm_content", "utmContent"],
 ] as const;
 
 export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
   if (input.url !== undefined || input.original_url !== undefined) {
-    throw validationError(input.url !== undefined ? "body.url" : "body.original_url", "the destination URL cannot be changed after creation");
+    throw validationError(
+      input.url !== undefined ? "body.url" : "body.original_url",
+      "the destination URL cannot be changed after creation",
+    );
   }
   const before = await getLinkOrThrow(deps.pg.db, account.id, id);
   const patch: Partial<repo.NewLink> = {};
-  if (input.custom_alias !== undefined && input.custom_alias !== before.shortCode) patch.shortCode = validateAlias(input.custom_alias, account.tier as Tier);
+  if (input.custom_alias !== undefined && input.custom_alias !== before.shortCode)
+    patch.shortCode = validateAlias(input.custom_alias, account.tier as Tier);
   if (input.title !== undefined) patch.title = input.title;
   if (input.description !== undefined) patch.description = input.description;
   if (input.og_image) validateDestination(input.og_image, "body.og_image");
@@ -124,7 +154,10 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
     patch.domainId = input.domain_id; // null: back to BASE_URL's host
   }
   if (input.campaign_id === null) patch.campaignId = null;
-  else if (input.campaign_id !== undefined) { await checkCampaign(deps.pg.db, account, input.campaign_id); patch.campaignId = input.campaign_id; }
+  else if (input.campaign_id !== undefined) {
+    await checkCampaign(deps.pg.db, account, input.campaign_id);
+    patch.campaignId = input.campaign_id;
+  }
   for (const [field, column] of UTM_FIELDS) {
     const value = input[field];
     if (value !== undefined) patch[column] = value === "" ? null : value; // merge: omitted keeps, "" clears
@@ -160,7 +193,9 @@ export async function deleteLink(deps: LinksDeps, accountId: string, id: string)
     return row;
   });
   await deps.linkCache.invalidate(row.domainId, row.shortCode);
-  return { message: `Link ${row.shortCode} deleted; it can be restored until ${new Date(row.deletedAt!.getTime() + RECOVERY_WINDOW_MS).toISOString()}` };
+  return {
+    message: `Link ${row.shortCode} deleted; it can be restored until ${new Date(row.deletedAt!.getTime() + RECOVERY_WINDOW_MS).toISOString()}`,
+  };
 }
 
 export async function restoreLink(deps: LinksDeps, accountId: string, id: string) {
@@ -187,4 +222,3 @@ const TOMBSTONE_DAYS = 90;
  */
 export const purgeDeletedLinks = (pg: Postgres, now = Date.now()) =>
   repo.purgeDeletedBefore(pg.db, new Date(now - RECOVERY_WINDOW_MS), new Date(now - TOMBSTONE_DAYS * 86_400_000));
-

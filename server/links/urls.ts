@@ -7,7 +7,11 @@ export const MAX_URL_LENGTH = 2048;
 export function validateDestination(raw: string, field = "body.url"): string {
   if (raw.length > MAX_URL_LENGTH) throw validationError(field, `must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
-  try { url = new URL(raw); } catch { throw validationError(field, "must be an absolute http or https URL"); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError(field, "must be an absolute http or https URL");
+  }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw validationError(field, "must use http or https");
   if (url.username || url.password) throw validationError(field, "must not contain credentials");
   if (!url.hostname) throw validationError(field, "must have a host");

@@ -24,7 +24,9 @@ export async function privateHostRefusal(hostname: string): Promise<string | nul
 
 async function resolveHost(host: string): Promise<string[]> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("DNS timeout")), DNS_TIMEOUT_MS); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("DNS timeout")), DNS_TIMEOUT_MS);
+  });
   try {
     const found = await Promise.race([lookup(host, { all: true, verbatim: true }), timeout]);
     return found.map((a) => a.address);

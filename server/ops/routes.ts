@@ -19,15 +19,23 @@ const timed = async (check: () => Promise<void>) => {
 
 export function opsRoutes(deps: { pg: Postgres; ch: Clickhouse; metrics: Metrics; metricsToken?: string }) {
   return new Elysia()
-    .get("/healthz", async () => {
-      const [postgres, clickhouse] = await Promise.all([timed(deps.pg.ping), timed(deps.ch.ping)]);
-      const ok = postgres.ok && clickhouse.ok;
-      return new Envelope({ status: ok ? "ok" : "degraded", postgres, clickhouse }, ok ? 200 : 503, ok);
-    }, { detail: { tags: ["Operations"] } })
-    .get("/metrics", async ({ request }) => {
-      if (deps.metricsToken && !bearerMatches(request.headers.get("authorization"), deps.metricsToken)) {
-        throw new AppError("UNAUTHORIZED", "Missing or invalid metrics token");
-      }
-      return new Response(await deps.metrics.registry.metrics(), { headers: { "content-type": deps.metrics.registry.contentType } });
-    }, { detail: { tags: ["Operations"] } });
+    .get(
+      "/healthz",
+      async () => {
+        const [postgres, clickhouse] = await Promise.all([timed(deps.pg.ping), timed(deps.ch.ping)]);
+        const ok = postgres.ok && clickhouse.ok;
+        return new Envelope({ status: ok ? "ok" : "degraded", postgres, clickhouse }, ok ? 200 : 503, ok);
+      },
+      { detail: { tags: ["Operations"] } },
+    )
+    .get(
+      "/metrics",
+      async ({ request }) => {
+        if (deps.metricsToken && !bearerMatches(request.headers.get("authorization"), deps.metricsToken)) {
+          throw new AppError("UNAUTHORIZED", "Missing or invalid metrics token");
+        }
+        return new Response(await deps.metrics.registry.metrics(), { headers: { "content-type": deps.metrics.registry.contentType } });
+      },
+      { detail: { tags: ["Operations"] } },
+    );
 }

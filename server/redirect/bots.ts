@@ -2,7 +2,8 @@
 // HTTP clients and scripts (curl, wget, libraries), which want the redirect. Memoized per user agent.
 import { isbot } from "isbot";
 
-const AUTOMATION = /curl|wget|httpie|python|go-http-client|okhttp|java\/|node-fetch|undici|axios|bun\/|libwww|postman|insomnia|headless|playwright|puppeteer|selenium/i;
+const AUTOMATION =
+  /curl|wget|httpie|python|go-http-client|okhttp|java\/|node-fetch|undici|axios|bun\/|libwww|postman|insomnia|headless|playwright|puppeteer|selenium/i;
 const memo = new Map<string, boolean>();
 
 export function wantsPreview(ua: string): boolean {

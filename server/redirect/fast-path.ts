@@ -27,7 +27,8 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     const domainId = host === defaultHost ? null : deps.domainCache.peek(host.toLowerCase());
     if (domainId === undefined) return undefined;
     const link = deps.linkCache.peek(domainId, code);
-    if (!link || link.deleted || !link.isActive || link.passwordHash || (link.expiresAt !== null && link.expiresAt <= Date.now())) return undefined;
+    if (!link || link.deleted || !link.isActive || link.passwordHash || (link.expiresAt !== null && link.expiresAt <= Date.now()))
+      return undefined;
     const ua = request.headers.get("user-agent") ?? "";
     if (wantsPreview(ua)) return undefined;
 

@@ -11,29 +11,55 @@ input,button{font:inherit;padding:.5rem;margin:.25rem 0;width:100%;box-sizing:bo
 const html = (status: number, body: string, extra: Record<string, string> = {}) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", ...extra } });
 
-export const notFoundPage = () => html(404, page("Link not found", "<h1>Link not found</h1><p>This short link does not exist or is no longer active.</p>"));
+export const notFoundPage = () =>
+  html(404, page("Link not found", "<h1>Link not found</h1><p>This short link does not exist or is no longer active.</p>"));
 export const expiredPage = () => html(410, page("Link expired", "<h1>Link expired</h1><p>This short link has expired.</p>"));
 export const tooManyAttemptsPage = (retryAfter: number) =>
-  html(429, page("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${retryAfter} seconds.</p>`), { "retry-after": String(retryAfter) });
+  html(429, page("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${retryAfter} seconds.</p>`), {
+    "retry-after": String(retryAfter),
+  });
 
 export const passwordPage = (code: string, error?: string) =>
-  html(error ? 401 : 200, page("Password required", `<h1>Password required</h1>
+  html(
+    error ? 401 : 200,
+    page(
+      "Password required",
+      `<h1>Password required</h1>
 <form method="post" action="/${escapeHtml(code)}">
 <label for="password">This link is protected. Enter its password:</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required autofocus>
 ${error ? `<p class="err" role="alert">${escapeHtml(error)}</p>` : ""}
-<button type="submit">Continue</button></form>`));
+<button type="submit">Continue</button></form>`,
+    ),
+  );
 
 /** For link unfurlers and crawlers: Open Graph and Twitter card tags instead of a redirect. */
-export function previewPage(link: { title: string | null; description: string | null; ogImage: string | null }, shortUrl: string, destination: string | null) {
+export function previewPage(
+  link: { title: string | null; description: string | null; ogImage: string | null },
+  shortUrl: string,
+  destination: string | null,
+) {
   const title = link.title || shortUrl;
   const tags = [
-    ["og:title", title], ["og:description", link.description ?? ""], ["og:url", shortUrl], ["og:type", "website"],
-    ["og:image", link.ogImage ?? ""], ["twitter:card", link.ogImage ? "summary_large_image" : "summary"],
-    ["twitter:title", title], ["twitter:description", link.description ?? ""], ["twitter:image", link.ogImage ?? ""],
-  ].filter(([, v]) => v)
-    .map(([k, v]) => `<meta ${k.startsWith("og:") ? "property" : "name"}="${k}" content="${escapeHtml(v)}">`).join("\n");
-  const body = `<h1>${escapeHtml(title)}</h1>${link.description ? `<p>${escapeHtml(link.description)}</p>` : ""}` +
+    ["og:title", title],
+    ["og:description", link.description ?? ""],
+    ["og:url", shortUrl],
+    ["og:type", "website"],
+    ["og:image", link.ogImage ?? ""],
+    ["twitter:card", link.ogImage ? "summary_large_image" : "summary"],
+    ["twitter:title", title],
+    ["twitter:description", link.description ?? ""],
+    ["twitter:image", link.ogImage ?? ""],
+  ]
+    .filter(([, v]) => v)
+    .map(([k, v]) => `<meta ${k.startsWith("og:") ? "property" : "name"}="${k}" content="${escapeHtml(v)}">`)
+    .join("\n");
+  const body =
+    `<h1>${escapeHtml(title)}</h1>${link.description ? `<p>${escapeHtml(link.description)}</p>` : ""}` +
     (destination ? `<p><a href="${escapeHtml(destination)}">${escapeHtml(destination)}</a></p>` : "");
-  return html(200, page(title, body, `\n${tags}${link.description ? `\n<meta name="description" content="${escapeHtml(link.description)}">` : ""}`), { "cache-control": "public, max-age=300" });
+  return html(
+    200,
+    page(title, body, `\n${tags}${link.description ? `\n<meta name="description" content="${escapeHtml(link.description)}">` : ""}`),
+    { "cache-control": "public, max-age=300" },
+  );
 }

@@ -10,7 +10,14 @@ export const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const GEO_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country"];
 
-function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string, ua: string): RawClick {
+function buildClick(
+  deps: Pick<FeatureDeps, "config" | "streams">,
+  request: Request,
+  server: Parameters<typeof clientAddress>[1],
+  link: CachedLink,
+  search: string,
+  ua: string,
+): RawClick {
   const h = request.headers;
   const click: RawClick = {
     click_id: crypto.randomUUID(),
@@ -27,7 +34,10 @@ function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Requ
   if (deps.config.trustProxy) {
     for (const name of GEO_HEADERS) {
       const v = h.get(name);
-      if (v) { click.geo_country = v; break; }
+      if (v) {
+        click.geo_country = v;
+        break;
+      }
     }
   }
   const mobile = h.get("sec-ch-ua-mobile");
@@ -41,7 +51,14 @@ function buildClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Requ
  * Records the click of a served redirect. The clicks of one event-loop turn share a write syscall;
  * `written` settles after it, and every answer that reveals the destination waits for it.
  */
-export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink, search: string, ua: string) {
+export function recordClick(
+  deps: Pick<FeatureDeps, "config" | "streams">,
+  request: Request,
+  server: Parameters<typeof clientAddress>[1],
+  link: CachedLink,
+  search: string,
+  ua: string,
+) {
   const click = buildClick(deps, request, server, link, search, ua);
   return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
 }
@@ -51,8 +68,13 @@ export function recordClick(deps: Pick<FeatureDeps, "config" | "streams">, reque
  * (the fast path, which bypasses the app's request-id plumbing) the click id is the X-Request-Id.
  */
 export function redirectAndRecord(
-  deps: Pick<FeatureDeps, "config" | "streams">, request: Request, server: Parameters<typeof clientAddress>[1],
-  link: CachedLink, search: string, ua: string, clickIdHeader = false,
+  deps: Pick<FeatureDeps, "config" | "streams">,
+  request: Request,
+  server: Parameters<typeof clientAddress>[1],
+  link: CachedLink,
+  search: string,
+  ua: string,
+  clickIdHeader = false,
 ): Promise<Response> {
   const { clickId, written } = recordClick(deps, request, server, link, search, ua);
   const headers: Record<string, string> = {

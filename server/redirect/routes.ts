@@ -12,7 +12,11 @@ import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPa
 const PASSWORD_ATTEMPTS = 10;
 const PASSWORD_WINDOW_SLOTS = 15; // 15 one-minute slots
 
-const PROTECTED_PREVIEW = { title: "Password-protected link", description: "Open the link and enter its password to continue.", ogImage: null };
+const PROTECTED_PREVIEW = {
+  title: "Password-protected link",
+  description: "Open the link and enter its password to continue.",
+  ogImage: null,
+};
 
 export function redirectRoutes(deps: FeatureDeps) {
   const defaultHost = new URL(deps.config.baseUrl).host;
@@ -31,10 +35,25 @@ export function redirectRoutes(deps: FeatureDeps) {
 
   const redirect = (request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink) => {
     const qIndex = request.url.indexOf("?");
-    return redirectAndRecord(deps, request, server, link, qIndex >= 0 ? request.url.slice(qIndex) : "", request.headers.get("user-agent") ?? "");
+    return redirectAndRecord(
+      deps,
+      request,
+      server,
+      link,
+      qIndex >= 0 ? request.url.slice(qIndex) : "",
+      request.headers.get("user-agent") ?? "",
+    );
   };
 
-  const serve = async ({ request, params, server }: { request: Request; params: { code: string }; server: Parameters<typeof clientAddress>[1] }) => {
+  const serve = async ({
+    request,
+    params,
+    server,
+  }: {
+    request: Request;
+    params: { code: string };
+    server: Parameters<typeof clientAddress>[1];
+  }) => {
     const link = await resolve(request, params.code);
     if (link instanceof Response) return link;
     const ua = request.headers.get("user-agent") ?? "";
@@ -52,16 +71,21 @@ export function redirectRoutes(deps: FeatureDeps) {
   return new Elysia()
     .get("/:code", serve, { detail: { hide: true } })
     .head("/:code", serve, { detail: { hide: true } })
-    .post("/:code", async ({ request, params, server, body }) => {
-      const link = await resolve(request, params.code);
-      if (link instanceof Response) return link;
-      if (!link.passwordHash) return redirect(request, server, link);
-      const ip = clientAddress(request, server, deps.config.trustProxy);
-      const now = Date.now();
-      const hit = await deps.kv.hitWindow(`pw:${ip}`, PASSWORD_ATTEMPTS, now, 60_000, PASSWORD_WINDOW_SLOTS);
-      if (!hit.allowed) return tooManyAttemptsPage(Math.max(1, Math.ceil((hit.oldestMs + PASSWORD_WINDOW_SLOTS * 60_000 - now) / 1000)));
-      const password = typeof body?.password === "string" ? body.password : "";
-      if (!password || !(await Bun.password.verify(password, link.passwordHash))) return passwordPage(link.code, "Wrong password. Try again.");
-      return redirect(request, server, link);
-    }, { body: t.Optional(t.Object({ password: t.Optional(t.String({ maxLength: 200 })) })), detail: { hide: true } });
+    .post(
+      "/:code",
+      async ({ request, params, server, body }) => {
+        const link = await resolve(request, params.code);
+        if (link instanceof Response) return link;
+        if (!link.passwordHash) return redirect(request, server, link);
+        const ip = clientAddress(request, server, deps.config.trustProxy);
+        const now = Date.now();
+        const hit = await deps.kv.hitWindow(`pw:${ip}`, PASSWORD_ATTEMPTS, now, 60_000, PASSWORD_WINDOW_SLOTS);
+        if (!hit.allowed) return tooManyAttemptsPage(Math.max(1, Math.ceil((hit.oldestMs + PASSWORD_WINDOW_SLOTS * 60_000 - now) / 1000)));
+        const password = typeof body?.password === "string" ? body.password : "";
+        if (!password || !(await Bun.password.verify(password, link.passwordHash)))
+          return passwordPage(link.code, "Wrong password. Try again.");
+        return redirect(request, server, link);
+      },
+      { body: t.Optional(t.Object({ password: t.Optional(t.String({ maxLength: 200 })) })), detail: { hide: true } },
+    );
 }

@@ -10,7 +10,10 @@ export interface WindowHit {
   oldestMs: number;
 }
 
-export interface CounterResult { value: number; applied: boolean }
+export interface CounterResult {
+  value: number;
+  applied: boolean;
+}
 
 export interface Kv {
   kind: "memory" | "redis";
@@ -51,7 +54,9 @@ function memoryKv(): Kv {
       expiries.set(key, now + ttlMs);
       return true;
     },
-    async delete(key) { expiries.delete(key); },
+    async delete(key) {
+      expiries.delete(key);
+    },
     async hitWindow(key, limit, nowMs, slotMs, slots) {
       const slot = Math.floor(nowMs / slotMs);
       let buckets = windows.get(key);
@@ -60,7 +65,10 @@ function memoryKv(): Kv {
       let oldest = slot;
       for (const [s, n] of buckets) {
         if (s <= slot - slots) buckets.delete(s);
-        else { count += n; if (s < oldest) oldest = s; }
+        else {
+          count += n;
+          if (s < oldest) oldest = s;
+        }
       }
       if (count >= limit) return { allowed: false, count, oldestMs: oldest * slotMs };
       buckets.set(slot, (buckets.get(slot) ?? 0) + 1);
@@ -76,7 +84,9 @@ function memoryKv(): Kv {
       return { value: c.value, applied: true };
     },
     async ping() {},
-    async close() { clearInterval(sweep); },
+    async close() {
+      clearInterval(sweep);
+    },
   };
 }
 
@@ -109,21 +119,39 @@ function redisKv(url: string): Kv {
     async setIfAbsent(key, ttlMs) {
       return (await client.send("SET", [key, "1", "PX", String(ttlMs), "NX"])) === "OK";
     },
-    async delete(key) { await client.del(key); },
+    async delete(key) {
+      await client.del(key);
+    },
     async hitWindow(key, limit, nowMs, slotMs, slots) {
       const slot = Math.floor(nowMs / slotMs);
       const [allowed, count, oldest] = (await client.send("EVAL", [
-        HIT_WINDOW_LUA, "1", key, String(slot), String(limit), String(slots), String(slotMs * (slots + 1)),
+        HIT_WINDOW_LUA,
+        "1",
+        key,
+        String(slot),
+        String(limit),
+        String(slots),
+        String(slotMs * (slots + 1)),
       ])) as number[];
       return { allowed: allowed === 1, count: Number(count), oldestMs: Number(oldest) * slotMs };
     },
     async incrBy(key, by, { ttlMs, initial = 0, max }) {
       const [applied, value] = (await client.send("EVAL", [
-        INCR_BY_LUA, "1", key, String(by), String(initial), max === undefined ? "" : String(max), String(ttlMs),
+        INCR_BY_LUA,
+        "1",
+        key,
+        String(by),
+        String(initial),
+        max === undefined ? "" : String(max),
+        String(ttlMs),
       ])) as number[];
       return { value: Number(value), applied: applied === 1 };
     },
-    async ping() { await client.send("PING", []); },
-    async close() { client.close(); },
+    async ping() {
+      await client.send("PING", []);
+    },
+    async close() {
+      client.close();
+    },
   };
 }

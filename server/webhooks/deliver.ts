@@ -17,15 +17,23 @@ export function serializePayload(stored: unknown): string {
   return JSON.stringify({ event: p.event, timestamp: p.timestamp, data: p.data });
 }
 
-export async function attemptDelivery(deps: DeliveryDeps, delivery: DeliveryRow, endpoint: EndpointRow, stop?: AbortSignal): Promise<DeliveryRow> {
-  const result = await sendAttempt({
-    url: endpoint.url,
-    secret: decryptSecret(deps.config.appSecret, endpoint.secretEncrypted),
-    deliveryId: delivery.id,
-    eventType: delivery.eventType,
-    body: serializePayload(delivery.payload),
-    allowInsecure: deps.config.webhookAllowInsecure,
-  }, stop);
+export async function attemptDelivery(
+  deps: DeliveryDeps,
+  delivery: DeliveryRow,
+  endpoint: EndpointRow,
+  stop?: AbortSignal,
+): Promise<DeliveryRow> {
+  const result = await sendAttempt(
+    {
+      url: endpoint.url,
+      secret: decryptSecret(deps.config.appSecret, endpoint.secretEncrypted),
+      deliveryId: delivery.id,
+      eventType: delivery.eventType,
+      body: serializePayload(delivery.payload),
+      allowInsecure: deps.config.webhookAllowInsecure,
+    },
+    stop,
+  );
   if (result.aborted) {
     await repo.releaseLease(deps.pg.db, delivery.id);
     return delivery;
@@ -35,11 +43,20 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: DeliveryRow,
 
 async function recordAttempt(deps: DeliveryDeps, delivery: DeliveryRow, result: AttemptResult): Promise<DeliveryRow> {
   const attempt = delivery.attemptNumber + 1;
-  const common = { attemptNumber: attempt, httpStatus: result.httpStatus, responseBody: result.responseBody, errorMessage: result.error, lockedUntil: null };
+  const common = {
+    attemptNumber: attempt,
+    httpStatus: result.httpStatus,
+    responseBody: result.responseBody,
+    errorMessage: result.error,
+    lockedUntil: null,
+  };
   const { row, disabled } = await deps.pg.db.transaction(async (tx) => {
     if (result.ok) {
       await repo.resetFailures(tx, delivery.endpointId);
-      return { row: await repo.updateDelivery(tx, delivery.id, { ...common, status: "delivered", deliveredAt: sql`now()`, nextRetryAt: null }), disabled: false };
+      return {
+        row: await repo.updateDelivery(tx, delivery.id, { ...common, status: "delivered", deliveredAt: sql`now()`, nextRetryAt: null }),
+        disabled: false,
+      };
     }
     const gone = result.httpStatus === 410;
     const endpoint = await repo.countFailure(tx, delivery.endpointId, DISABLE_AFTER_FAILURES, gone);

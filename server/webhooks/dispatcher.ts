@@ -19,13 +19,20 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
   let wakeUp: (() => void) | undefined;
   let wokenEarly = false; // a wake-up that came while we were busy shortens the next sleep
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    wakeUp = resolve;
-    timer = setTimeout(resolve, wokenEarly ? Math.min(ms, WAKE_DELAY_MS) : ms);
-    wokenEarly = false;
-  }).finally(() => { clearTimeout(timer); wakeUp = undefined; });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wakeUp = resolve;
+      timer = setTimeout(resolve, wokenEarly ? Math.min(ms, WAKE_DELAY_MS) : ms);
+      wokenEarly = false;
+    }).finally(() => {
+      clearTimeout(timer);
+      wakeUp = undefined;
+    });
   const wake = () => {
-    if (!wakeUp) { wokenEarly = true; return; }
+    if (!wakeUp) {
+      wokenEarly = true;
+      return;
+    }
     clearTimeout(timer);
     timer = setTimeout(wakeUp, WAKE_DELAY_MS);
   };
@@ -39,7 +46,10 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
     for (const { delivery, endpoint } of await repo.loadJobs(deps.pg.db, ids)) {
       const job = attemptDelivery(deps, delivery, endpoint, stop.signal)
         .catch((err) => deps.logger.error({ msg: "webhook attempt failed", delivery_id: delivery.id, error: String(err) }))
-        .finally(() => { inFlight.delete(job); wake(); });
+        .finally(() => {
+          inFlight.delete(job);
+          wake();
+        });
       inFlight.add(job);
     }
     return ids.length;

@@ -5,5 +5,7 @@ import { startLinkExpirySweeper } from "./link-expiry";
 
 export function startWebhookJobs(deps: AppDeps): () => Promise<void> {
   const stops = [startDispatcher(deps), startLinkExpirySweeper(deps)];
-  return async () => { await Promise.all(stops.map((stop) => stop())); };
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
 }

@@ -9,7 +9,12 @@ export const SWEEP_INTERVAL_MS = 30_000;
 const BATCH = 200;
 
 interface ExpiredLink {
-  id: string; account_id: string; short_code: string; original_url: string; expires_at: string | Date; domain_name: string | null;
+  id: string;
+  account_id: string;
+  short_code: string;
+  original_url: string;
+  expires_at: string | Date;
+  domain_name: string | null;
 }
 
 const shortUrlOf = (baseUrl: string, link: ExpiredLink) =>
@@ -18,7 +23,8 @@ const shortUrlOf = (baseUrl: string, link: ExpiredLink) =>
 /** Sweeps one batch; returns how many links it marked. */
 export async function sweepExpiredLinks(pg: Postgres, baseUrl: string): Promise<number> {
   return pg.db.transaction(async (tx) => {
-    const rows = await pg.query<ExpiredLink>(sql`
+    const rows = await pg.query<ExpiredLink>(
+      sql`
       with due as (
         select l.id from links l
         where l.expires_at <= now() and l.expired_notified_at is null and l.deleted_at is null
@@ -28,7 +34,9 @@ export async function sweepExpiredLinks(pg: Postgres, baseUrl: string): Promise<
       update links l set expired_notified_at = now()
       from due where l.id = due.id
       returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at,
-        (select d.name from domains d where d.id = l.domain_id) as domain_name`, tx);
+        (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+      tx,
+    );
     for (const link of rows) {
       await emitEvent(tx, link.account_id, "link.expired", {
         id: link.id,
@@ -53,7 +61,9 @@ export function startLinkExpirySweeper(deps: AppDeps, intervalMs = SWEEP_INTERVA
     }
   };
   running = sweep();
-  const timer = setInterval(() => { running = running.then(sweep); }, intervalMs);
+  const timer = setInterval(() => {
+    running = running.then(sweep);
+  }, intervalMs);
   return async () => {
     stopped = true;
     clearInterval(timer);

@@ -11,18 +11,24 @@ const Events = t.Array(EventName, { minItems: 1, uniqueItems: true });
 const Url = t.String({ minLength: 1, maxLength: 2048 });
 const Description = t.String({ maxLength: 500 });
 
-export const CreateWebhookBody = t.Object({
-  url: Url,
-  events: Events,
-  description: t.Optional(Description),
-}, { additionalProperties: false });
+export const CreateWebhookBody = t.Object(
+  {
+    url: Url,
+    events: Events,
+    description: t.Optional(Description),
+  },
+  { additionalProperties: false },
+);
 
-export const UpdateWebhookBody = t.Object({
-  url: t.Optional(Url),
-  events: t.Optional(Events),
-  description: t.Optional(t.Union([Description, t.Null()])),
-  is_active: t.Optional(t.Boolean()),
-}, { additionalProperties: false });
+export const UpdateWebhookBody = t.Object(
+  {
+    url: t.Optional(Url),
+    events: t.Optional(Events),
+    description: t.Optional(t.Union([Description, t.Null()])),
+    is_active: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+);
 
 export const WebhookIdParams = t.Object({ id: t.String({ format: "uuid" }) });
 
@@ -30,7 +36,11 @@ export type CreateWebhookInput = typeof CreateWebhookBody.static;
 export type UpdateWebhookInput = typeof UpdateWebhookBody.static;
 
 /** The payload every delivery carries; `event` is an event type or `test`. */
-export interface WebhookPayload { event: string; timestamp: string; data: Record<string, unknown> }
+export interface WebhookPayload {
+  event: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
 
 export const toEndpointJson = (e: EndpointRow) => ({
   id: e.id,

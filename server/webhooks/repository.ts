@@ -17,27 +17,60 @@ export const listEndpointRows = (db: DbOrTx, accountId: string) =>
   db.select().from(webhookEndpoints).where(eq(webhookEndpoints.accountId, accountId)).orderBy(desc(webhookEndpoints.createdAt));
 
 export const findEndpoint = async (db: DbOrTx, accountId: string, id: string): Promise<EndpointRow | undefined> =>
-  (await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId))))[0];
+  (
+    await db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId)))
+  )[0];
 
 export const updateEndpointRow = async (db: DbOrTx, accountId: string, id: string, v: Partial<typeof webhookEndpoints.$inferInsert>) =>
-  (await db.update(webhookEndpoints).set(v).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId))).returning())[0];
+  (
+    await db
+      .update(webhookEndpoints)
+      .set(v)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId)))
+      .returning()
+  )[0];
 
 export const deleteEndpointRow = async (db: DbOrTx, accountId: string, id: string) =>
-  (await db.delete(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId))).returning())[0];
+  (
+    await db
+      .delete(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.accountId, accountId)))
+      .returning()
+  )[0];
 
 export const listDeliveryRows = (db: DbOrTx, endpointId: string, limit: number) =>
-  db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit);
+  db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.endpointId, endpointId))
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
 
 export const findDelivery = async (db: DbOrTx, id: string): Promise<DeliveryRow | undefined> =>
   (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0];
 
 /** Inserts a delivery already leased to the caller, who attempts it at once (the test endpoint). */
-export const insertLeasedDelivery = async (db: DbOrTx, v: { endpointId: string; accountId: string; eventType: string; payload: unknown; leaseSeconds: number }) =>
-  (await db.insert(webhookDeliveries).values({
-    endpointId: v.endpointId, accountId: v.accountId, eventType: v.eventType, payload: v.payload, status: "pending",
-    nextRetryAt: sql`now()`, lockedUntil: sql`now() + make_interval(secs => ${v.leaseSeconds})`,
-  }).returning())[0];
+export const insertLeasedDelivery = async (
+  db: DbOrTx,
+  v: { endpointId: string; accountId: string; eventType: string; payload: unknown; leaseSeconds: number },
+) =>
+  (
+    await db
+      .insert(webhookDeliveries)
+      .values({
+        endpointId: v.endpointId,
+        accountId: v.accountId,
+        eventType: v.eventType,
+        payload: v.payload,
+        status: "pending",
+        nextRetryAt: sql`now()`,
+        lockedUntil: sql`now() + make_interval(secs => ${v.leaseSeconds})`,
+      })
+      .returning()
+  )[0];
 
 /**
  * Leases up to `limit` due deliveries of active endpoints. SKIP LOCKED plus the lease make this safe
@@ -60,7 +93,9 @@ export async function claimDueDeliveries(pg: Postgres, limit: number, leaseSecon
 }
 
 export const loadJobs = (db: DbOrTx, ids: string[]) =>
-  db.select({ delivery: webhookDeliveries, endpoint: webhookEndpoints }).from(webhookDeliveries)
+  db
+    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints })
+    .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(inArray(webhookDeliveries.id, ids));
 
@@ -79,17 +114,24 @@ export const resetFailures = (db: DbOrTx, endpointId: string) =>
 
 /** Counts one failed attempt; disables the endpoint at `disableAt` failures, or at once when `gone`. */
 export async function countFailure(db: DbOrTx, endpointId: string, disableAt: number, gone: boolean) {
-  const before = (await db.select({ isActive: webhookEndpoints.isActive }).from(webhookEndpoints)
-    .where(eq(webhookEndpoints.id, endpointId)).for("update"))[0];
+  const before = (
+    await db.select({ isActive: webhookEndpoints.isActive }).from(webhookEndpoints).where(eq(webhookEndpoints.id, endpointId)).for("update")
+  )[0];
   if (!before) return undefined;
-  const [row] = await db.update(webhookEndpoints).set({
-    consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
-    isActive: sql`case when ${gone} or ${webhookEndpoints.consecutiveFailures} + 1 >= ${disableAt} then false else ${webhookEndpoints.isActive} end`,
-  }).where(eq(webhookEndpoints.id, endpointId)).returning({ isActive: webhookEndpoints.isActive });
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({
+      consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1`,
+      isActive: sql`case when ${gone} or ${webhookEndpoints.consecutiveFailures} + 1 >= ${disableAt} then false else ${webhookEndpoints.isActive} end`,
+    })
+    .where(eq(webhookEndpoints.id, endpointId))
+    .returning({ isActive: webhookEndpoints.isActive });
   return { wasActive: before.isActive, isActive: row.isActive };
 }
 
 /** A disabled endpoint's open deliveries stop: they end as failed, so no old backlog floods it when re-enabled. */
 export const stopOpenDeliveries = (db: DbOrTx, endpointId: string, reason: string) =>
-  db.update(webhookDeliveries).set({ status: "failed", errorMessage: reason, nextRetryAt: null, lockedUntil: null })
+  db
+    .update(webhookDeliveries)
+    .set({ status: "failed", errorMessage: reason, nextRetryAt: null, lockedUntil: null })
     .where(and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.status, OPEN)));

@@ -49,7 +49,9 @@ export async function sendAttempt(req: AttemptRequest, stop?: AbortSignal): Prom
     return { ok, httpStatus: res.status, responseBody, error: ok ? null : `Receiver answered HTTP ${res.status}` };
   } catch (err) {
     if (stop?.aborted) return { ok: false, httpStatus: null, responseBody: null, error: "Stopped by shutdown", aborted: true };
-    const error = timeout.aborted ? `Timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : `Network error: ${(err as Error).message ?? String(err)}`;
+    const error = timeout.aborted
+      ? `Timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s`
+      : `Network error: ${(err as Error).message ?? String(err)}`;
     return { ok: false, httpStatus: null, responseBody: null, error };
   }
 }

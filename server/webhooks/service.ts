@@ -32,10 +32,16 @@ export async function createWebhook(deps: DeliveryDeps, account: AccountRecord, 
   const row = await deps.pg.db.transaction(async (tx) => {
     const max = TIER_LIMITS[account.tier].webhookEndpoints;
     if ((await repo.countEndpoints(tx, account.id)) >= max) {
-      throw new AppError("QUOTA_EXCEEDED", `The ${account.tier} tier allows ${max} webhook endpoint(s)`, { limit: max, tier: account.tier });
+      throw new AppError("QUOTA_EXCEEDED", `The ${account.tier} tier allows ${max} webhook endpoint(s)`, {
+        limit: max,
+        tier: account.tier,
+      });
     }
     return repo.insertEndpoint(tx, {
-      accountId: account.id, url: body.url, events: body.events, description: body.description ?? null,
+      accountId: account.id,
+      url: body.url,
+      events: body.events,
+      description: body.description ?? null,
       secretEncrypted: encryptSecret(deps.config.appSecret, secret),
     });
   });
@@ -49,10 +55,15 @@ export async function updateWebhook(deps: DeliveryDeps, accountId: string, id: s
     if (!current) throw notFound("Webhook endpoint");
     const enabling = body.is_active === true && !current.isActive;
     const disabling = body.is_active === false && current.isActive;
-    const patch = Object.fromEntries(Object.entries({
-      url: body.url, events: body.events, description: body.description, isActive: body.is_active,
-      ...(enabling ? { consecutiveFailures: 0 } : {}),
-    }).filter(([, v]) => v !== undefined));
+    const patch = Object.fromEntries(
+      Object.entries({
+        url: body.url,
+        events: body.events,
+        description: body.description,
+        isActive: body.is_active,
+        ...(enabling ? { consecutiveFailures: 0 } : {}),
+      }).filter(([, v]) => v !== undefined),
+    );
     if (Object.keys(patch).length === 0) return current;
     const next = await repo.updateEndpointRow(tx, accountId, id, patch);
     if (disabling) await repo.stopOpenDeliveries(tx, id, "Endpoint disabled");
@@ -80,7 +91,11 @@ export async function sendTestDelivery(deps: DeliveryDeps, accountId: string, id
     data: { webhook_id: endpoint.id, message: "This is a test delivery. Your endpoint is reachable and can verify signatures." },
   };
   const delivery = await repo.insertLeasedDelivery(deps.pg.db, {
-    endpointId: endpoint.id, accountId, eventType: "test", payload, leaseSeconds: LEASE_SECONDS,
+    endpointId: endpoint.id,
+    accountId,
+    eventType: "test",
+    payload,
+    leaseSeconds: LEASE_SECONDS,
   });
   return toDeliveryJson(await attemptDelivery(deps, delivery, endpoint));
 }

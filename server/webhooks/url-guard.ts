@@ -5,7 +5,11 @@ import { privateHostRefusal } from "../net/outbound";
 /** Returns why the URL is refused, or null when it may be used. */
 export async function checkWebhookUrl(raw: string, allowInsecure: boolean): Promise<string | null> {
   let url: URL;
-  try { url = new URL(raw); } catch { return "is not a valid URL"; }
+  try {
+    url = new URL(raw);
+  } catch {
+    return "is not a valid URL";
+  }
   if (url.protocol !== "https:" && !(allowInsecure && url.protocol === "http:")) return "must be an https:// URL";
   if (url.username || url.password) return "must not contain credentials";
   if (allowInsecure) return null;

@@ -16,7 +16,9 @@ afterAll(() => t.close());
 
 const clickRows = (linkId: string) =>
   t.runtime.deps.ch.query<Record<string, any>>(
-    `SELECT * FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {link:UUID} ORDER BY timestamp`, { link: linkId });
+    `SELECT * FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {link:UUID} ORDER BY timestamp`,
+    { link: linkId },
+  );
 
 describe("click enrichment through real redirects", () => {
   test("device, browser, OS, country, referrer host and bot class land in ClickHouse; addresses do not", async () => {
@@ -69,11 +71,15 @@ describe("click enrichment through real redirects", () => {
     const before = Date.now();
     await visit(t, link.short_code, { ip: "8.8.8.8", ua: UA.iphone });
     await t.flush();
-    const [row] = await t.runtime.deps.pg.query<{ last_accessed_at: string }>(sql`select last_accessed_at from links where id = ${link.id}`);
+    const [row] = await t.runtime.deps.pg.query<{ last_accessed_at: string }>(
+      sql`select last_accessed_at from links where id = ${link.id}`,
+    );
     expect(new Date(row.last_accessed_at).getTime()).toBeGreaterThanOrEqual(before - 5);
     // An older click replayed later never moves it back.
     await spoolClicks(t, [rawClick({ account_id: accountId, link_id: link.id, ts: before - 86_400_000 })]);
-    const [again] = await t.runtime.deps.pg.query<{ last_accessed_at: string }>(sql`select last_accessed_at from links where id = ${link.id}`);
+    const [again] = await t.runtime.deps.pg.query<{ last_accessed_at: string }>(
+      sql`select last_accessed_at from links where id = ${link.id}`,
+    );
     expect(again.last_accessed_at).toEqual(row.last_accessed_at);
   });
 });
@@ -85,13 +91,18 @@ describe("enrichment rules", () => {
     expect(classifyBot("LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)").bot_kind).toBe("preview");
     expect(classifyBot("WhatsApp/2.23.20.0 A").bot_kind).toBe("preview");
     expect(classifyBot("TelegramBot (like TwitterBot)").bot_kind).toBe("preview");
-    expect(classifyBot("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0").bot_kind).toBe("preview");
+    expect(
+      classifyBot(
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0",
+      ).bot_kind,
+    ).toBe("preview");
     expect(classifyBot(UA.twitter).bot_kind).toBe("preview");
     expect(classifyBot("Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)").bot_kind).toBe("crawler");
     expect(classifyBot("python-requests/2.31.0").bot_kind).toBe("automation");
     expect(classifyBot(UA.headless).bot_kind).toBe("automation");
     expect(classifyBot("").bot_kind).toBe("automation");
-    for (const ua of [UA.iphone, UA.ipad, UA.windowsChrome, UA.macFirefox, UA.androidChrome]) expect(classifyBot(ua)).toEqual({ is_bot: 0, bot_kind: "" });
+    for (const ua of [UA.iphone, UA.ipad, UA.windowsChrome, UA.macFirefox, UA.androidChrome])
+      expect(classifyBot(ua)).toEqual({ is_bot: 0, bot_kind: "" });
   });
 
   test("client hints fill in what the agent string leaves out", () => {
@@ -110,7 +121,8 @@ describe("enrichment rules", () => {
     const deps = t.runtime.deps;
     const enrich = createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret });
     const clicks = [UA.iphone, UA.slack, UA.windowsChrome].map((ua, i) =>
-      rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ua, ip: `81.2.69.${140 + i}`, ts: Date.now() - i * 1000 }));
+      rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ua, ip: `81.2.69.${140 + i}`, ts: Date.now() - i * 1000 }),
+    );
     expect(await enrich(clicks)).toEqual(await enrich(clicks));
     const fresh = createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret });
     expect(await fresh(clicks)).toEqual(await enrich(clicks));
@@ -124,9 +136,15 @@ describe("enrichment rules", () => {
   test("the proxy's country header counts only with TRUST_PROXY", async () => {
     const deps = t.runtime.deps;
     const click = rawClick({ account_id: accountId, link_id: crypto.randomUUID(), ip: "8.8.8.8", geo_country: "ca" });
-    expect((await createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret })([click]))[0].country_code).toBe("CA");
-    expect((await createClickEnricher({ store: deps, trustProxy: false, hashSecret: t.config.appSecret })([click]))[0].country_code).toBe("US");
+    expect((await createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret })([click]))[0].country_code).toBe(
+      "CA",
+    );
+    expect((await createClickEnricher({ store: deps, trustProxy: false, hashSecret: t.config.appSecret })([click]))[0].country_code).toBe(
+      "US",
+    );
     const tor = { ...click, geo_country: "T1" };
-    expect((await createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret })([tor]))[0].country_code).toBe("US");
+    expect((await createClickEnricher({ store: deps, trustProxy: true, hashSecret: t.config.appSecret })([tor]))[0].country_code).toBe(
+      "US",
+    );
   });
 });

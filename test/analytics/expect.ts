@@ -1,16 +1,35 @@
 // The test's own arithmetic over the clicks it sent, to compare the endpoints against.
 export interface SentClick {
-  day: string; hour: number; ts: number; link: string; ip: string; ua: string; referrer: string; domain: string;
-  country: string; device: string; browser: string; os: string; bot: boolean;
+  day: string;
+  hour: number;
+  ts: number;
+  link: string;
+  ip: string;
+  ua: string;
+  referrer: string;
+  domain: string;
+  country: string;
+  device: string;
+  browser: string;
+  os: string;
+  bot: boolean;
 }
 
-export interface Filter { start: string; end: string; bot: "real" | "bot" | "all"; domain?: string }
+export interface Filter {
+  start: string;
+  end: string;
+  bot: "real" | "bot" | "all";
+  domain?: string;
+}
 
 export function select(clicks: SentClick[], f: Filter): SentClick[] {
-  return clicks.filter((c) =>
-    c.day >= f.start && c.day <= f.end &&
-    (f.bot === "all" || (f.bot === "bot") === c.bot) &&
-    (f.domain === undefined || c.domain === f.domain));
+  return clicks.filter(
+    (c) =>
+      c.day >= f.start &&
+      c.day <= f.end &&
+      (f.bot === "all" || (f.bot === "bot") === c.bot) &&
+      (f.domain === undefined || c.domain === f.domain),
+  );
 }
 
 /** Visitors rotate daily: one visitor is (day, address, agent). */

@@ -10,7 +10,8 @@ export const today = () => isoDay(Date.now());
 export const daysAgo = (n: number) => isoDay(Date.now() - n * DAY_MS);
 
 export const UA = {
-  iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+  iphone:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
   ipad: "Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 Mobile/15E148 Safari/604.1",
   windowsChrome: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
   macFirefox: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:121.0) Gecko/20100101 Firefox/121.0",
@@ -22,13 +23,23 @@ export const UA = {
   headless: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
 };
 
-export async function createLink(t: TestApp, key: string, url = "https://example.com/landing"): Promise<{ id: string; short_code: string; original_url: string }> {
+export async function createLink(
+  t: TestApp,
+  key: string,
+  url = "https://example.com/landing",
+): Promise<{ id: string; short_code: string; original_url: string }> {
   const res = await t.call(`${P}/links`, { method: "POST", key, json: { url, title: "t", description: "d" } });
   if (res.status !== 201) throw new Error(`create link failed: ${JSON.stringify(res.body)}`);
   return res.body.data;
 }
 
-export interface Visit { ip: string; ua: string; referrer?: string; country?: string; headers?: Record<string, string> }
+export interface Visit {
+  ip: string;
+  ua: string;
+  referrer?: string;
+  country?: string;
+  headers?: Record<string, string>;
+}
 
 /** A real redirect through the app; returns the status (302 for people, 200 preview page for bots). */
 export async function visit(t: TestApp, code: string, v: Visit): Promise<number> {
@@ -43,8 +54,15 @@ export async function visit(t: TestApp, code: string, v: Visit): Promise<number>
 /** A click record as the redirect writes it, at a chosen time. */
 export function rawClick(p: Partial<RawClick> & Pick<RawClick, "account_id" | "link_id">): RawClick {
   return {
-    click_id: crypto.randomUUID(), ts: Date.now(), domain: "", ua: UA.windowsChrome, ip: "8.8.8.8",
-    referrer: "", lang: "en", query: "", ...p,
+    click_id: crypto.randomUUID(),
+    ts: Date.now(),
+    domain: "",
+    ua: UA.windowsChrome,
+    ip: "8.8.8.8",
+    referrer: "",
+    lang: "en",
+    query: "",
+    ...p,
   };
 }
 

@@ -25,7 +25,9 @@ describe("click sink", () => {
     const link = await createLink(t, key);
     const { pg } = t.runtime.deps;
     const flusher = createClickFlusher({ ch: ch(), pg, trustProxy: false, hashSecret: t.config.appSecret });
-    const records = [UA.iphone, UA.windowsChrome, UA.slack].map((ua, i) => rawClick({ account_id: accountId, link_id: link.id, ua, ip: `8.8.8.${i}` }));
+    const records = [UA.iphone, UA.windowsChrome, UA.slack].map((ua, i) =>
+      rawClick({ account_id: accountId, link_id: link.id, ua, ip: `8.8.8.${i}` }),
+    );
     await flusher.sink(records, "clicks-replay-test-1");
     await flusher.sink(records, "clicks-replay-test-1");
     await flusher.close();
@@ -33,7 +35,9 @@ describe("click sink", () => {
     expect(await count("clicks_daily_links", link.id, "sum(clicks)")).toBe(3);
     const summary = (await get(t, key, "/analytics/summary?bot_filter=all")).body.data.analytics;
     expect(summary.total_clicks).toBe(3);
-    expect((await get(t, key, "/analytics/geo?bot_filter=all")).body.data.analytics).toEqual([{ country_code: "US", clicks: 3, unique_visitors: 3 }]);
+    expect((await get(t, key, "/analytics/geo?bot_filter=all")).body.data.analytics).toEqual([
+      { country_code: "US", clicks: 3, unique_visitors: 3 },
+    ]);
   });
 });
 
@@ -41,8 +45,12 @@ describe("unique visitor counts", () => {
   test("are exact for a thousand visitors (the aggregates switch to HyperLogLog only beyond that)", async () => {
     const other = await t.createAccount({ tier: "scale" });
     const link = await createLink(t, other.key);
-    await spoolClicks(t, Array.from({ length: 1000 }, (_, i) =>
-      rawClick({ account_id: other.accountId, link_id: link.id, ip: `81.2.${i >> 8}.${i & 255}`, ua: UA.iphone })));
+    await spoolClicks(
+      t,
+      Array.from({ length: 1000 }, (_, i) =>
+        rawClick({ account_id: other.accountId, link_id: link.id, ip: `81.2.${i >> 8}.${i & 255}`, ua: UA.iphone }),
+      ),
+    );
     const summary = (await get(t, other.key, "/analytics/summary")).body.data.analytics;
     expect(summary).toMatchObject({ total_clicks: 1000, unique_visitors: 1000 });
     expect((await get(t, other.key, `/links/${link.id}/stats`)).body.data.unique_visitors).toBe(1000);
@@ -51,19 +59,24 @@ describe("unique visitor counts", () => {
 
 describe("visitor hashes", () => {
   const hashesOf = async (linkId: string) =>
-    (await ch().query<{ visitor_hash: string }>(
-      `SELECT toString(visitor_hash) AS visitor_hash FROM ${ch().table("clicks")} WHERE link_id = {l:UUID} ORDER BY timestamp`, { l: linkId },
-    )).map((r) => r.visitor_hash);
+    (
+      await ch().query<{ visitor_hash: string }>(
+        `SELECT toString(visitor_hash) AS visitor_hash FROM ${ch().table("clicks")} WHERE link_id = {l:UUID} ORDER BY timestamp`,
+        { l: linkId },
+      )
+    ).map((r) => r.visitor_hash);
 
   test("a visit across midnight stays one visitor; later that day it is a new one", async () => {
     const link = await createLink(t, key);
     const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS - 4 * DAY_MS;
-    const at = (offsetMin: number, ip: string) => rawClick({ account_id: accountId, link_id: link.id, ip, ua: UA.iphone, ts: midnight + offsetMin * 60_000 });
+    const at = (offsetMin: number, ip: string) =>
+      rawClick({ account_id: accountId, link_id: link.id, ip, ua: UA.iphone, ts: midnight + offsetMin * 60_000 });
     await spoolClicks(t, [at(-10, "8.8.8.8")]); // before midnight, flushed on its own
     await spoolClicks(t, [
       at(10, "8.8.8.8"), // continues the visit
       at(45, "8.8.8.8"), // a new visit, today's hash
-      at(-20, "81.2.69.142"), at(20, "81.2.69.142"), // both sides of midnight in one batch
+      at(-20, "81.2.69.142"),
+      at(20, "81.2.69.142"), // both sides of midnight in one batch
       at(5, "2a00:1450:4001::1"), // nothing before midnight
     ]);
     // By time: -20, -10, 5, 10, 20, 45 minutes around midnight.
@@ -84,7 +97,9 @@ describe("visitor hashes", () => {
 
   test("one random salt per day, shared through Postgres; making day D's deletes those before D-2", async () => {
     const { pg } = t.runtime.deps;
-    await pg.query(sql`insert into visitor_salts (day, salt) values (${isoDay(Date.now() - 10 * DAY_MS)}, 'old-salt-old-salt-old-salt-old-salt')`);
+    await pg.query(
+      sql`insert into visitor_salts (day, salt) values (${isoDay(Date.now() - 10 * DAY_MS)}, 'old-salt-old-salt-old-salt-old-salt')`,
+    );
     // A fresh enricher (no cached salts) meets a day without a salt: it makes one and prunes.
     const enrich = createClickEnricher({ store: { pg, ch: ch() }, trustProxy: false, hashSecret: t.config.appSecret });
     const threeDaysAgo = Date.now() - 3 * DAY_MS;

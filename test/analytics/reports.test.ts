@@ -14,10 +14,27 @@ const TXT: Record<string, string[][]> = {};
 let startedAt = 0;
 
 type Spec = Omit<SentClick, "day" | "hour" | "ts" | "domain"> & { country_header?: string; host?: string };
-const person = (link: string, ip: string, ua: string, referrer: string, country: string, device: string, browser: string, os: string): Spec =>
-  ({ link, ip, ua, referrer, country, device, browser, os, bot: false });
-const bot = (link: string, ip: string, ua: string, country: string): Spec =>
-  ({ link, ip, ua, referrer: "direct", country, device: "desktop", browser: "", os: "", bot: true });
+const person = (
+  link: string,
+  ip: string,
+  ua: string,
+  referrer: string,
+  country: string,
+  device: string,
+  browser: string,
+  os: string,
+): Spec => ({ link, ip, ua, referrer, country, device, browser, os, bot: false });
+const bot = (link: string, ip: string, ua: string, country: string): Spec => ({
+  link,
+  ip,
+  ua,
+  referrer: "direct",
+  country,
+  device: "desktop",
+  browser: "",
+  os: "",
+  bot: true,
+});
 
 const TODAY: Spec[] = [
   person("a", "8.8.8.8", UA.iphone, "www.google.com", "US", "mobile", "Mobile Safari", "iOS"),
@@ -40,10 +57,23 @@ const EARLIER: [number, number, Spec][] = [
   [10, 9, person("b", "133.242.0.1", UA.windowsChrome, "direct", "JP", "desktop", "Chrome", "Windows")],
   [40, 12, person("a", "8.8.8.8", UA.macFirefox, "direct", "US", "desktop", "Firefox", "macOS")],
 ];
-const REFERRER_URL: Record<string, string> = { "www.google.com": "https://www.google.com/search?q=x", "t.co": "https://t.co/abc", "news.ycombinator.com": "https://news.ycombinator.com/item?id=1" };
+const REFERRER_URL: Record<string, string> = {
+  "www.google.com": "https://www.google.com/search?q=x",
+  "t.co": "https://t.co/abc",
+  "news.ycombinator.com": "https://news.ycombinator.com/item?id=1",
+};
 
 beforeAll(async () => {
-  t = await createTestApp({}, { TRUST_PROXY: "true" }, { resolveTxt: async (name) => { if (!TXT[name]) throw new Error("ENOTFOUND"); return TXT[name]; } });
+  t = await createTestApp(
+    {},
+    { TRUST_PROXY: "true" },
+    {
+      resolveTxt: async (name) => {
+        if (!TXT[name]) throw new Error("ENOTFOUND");
+        return TXT[name];
+      },
+    },
+  );
   ({ key, accountId } = await t.createAccount({ tier: "scale" }));
   links.a = await createLink(t, key, "https://example.com/a");
   links.b = await createLink(t, key, "https://example.com/b");
@@ -51,14 +81,24 @@ beforeAll(async () => {
   const domain = (await t.call(`${P}/domains`, { method: "POST", key, json: { name: "go.example.com" } })).body.data;
   TXT[domain.verification.name] = [[domain.verification.value]];
   await t.call(`${P}/domains/${domain.id}/verify`, { method: "POST", key });
-  const custom = await t.call(`${P}/links`, { method: "POST", key, json: { url: "https://example.com/c", title: "c", description: "c", domain_id: domain.id } });
+  const custom = await t.call(`${P}/links`, {
+    method: "POST",
+    key,
+    json: { url: "https://example.com/c", title: "c", description: "c", domain_id: domain.id },
+  });
   links.custom = custom.body.data;
 
   startedAt = Date.now();
   for (const s of TODAY) {
     const headers: Record<string, string> = s.host ? { host: s.host } : {};
     const ts = Date.now();
-    await visit(t, links[s.link].short_code, { ip: s.ip, ua: s.ua, referrer: REFERRER_URL[s.referrer], country: s.country_header, headers });
+    await visit(t, links[s.link].short_code, {
+      ip: s.ip,
+      ua: s.ua,
+      referrer: REFERRER_URL[s.referrer],
+      country: s.country_header,
+      headers,
+    });
     sent.push({ ...s, link: links[s.link].id, day: today(), hour: new Date(ts).getUTCHours(), ts, domain: s.host ?? "" });
   }
   const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS;
@@ -93,7 +133,11 @@ describe("GET /analytics/summary", () => {
     expect(Date.parse(a.last_click_at)).toBeGreaterThanOrEqual(startedAt - 1);
     expect(Date.parse(a.last_click_at)).toBeLessThanOrEqual(Date.now());
     expect(res.body.data.usage).toEqual({
-      clicks_this_month: a.clicks_this_month, click_limit: null, limit_exceeded: false, tier: "scale", retention_days: 1825,
+      clicks_this_month: a.clicks_this_month,
+      click_limit: null,
+      limit_exceeded: false,
+      tier: "scale",
+      retention_days: 1825,
     });
   });
 
@@ -109,9 +153,21 @@ describe("GET /analytics/summary", () => {
 
   test("domain_name restricts clicks and links to a custom domain", async () => {
     const res = await get(t, key, "/analytics/summary?domain_name=Go.Example.com&bot_filter=all");
-    expect(res.body.data.analytics).toMatchObject({ total_clicks: 1, unique_visitors: 1, active_links: 1, total_links: 1, total_links_count: 4 });
+    expect(res.body.data.analytics).toMatchObject({
+      total_clicks: 1,
+      unique_visitors: 1,
+      active_links: 1,
+      total_links: 1,
+      total_links_count: 4,
+    });
     const none = await get(t, key, "/analytics/summary?domain_name=other.example.com");
-    expect(none.body.data.analytics).toMatchObject({ total_clicks: 0, unique_visitors: 0, active_links: 0, total_links: 0, last_click_at: null });
+    expect(none.body.data.analytics).toMatchObject({
+      total_clicks: 0,
+      unique_visitors: 0,
+      active_links: 0,
+      total_links: 0,
+      last_click_at: null,
+    });
   });
 });
 
@@ -139,8 +195,9 @@ describe("GET /analytics/timeseries", () => {
 describe("breakdowns", () => {
   test("geo: countries with clicks and visitors; unknown addresses are XX", async () => {
     const res = await get(t, key, `/analytics/geo?days=60&bot_filter=all`);
-    const expected = breakdown(select(sent, { start: daysAgo(59), end: today(), bot: "all" }), (c) => c.country)
-      .map(({ key: country_code, ...n }) => ({ country_code, ...n }));
+    const expected = breakdown(select(sent, { start: daysAgo(59), end: today(), bot: "all" }), (c) => c.country).map(
+      ({ key: country_code, ...n }) => ({ country_code, ...n }),
+    );
     expect(res.body.data.analytics).toEqual(expected);
     expect(res.body.data.analytics.map((r: { country_code: string }) => r.country_code)).toContain("XX");
   });
@@ -177,7 +234,14 @@ describe("isolation", () => {
   test("another account sees none of the data", async () => {
     const other = await t.createAccount({ tier: "scale" });
     const summary = (await get(t, other.key, "/analytics/summary?bot_filter=all&days=365")).body.data.analytics;
-    expect(summary).toMatchObject({ total_clicks: 0, unique_visitors: 0, active_links: 0, total_links_count: 0, clicks_this_month: 0, last_click_at: null });
+    expect(summary).toMatchObject({
+      total_clicks: 0,
+      unique_visitors: 0,
+      active_links: 0,
+      total_links_count: 0,
+      clicks_this_month: 0,
+      last_click_at: null,
+    });
     for (const path of ["geo", "devices", "referrers"]) {
       expect((await get(t, other.key, `/analytics/${path}?bot_filter=all&days=365`)).body.data.analytics).toEqual([]);
     }

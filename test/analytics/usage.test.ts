@@ -5,7 +5,9 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { createLink, daysAgo, get, rawClick, spoolClicks, today, DAY_MS } from "./helpers";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); }, 60_000);
+beforeAll(async () => {
+  t = await createTestApp();
+}, 60_000);
 afterAll(() => t.close());
 
 const monthStart = () => `${today().slice(0, 7)}-01`;
@@ -15,7 +17,10 @@ const noonOf = (day: string) => Date.parse(`${day}T12:00:00Z`);
 
 async function seed(key: string, accountId: string, days: string[]) {
   const link = await createLink(t, key);
-  await spoolClicks(t, days.map((day, i) => rawClick({ account_id: accountId, link_id: link.id, ts: Math.min(noonOf(day), Date.now()), ip: `8.8.8.${i}` })));
+  await spoolClicks(
+    t,
+    days.map((day, i) => rawClick({ account_id: accountId, link_id: link.id, ts: Math.min(noonOf(day), Date.now()), ip: `8.8.8.${i}` })),
+  );
   return link;
 }
 
@@ -24,7 +29,13 @@ describe("usage object", () => {
     const { key, accountId } = await t.createAccount({ tier: "basic" });
     await seed(key, accountId, [today(), today()]);
     const res = await get(t, key, "/analytics/timeseries?days=5");
-    expect(res.body.data.usage).toEqual({ clicks_this_month: 2, click_limit: 10_000, limit_exceeded: false, tier: "basic", retention_days: 90 });
+    expect(res.body.data.usage).toEqual({
+      clicks_this_month: 2,
+      click_limit: 10_000,
+      limit_exceeded: false,
+      tier: "basic",
+      retention_days: 90,
+    });
     expect(res.body.data.analytics.length).toBe(5);
   });
 
@@ -36,7 +47,8 @@ describe("usage object", () => {
     const perDay = new Map<string, number>();
     for (const d of days) perDay.set(d, (perDay.get(d) ?? 0) + 1);
     // The test's own walk back from today.
-    let cutoff = today(), sum = 0;
+    let cutoff = today(),
+      sum = 0;
     for (let d = today(); d >= monthStart(); d = new Date(Date.parse(d) - DAY_MS).toISOString().slice(0, 10)) {
       sum += perDay.get(d) ?? 0;
       if (sum > 5) break;
@@ -46,7 +58,12 @@ describe("usage object", () => {
 
     const summary = await get(t, key, "/analytics/summary?days=90");
     expect(summary.body.data.usage).toEqual({
-      clicks_this_month: days.length, click_limit: 5, limit_exceeded: true, tier: "growth", retention_days: 365, cutoff_date: cutoff,
+      clicks_this_month: days.length,
+      click_limit: 5,
+      limit_exceeded: true,
+      tier: "growth",
+      retention_days: 365,
+      cutoff_date: cutoff,
     });
     expect(summary.body.data.analytics.total_clicks).toBe(visible);
     expect(summary.body.data.analytics.clicks_this_month).toBe(days.length);

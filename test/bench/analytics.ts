@@ -27,7 +27,11 @@ const call = async (path: string, init: RequestInit = {}) => {
   return body.data;
 };
 const admin = (path: string, json: unknown) =>
-  call(`/admin/v1${path}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" }, body: JSON.stringify(json) });
+  call(`/admin/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+    body: JSON.stringify(json),
+  });
 
 const account = await admin("/accounts", { name: "bench", tier: "scale" });
 const { key } = await admin(`/accounts/${account.id}/keys`, { name: "bench", scopes: [...SCOPES] });
@@ -35,14 +39,63 @@ await pg.query(sql`
   insert into links (account_id, short_code, original_url, title, description, created_at)
   select ${account.id}, 'bench' || g, 'https://example.com/p/' || g, 'Bench ' || g, '', now() - interval '120 days'
   from generate_series(1, ${LINKS}) g`);
-const linkIds = (await pg.query<{ id: string }>(sql`select id from links where account_id = ${account.id} order by short_code`)).map((r) => r.id);
+const linkIds = (await pg.query<{ id: string }>(sql`select id from links where account_id = ${account.id} order by short_code`)).map(
+  (r) => r.id,
+);
 
 // Skewed, realistic-looking dimensions: a few big values and a long tail.
-const COUNTRIES = ["US", "US", "US", "DE", "DE", "GB", "GB", "FR", "IN", "IN", "BR", "JP", "CA", "AU", "NL", "ES", "IT", "SE", "PL", "MX", "KR", "TR", "ID", "XX"];
-const BROWSERS = ["Chrome", "Chrome", "Chrome", "Mobile Safari", "Mobile Safari", "Safari", "Firefox", "Edge", "Samsung Internet", "Mobile Chrome"];
+const COUNTRIES = [
+  "US",
+  "US",
+  "US",
+  "DE",
+  "DE",
+  "GB",
+  "GB",
+  "FR",
+  "IN",
+  "IN",
+  "BR",
+  "JP",
+  "CA",
+  "AU",
+  "NL",
+  "ES",
+  "IT",
+  "SE",
+  "PL",
+  "MX",
+  "KR",
+  "TR",
+  "ID",
+  "XX",
+];
+const BROWSERS = [
+  "Chrome",
+  "Chrome",
+  "Chrome",
+  "Mobile Safari",
+  "Mobile Safari",
+  "Safari",
+  "Firefox",
+  "Edge",
+  "Samsung Internet",
+  "Mobile Chrome",
+];
 const OSES = ["Windows", "Windows", "Android", "Android", "iOS", "iOS", "macOS", "Linux"];
-const REFERRERS = ["direct", "direct", "direct", "www.google.com", "www.google.com", "t.co", "www.facebook.com", "www.linkedin.com",
-  "news.ycombinator.com", "www.reddit.com", ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.org`)];
+const REFERRERS = [
+  "direct",
+  "direct",
+  "direct",
+  "www.google.com",
+  "www.google.com",
+  "t.co",
+  "www.facebook.com",
+  "www.linkedin.com",
+  "news.ycombinator.com",
+  "www.reddit.com",
+  ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.org`),
+];
 
 const loadStarted = performance.now();
 const now = Date.now();
@@ -68,7 +121,17 @@ for (let offset = 0; offset < CLICKS; offset += CHUNK) {
        {referrers:Array(String)}[1 + (cityHash64(number, 7) % ${REFERRERS.length})] AS referrer,
        '' AS referrer_url, 'en' AS language, '' AS query
      FROM numbers({offset:UInt64}, {chunk:UInt64})`,
-    { now, account: account.id, links: linkIds, browsers: BROWSERS, oses: OSES, countries: COUNTRIES, referrers: REFERRERS, offset, chunk: Math.min(CHUNK, CLICKS - offset) },
+    {
+      now,
+      account: account.id,
+      links: linkIds,
+      browsers: BROWSERS,
+      oses: OSES,
+      countries: COUNTRIES,
+      referrers: REFERRERS,
+      offset,
+      chunk: Math.min(CHUNK, CLICKS - offset),
+    },
   );
 }
 const loadSeconds = (performance.now() - loadStarted) / 1000;
@@ -76,15 +139,27 @@ const loadSeconds = (performance.now() - loadStarted) / 1000;
 // leaves dozens, so merge them now rather than time the queries against the merges still running.
 const mergeStarted = performance.now();
 // BENCH_UNMERGED=1 skips this to show the worst case right after a bulk load.
-for (const table of ["clicks_daily", "clicks_hourly", "clicks_daily_links", "clicks_daily_geo", "clicks_daily_devices", "clicks_daily_referrers"]) {
+for (const table of [
+  "clicks_daily",
+  "clicks_hourly",
+  "clicks_daily_links",
+  "clicks_daily_geo",
+  "clicks_daily_devices",
+  "clicks_daily_referrers",
+]) {
   if (!process.env.BENCH_UNMERGED) await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
 }
 const mergeSeconds = (performance.now() - mergeStarted) / 1000;
 const [{ n }] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table("clicks")}`);
-console.log(`loaded ${Number(n).toLocaleString("en")} clicks over ${DAYS} days in ${loadSeconds.toFixed(1)} s (${LINKS} links, 1 account); aggregates merged in ${mergeSeconds.toFixed(1)} s`);
+console.log(
+  `loaded ${Number(n).toLocaleString("en")} clicks over ${DAYS} days in ${loadSeconds.toFixed(1)} s (${LINKS} links, 1 account); aggregates merged in ${mergeSeconds.toFixed(1)} s`,
+);
 
-const busiest = (await ch.query<{ link_id: string }>(
-  `SELECT link_id FROM ${ch.table("clicks_daily_links")} GROUP BY link_id ORDER BY sum(clicks) DESC LIMIT 1`))[0].link_id;
+const busiest = (
+  await ch.query<{ link_id: string }>(
+    `SELECT link_id FROM ${ch.table("clicks_daily_links")} GROUP BY link_id ORDER BY sum(clicks) DESC LIMIT 1`,
+  )
+)[0].link_id;
 
 if (process.env.BENCH_STOP_AFTER_LOAD) {
   console.log(`account ${account.id} busiest ${busiest}`);

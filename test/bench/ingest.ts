@@ -15,32 +15,49 @@ const BATCH = 100;
 
 const DATABASE = "bench";
 const server = await startServer(Number(process.env.BENCH_PORT ?? 3911), {
-  LOG_LEVEL: "error", CLICKHOUSE_DATABASE: DATABASE, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}),
+  LOG_LEVEL: "error",
+  CLICKHOUSE_DATABASE: DATABASE,
+  ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}),
 });
 const headers = { "x-api-key": server.key, "content-type": "application/json" };
 const link = await fetch(`${server.url}/public-api/v1/links`, {
-  method: "POST", headers, body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
+  method: "POST",
+  headers,
+  body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
 }).then((r) => r.json() as Promise<{ data: { id: string } }>);
 const linkId = link.data.id;
 
 // A realistic batch: a few visitors' page views, scrolls and timers with the fields the tracker sends.
 const TYPES = ["page_view", "scroll_depth", "time_on_page", "custom"] as const;
 const events = Array.from({ length: BATCH }, (_, i) => ({
-  link_id: linkId, visitor_id: `visitor-${i % 17}`, session_id: `session-${i % 23}`, event_type: TYPES[i % 4],
-  ...(i % 4 === 3 ? { event_name: "cta_click" } : {}), page_url: `https://shop.example/products/${i % 9}`,
-  page_title: "Product page", ...(i % 4 === 1 ? { scroll_percent: 75 } : {}), ...(i % 4 === 2 ? { time_on_page: 31.5 } : {}),
-  country_code: "DE", device_type: "mobile", browser: "Chrome", os: "Android", properties: { variant: "b", position: i },
+  link_id: linkId,
+  visitor_id: `visitor-${i % 17}`,
+  session_id: `session-${i % 23}`,
+  event_type: TYPES[i % 4],
+  ...(i % 4 === 3 ? { event_name: "cta_click" } : {}),
+  page_url: `https://shop.example/products/${i % 9}`,
+  page_title: "Product page",
+  ...(i % 4 === 1 ? { scroll_percent: 75 } : {}),
+  ...(i % 4 === 2 ? { time_on_page: 31.5 } : {}),
+  country_code: "DE",
+  device_type: "mobile",
+  browser: "Chrome",
+  os: "Android",
+  properties: { variant: "b", position: i },
 }));
 const body = JSON.stringify({ events });
 
 const dir = mkdtempSync(join(tmpdir(), "svc-bench-ingest-"));
 const script = join(dir, "post.lua");
-writeFileSync(script, [
-  `wrk.method = "POST"`,
-  `wrk.body = ${JSON.stringify(body)}`,
-  `wrk.headers["Content-Type"] = "application/json"`,
-  `wrk.headers["X-API-Key"] = "${server.key}"`,
-].join("\n"));
+writeFileSync(
+  script,
+  [
+    `wrk.method = "POST"`,
+    `wrk.body = ${JSON.stringify(body)}`,
+    `wrk.headers["Content-Type"] = "application/json"`,
+    `wrk.headers["X-API-Key"] = "${server.key}"`,
+  ].join("\n"),
+);
 const target = `${server.url}/public-api/v1/journey/events`;
 
 const metric = async (re: RegExp) => Number(re.exec(await fetch(`${server.url}/metrics`).then((r) => r.text()))?.[1] ?? NaN);
@@ -57,8 +74,9 @@ const accepted = (await metric(ACCEPTED)) - before;
 const deadline = loadEnded + 120_000;
 while ((await metric(UNFLUSHED)) > 0 && performance.now() < deadline) await Bun.sleep(20);
 const flushedAfter = (performance.now() - loadEnded) / 1000;
-const total = await fetch(`${server.url}/public-api/v1/journey/links/${linkId}/summary?period=24h`, { headers })
-  .then((res) => res.json() as Promise<{ data: { total_events: number } }>);
+const total = await fetch(`${server.url}/public-api/v1/journey/links/${linkId}/summary?period=24h`, { headers }).then(
+  (res) => res.json() as Promise<{ data: { total_events: number } }>,
+);
 const totalAccepted = await metric(ACCEPTED);
 const peakRss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.proc.pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
 await server.stop({ keepData: true });
@@ -74,18 +92,22 @@ await ch.close();
 server.removeData();
 rmSync(dir, { recursive: true, force: true });
 
-table([{
-  "events/s accepted": Math.round(accepted / SECONDS),
-  "req/s": Math.round(r.rps),
-  "p50 ms": r.p50.toFixed(2),
-  "p99 ms": r.p99.toFixed(2),
-  "non-202": r.errors,
-  "queryable after s": flushedAfter.toFixed(2),
-  "peak RSS MB": Math.round(peakRss),
-}]);
-console.log(`\n${CONNECTIONS} connections, ${SECONDS}s, ${BATCH}-event batches of ${body.length} bytes. Accepted ${totalAccepted} events ` +
-  `(warm-up included); the API counts ${total.data.total_events}; stored ${rows} rows with ${ids} distinct ids, rollup ${rollup}. ` +
-  `Targets: ≥ 100,000 events/s, queryable ≤ 2 s.`);
+table([
+  {
+    "events/s accepted": Math.round(accepted / SECONDS),
+    "req/s": Math.round(r.rps),
+    "p50 ms": r.p50.toFixed(2),
+    "p99 ms": r.p99.toFixed(2),
+    "non-202": r.errors,
+    "queryable after s": flushedAfter.toFixed(2),
+    "peak RSS MB": Math.round(peakRss),
+  },
+]);
+console.log(
+  `\n${CONNECTIONS} connections, ${SECONDS}s, ${BATCH}-event batches of ${body.length} bytes. Accepted ${totalAccepted} events ` +
+    `(warm-up included); the API counts ${total.data.total_events}; stored ${rows} rows with ${ids} distinct ids, rollup ${rollup}. ` +
+    `Targets: ≥ 100,000 events/s, queryable ≤ 2 s.`,
+);
 if (![total.data.total_events, rows, ids, rollup].every((n) => n === totalAccepted)) {
   console.log("MISMATCH: not every accepted event is stored exactly once");
   process.exit(1);

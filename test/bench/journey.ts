@@ -18,22 +18,37 @@ const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-journey-"));
 const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "error" }));
 const { ch, pg } = runtime.deps;
 const call = async (path: string, init: RequestInit & { json?: unknown } = {}, headers: Record<string, string> = {}) => {
-  const res = await runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, {
-    ...init, headers: { "content-type": "application/json", ...headers }, body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  }));
+  const res = await runtime.app.handle(
+    new Request(`http://127.0.0.1:3000${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", ...headers },
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+    }),
+  );
   return { status: res.status, body: (await res.json()) as any };
 };
 const admin = { authorization: `Bearer ${ADMIN}` };
 const account = (await call("/admin/v1/accounts", { method: "POST", json: { name: "bench", tier: "scale" } }, admin)).body.data;
-const key = (await call(`/admin/v1/accounts/${account.id}/keys`, {
-  method: "POST", json: { name: "bench", scopes: ["journey:read", "conversions:read"] },
-}, admin)).body.data.key;
-const [{ id: linkId }] = await pg.db.insert(links).values({ accountId: account.id, shortCode: "bench", originalUrl: "https://example.com/" }).returning();
+const key = (
+  await call(
+    `/admin/v1/accounts/${account.id}/keys`,
+    {
+      method: "POST",
+      json: { name: "bench", scopes: ["journey:read", "conversions:read"] },
+    },
+    admin,
+  )
+).body.data.key;
+const [{ id: linkId }] = await pg.db
+  .insert(links)
+  .values({ accountId: account.id, shortCode: "bench", originalUrl: "https://example.com/" })
+  .returning();
 
 const loadStarted = performance.now();
 // Realistic shape: 2M sessions of 5 events 45 s apart, started at random over 90 days, by 1M visitors
 // (about 2 sessions each); page views, scrolls, timers, custom events (add_to_cart, signup), ~4% conversions.
-await ch.command(`
+await ch.command(
+  `
   INSERT INTO ${ch.table("journey_events")}
   SELECT
     generateUUIDv4(number) AS event_id, ts AS received_at, ts AS timestamp,
@@ -58,7 +73,9 @@ await ch.command(`
     SELECT number, intDiv(number, 5) AS s, number % 5 AS j, cityHash64(number, 0) % 100 AS k,
       now64(3) - toIntervalMillisecond(cityHash64(s, 8) % (90 * 86400000)) + toIntervalSecond(j * 45) AS ts
     FROM numbers({n:UInt64})
-  )`, { account: account.id, link: linkId, n: EVENTS });
+  )`,
+  { account: account.id, link: linkId, n: EVENTS },
+);
 const loadSeconds = (performance.now() - loadStarted) / 1000;
 const [{ c }] = await ch.query<{ c: string }>(`SELECT count() AS c FROM ${ch.table("journey_events")}`);
 
@@ -69,11 +86,15 @@ const [{ c }] = await ch.query<{ c: string }>(`SELECT count() AS c FROM ${ch.tab
 const mergeStarted = performance.now();
 if (!process.env.BENCH_UNMERGED) {
   const tables = await ch.query<{ name: string }>(
-    "SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'", { db: ch.database });
+    "SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'",
+    { db: ch.database },
+  );
   for (const { name } of tables) await ch.command(`OPTIMIZE TABLE ${ch.table(name)} FINAL`);
   // Until no merge has run for two seconds (one merge often follows another), at most five minutes.
   for (let idle = 0, i = 0; idle < 4 && i < 600; i++) {
-    const [{ n }] = await ch.query<{ n: string }>("SELECT count() AS n FROM system.merges WHERE database = {db:String}", { db: ch.database });
+    const [{ n }] = await ch.query<{ n: string }>("SELECT count() AS n FROM system.merges WHERE database = {db:String}", {
+      db: ch.database,
+    });
     idle = Number(n) === 0 ? idle + 1 : 0;
     await Bun.sleep(500);
   }
@@ -106,6 +127,8 @@ for (const [name, path] of QUERIES) {
   rows.push({ query: name, "p50 ms": pct(50), "p99 ms": pct(99) });
 }
 table(rows);
-console.log(`\n${Number(c).toLocaleString("en-US")} journey events loaded in ${loadSeconds.toFixed(1)} s (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Target: p50 < 150 ms.`);
+console.log(
+  `\n${Number(c).toLocaleString("en-US")} journey events loaded in ${loadSeconds.toFixed(1)} s (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Target: p50 < 150 ms.`,
+);
 await runtime.close();
 rmSync(dataDir, { recursive: true, force: true });

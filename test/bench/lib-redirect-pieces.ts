@@ -5,33 +5,86 @@ import { openSync, writeSync } from "node:fs";
 const [variant, portArg, spoolPath] = process.argv.slice(2);
 const fd = openSync(spoolPath, "a");
 const IDS = { account_id: "a6b1a1f0-8a4e-4a4e-9a4e-0a4e4a4e4a4e", link_id: "a6b1a1f0-8a4e-4a4e-9a4e-0a4e4a4e4a4f" };
-const redirect = () => new Response(null, { status: 302, headers: { location: "https://example.com/landing", "cache-control": "private, max-age=0" } });
+const redirect = () =>
+  new Response(null, { status: 302, headers: { location: "https://example.com/landing", "cache-control": "private, max-age=0" } });
 const clickJson = (req: Request, server: import("bun").Server<unknown>) => {
   const h = req.headers;
   return JSON.stringify({
-    click_id: crypto.randomUUID(), ts: Date.now(), ...IDS, domain: "", ua: h.get("user-agent") ?? "", ip: server.requestIP(req)?.address ?? "",
-    referrer: h.get("referer") ?? "", lang: h.get("accept-language") ?? "", query: "",
+    click_id: crypto.randomUUID(),
+    ts: Date.now(),
+    ...IDS,
+    domain: "",
+    ua: h.get("user-agent") ?? "",
+    ip: server.requestIP(req)?.address ?? "",
+    referrer: h.get("referer") ?? "",
+    lang: h.get("accept-language") ?? "",
+    query: "",
   });
 };
 let batch: string[] = [];
 let written: Promise<void> | null = null;
 
 Bun.serve({
-  port: Number(portArg), hostname: "127.0.0.1",
+  port: Number(portArg),
+  hostname: "127.0.0.1",
   fetch(req, server) {
     switch (variant) {
-      case "bare": return redirect();
-      case "promise": return Promise.resolve(redirect());
-      case "uuid": crypto.randomUUID(); return redirect();
-      case "requestIP": server.requestIP(req); return redirect();
-      case "headers": { const h = req.headers; h.get("user-agent"); h.get("referer"); h.get("accept-language"); return redirect(); }
-      case "json": JSON.stringify({ click_id: IDS.link_id, ts: Date.now(), ...IDS, domain: "", ua: "Mozilla/5.0", ip: "127.0.0.1", referrer: "", lang: "", query: "" }); return redirect();
-      case "3 more response headers": return new Response(null, { status: 302, headers: { location: "https://example.com/landing", "cache-control": "private, max-age=0", "referrer-policy": "no-referrer-when-downgrade", "x-request-id": IDS.link_id } });
-      case "click record": clickJson(req, server); return redirect();
-      case "write per request": writeSync(fd, "[" + clickJson(req, server) + "]\n"); return redirect();
+      case "bare":
+        return redirect();
+      case "promise":
+        return Promise.resolve(redirect());
+      case "uuid":
+        crypto.randomUUID();
+        return redirect();
+      case "requestIP":
+        server.requestIP(req);
+        return redirect();
+      case "headers": {
+        const h = req.headers;
+        h.get("user-agent");
+        h.get("referer");
+        h.get("accept-language");
+        return redirect();
+      }
+      case "json":
+        JSON.stringify({
+          click_id: IDS.link_id,
+          ts: Date.now(),
+          ...IDS,
+          domain: "",
+          ua: "Mozilla/5.0",
+          ip: "127.0.0.1",
+          referrer: "",
+          lang: "",
+          query: "",
+        });
+        return redirect();
+      case "3 more response headers":
+        return new Response(null, {
+          status: 302,
+          headers: {
+            location: "https://example.com/landing",
+            "cache-control": "private, max-age=0",
+            "referrer-policy": "no-referrer-when-downgrade",
+            "x-request-id": IDS.link_id,
+          },
+        });
+      case "click record":
+        clickJson(req, server);
+        return redirect();
+      case "write per request":
+        writeSync(fd, "[" + clickJson(req, server) + "]\n");
+        return redirect();
       case "write per turn": {
         batch.push("[" + clickJson(req, server) + "]\n");
-        written ??= new Promise<void>((resolve) => setImmediate(() => { writeSync(fd, batch.join("")); batch = []; written = null; resolve(); }));
+        written ??= new Promise<void>((resolve) =>
+          setImmediate(() => {
+            writeSync(fd, batch.join(""));
+            batch = [];
+            written = null;
+            resolve();
+          }),
+        );
         const response = redirect();
         return written.then(() => response);
       }

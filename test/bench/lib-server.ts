@@ -8,21 +8,41 @@ const ROOT = join(import.meta.dir, "..", "..");
 export async function startServer(port: number, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, BASE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN: "bench-admin-token-0123456789", ...env },
-    stdout: "ignore", stderr: "inherit",
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      BASE_URL: `http://127.0.0.1:${port}`,
+      ADMIN_TOKEN: "bench-admin-token-0123456789",
+      ...env,
+    },
+    stdout: "ignore",
+    stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
-    try { if ((await fetch(`${url}/healthz`)).ok) break; } catch {}
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {}
     await Bun.sleep(100);
   }
   // Embedded Postgres writes a dev key on first start; with a Postgres server, an account is made here.
-  const key = existsSync(join(dataDir, "dev-key.txt")) ? readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim() : await benchAccountKey(url);
-  return { url, key, dataDir, proc, stop: async (opts: { keepData?: boolean } = {}) => {
-    proc.kill("SIGTERM");
-    await proc.exited;
-    if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
-  }, removeData: () => rmSync(dataDir, { recursive: true, force: true }) };
+  const key = existsSync(join(dataDir, "dev-key.txt"))
+    ? readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim()
+    : await benchAccountKey(url);
+  return {
+    url,
+    key,
+    dataDir,
+    proc,
+    stop: async (opts: { keepData?: boolean } = {}) => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      if (!opts.keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+    removeData: () => rmSync(dataDir, { recursive: true, force: true }),
+  };
 }
 
 /** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux; NaN elsewhere). */
@@ -37,24 +57,40 @@ export function cpuSeconds(pid: number): number {
 }
 
 async function benchAccountKey(url: string): Promise<string> {
-  const admin = (path: string, json: unknown) => fetch(`${url}/admin/v1${path}`, {
-    method: "POST", headers: { authorization: "Bearer bench-admin-token-0123456789", "content-type": "application/json" }, body: JSON.stringify(json),
-  }).then((r) => r.json() as Promise<{ data: { id: string; key: string } }>);
+  const admin = (path: string, json: unknown) =>
+    fetch(`${url}/admin/v1${path}`, {
+      method: "POST",
+      headers: { authorization: "Bearer bench-admin-token-0123456789", "content-type": "application/json" },
+      body: JSON.stringify(json),
+    }).then((r) => r.json() as Promise<{ data: { id: string; key: string } }>);
   const account = await admin("/accounts", { name: "bench", tier: "scale" });
-  const key = await admin(`/accounts/${account.data.id}/keys`, { name: "bench", scopes: ["links:read", "links:write", "analytics:read", "journey:write", "journey:read"] });
+  const key = await admin(`/accounts/${account.data.id}/keys`, {
+    name: "bench",
+    scopes: ["links:read", "links:write", "analytics:read", "journey:write", "journey:read"],
+  });
   return key.data.key;
 }
 
-export interface WrkResult { rps: number; p50: number; p99: number; requests: number; errors: number }
+export interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  errors: number;
+}
 
 const toMs = (v: string) => {
   const n = parseFloat(v);
   return v.endsWith("us") ? n / 1000 : v.endsWith("ms") ? n : v.endsWith("s") ? n * 1000 : n;
 };
 
-export const BROWSER_UA = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
+export const BROWSER_UA =
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
 
-export function wrk(url: string, opts: { connections: number; seconds: number; threads?: number; script?: string; headers?: Record<string, string> }): WrkResult {
+export function wrk(
+  url: string,
+  opts: { connections: number; seconds: number; threads?: number; script?: string; headers?: Record<string, string> },
+): WrkResult {
   if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install wrk");
   const args = ["wrk", `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(opts.headers ?? { "User-Agent": BROWSER_UA })) args.push("-H", `${k}: ${v}`);
@@ -68,7 +104,14 @@ export function wrk(url: string, opts: { connections: number; seconds: number; t
     p50: pct("50"),
     p99: pct("99"),
     requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-    errors: Number(errors) + (socketErrors ? socketErrors.slice(1).map(Number).reduce((a, b) => a + b, 0) : 0),
+    errors:
+      Number(errors) +
+      (socketErrors
+        ? socketErrors
+            .slice(1)
+            .map(Number)
+            .reduce((a, b) => a + b, 0)
+        : 0),
   };
 }
 

@@ -13,7 +13,14 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-links-"));
 // BENCH_DATABASE_URL: run against a Postgres server instead of embedded PGlite.
 const databaseUrl = process.env.BENCH_DATABASE_URL;
-const rt = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "error", ADMIN_TOKEN: "bench-admin-token-0123456789", ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }));
+const rt = await openRuntime(
+  loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "error",
+    ADMIN_TOKEN: "bench-admin-token-0123456789",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  }),
+);
 console.log(`Postgres: ${rt.deps.pg.kind}`);
 const { createAccount, createKey } = await import("../../server/accounts/service");
 const { id: accountId } = await createAccount(rt.deps.pg, { name: "bench", tier: "scale" });
@@ -25,7 +32,12 @@ await rt.deps.pg.query(sql`
 await rt.deps.pg.query(sql`analyze links`);
 
 const call = (path: string, init: RequestInit = {}) =>
-  rt.app.handle(new Request(`http://localhost:3000/public-api/v1${path}`, { ...init, headers: { "x-api-key": key, "content-type": "application/json" } }));
+  rt.app.handle(
+    new Request(`http://localhost:3000/public-api/v1${path}`, {
+      ...init,
+      headers: { "x-api-key": key, "content-type": "application/json" },
+    }),
+  );
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const rows: Record<string, string | number>[] = [];
@@ -55,6 +67,8 @@ const items = Array.from({ length: 10_000 }, (_, i) => ({ url: `https://example.
 const started = performance.now();
 const res = await call("/links/bulk", { method: "POST", body: JSON.stringify(items) });
 const body = (await res.json()) as { data: { success_count: number } };
-console.log(`\nPOST /links/bulk 10,000 links: ${((performance.now() - started) / 1000).toFixed(2)} s, status ${res.status}, created ${body.data.success_count} (target < 10 s)`);
+console.log(
+  `\nPOST /links/bulk 10,000 links: ${((performance.now() - started) / 1000).toFixed(2)} s, status ${res.status}, created ${body.data.success_count} (target < 10 s)`,
+);
 await rt.close();
 rmSync(dataDir, { recursive: true, force: true });

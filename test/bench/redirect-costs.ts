@@ -8,16 +8,39 @@ import { BROWSER_UA, cpuSeconds, table, wrk } from "./lib-server";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const VARIANTS = ["bare", "promise", "uuid", "json", "headers", "requestIP", "3 more response headers", "click record", "write per request", "write per turn"];
+const VARIANTS = [
+  "bare",
+  "promise",
+  "uuid",
+  "json",
+  "headers",
+  "requestIP",
+  "3 more response headers",
+  "click record",
+  "write per request",
+  "write per turn",
+];
 const dir = mkdtempSync(join(tmpdir(), "svc-bench-pieces-"));
 
-const servers = await Promise.all(VARIANTS.map(async (variant, i) => {
-  const port = 3930 + i;
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "lib-redirect-pieces.ts"), variant, String(port), join(dir, `${i}.log`)], { stdout: "ignore", stderr: "inherit" });
-  for (let k = 0; k < 100; k++) { try { await fetch(`http://127.0.0.1:${port}/`); break; } catch { await Bun.sleep(50); } }
-  wrk(`http://127.0.0.1:${port}/abc`, { connections: 64, seconds: 1 }); // warm the JIT
-  return { variant, port, proc, cpu: [] as number[], rps: [] as number[] };
-}));
+const servers = await Promise.all(
+  VARIANTS.map(async (variant, i) => {
+    const port = 3930 + i;
+    const proc = Bun.spawn(
+      [process.execPath, join(import.meta.dir, "lib-redirect-pieces.ts"), variant, String(port), join(dir, `${i}.log`)],
+      { stdout: "ignore", stderr: "inherit" },
+    );
+    for (let k = 0; k < 100; k++) {
+      try {
+        await fetch(`http://127.0.0.1:${port}/`);
+        break;
+      } catch {
+        await Bun.sleep(50);
+      }
+    }
+    wrk(`http://127.0.0.1:${port}/abc`, { connections: 64, seconds: 1 }); // warm the JIT
+    return { variant, port, proc, cpu: [] as number[], rps: [] as number[] };
+  }),
+);
 
 for (let round = 0; round < ROUNDS; round++) {
   for (const s of servers) {
@@ -30,10 +53,15 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const bare = median(servers[0].cpu);
-table(servers.map((s) => ({
-  "302 plus": s.variant, "server CPU µs/req (median)": median(s.cpu).toFixed(2), "added µs": (median(s.cpu) - bare).toFixed(2),
-  "req/s (median)": Math.round(median(s.rps)), "bare CPU ÷ this CPU": (bare / median(s.cpu)).toFixed(3),
-})));
+table(
+  servers.map((s) => ({
+    "302 plus": s.variant,
+    "server CPU µs/req (median)": median(s.cpu).toFixed(2),
+    "added µs": (median(s.cpu) - bare).toFixed(2),
+    "req/s (median)": Math.round(median(s.rps)),
+    "bare CPU ÷ this CPU": (bare / median(s.cpu)).toFixed(3),
+  })),
+);
 console.log(`\n"click record" = uuid + 3 request headers + requestIP + JSON; the "write" rows add the spool write to it.`);
 for (const s of servers) s.proc.kill();
 await Promise.all(servers.map((s) => s.proc.exited));

@@ -13,15 +13,26 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const db: Record<string, string> = process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {};
 const ours = await startServer(3901, { ...db, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
 const paused = await startServer(3903, { ...db, SPOOL_FLUSH_MS: "3600000" });
-const createLink = (s: { url: string; key: string }) => fetch(`${s.url}/public-api/v1/links`, {
-  method: "POST", headers: { "x-api-key": s.key, "content-type": "application/json" },
-  body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
-}).then((r) => r.json() as Promise<{ data: { short_code: string } }>).then((j) => j.data.short_code);
+const createLink = (s: { url: string; key: string }) =>
+  fetch(`${s.url}/public-api/v1/links`, {
+    method: "POST",
+    headers: { "x-api-key": s.key, "content-type": "application/json" },
+    body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
+  })
+    .then((r) => r.json() as Promise<{ data: { short_code: string } }>)
+    .then((j) => j.data.short_code);
 const code = await createLink(ours);
 const pausedCode = await createLink(paused);
 
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, "lib-bare-302.ts"), "3902"], { stdout: "pipe" });
-for (let i = 0; i < 100; i++) { try { await fetch("http://127.0.0.1:3902/"); break; } catch { await Bun.sleep(50); } }
+for (let i = 0; i < 100; i++) {
+  try {
+    await fetch("http://127.0.0.1:3902/");
+    break;
+  } catch {
+    await Bun.sleep(50);
+  }
+}
 
 const unflushedClicks = async () => {
   const stats = await fetch(`${ours.url}/metrics`).then((r) => r.text());
@@ -64,8 +75,11 @@ for (let round = 0; round < ROUNDS; round++) {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const summarize = (name: string, rs: Round[]) => ({
-  server: name, "req/s (median)": Math.round(median(rs.map((r) => r.rps))), "p50 ms": median(rs.map((r) => r.p50)).toFixed(2),
-  "p99 ms": median(rs.map((r) => r.p99)).toFixed(2), errors: rs.reduce((a, r) => a + r.errors, 0),
+  server: name,
+  "req/s (median)": Math.round(median(rs.map((r) => r.rps))),
+  "p50 ms": median(rs.map((r) => r.p50)).toFixed(2),
+  "p99 ms": median(rs.map((r) => r.p99)).toFixed(2),
+  errors: rs.reduce((a, r) => a + r.errors, 0),
   "server CPU µs/req": median(rs.map((r) => r.cpuUs)).toFixed(2),
 });
 const b = summarize("bare Bun.serve 302", results.bare);
@@ -73,12 +87,17 @@ const o = summarize("GET /{code} + click logging", results.ours);
 const p = summarize("  … with the flusher paused", results.paused);
 table([b, o, p].map((r) => ({ ...r, "ratio to bare": (r["req/s (median)"] / b["req/s (median)"]).toFixed(3) })));
 const ratio = o["req/s (median)"] / b["req/s (median)"];
-console.log(`\nratio ours/bare: ${ratio.toFixed(3)} (target ≥ 0.9); p99 ${o["p99 ms"]} ms (target < 5 ms); ${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s alternating rounds`);
+console.log(
+  `\nratio ours/bare: ${ratio.toFixed(3)} (target ≥ 0.9); p99 ${o["p99 ms"]} ms (target < 5 ms); ${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s alternating rounds`,
+);
 
 // Every served redirect must have become a click in ClickHouse.
 const stored = await fetch(`${ours.url}/public-api/v1/analytics/summary?bot_filter=all`, { headers: { "x-api-key": ours.key } })
-  .then((r) => r.json() as Promise<{ data: { analytics: { total_clicks: number } } }>).then((j) => j.data.analytics.total_clicks);
-console.log(`after each ${SECONDS} s round, all its clicks were in ClickHouse within ${Math.max(...drains).toFixed(1)} s (median ${median(drains).toFixed(1)} s)`);
+  .then((r) => r.json() as Promise<{ data: { analytics: { total_clicks: number } } }>)
+  .then((j) => j.data.analytics.total_clicks);
+console.log(
+  `after each ${SECONDS} s round, all its clicks were in ClickHouse within ${Math.max(...drains).toFixed(1)} s (median ${median(drains).toFixed(1)} s)`,
+);
 console.log(`clicks stored: ${stored}; redirects wrk completed: ${served} (requests in flight when wrk stopped are served and stored too)`);
 
 bare.kill();

@@ -3,7 +3,9 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const names = process.argv.slice(2);
-const all = readdirSync(import.meta.dir).filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("lib-")).map((f) => f.slice(0, -3));
+const all = readdirSync(import.meta.dir)
+  .filter((f) => f.endsWith(".ts") && f !== "run.ts" && !f.startsWith("lib-"))
+  .map((f) => f.slice(0, -3));
 const chosen = names.length ? names : all;
 for (const name of chosen) {
   if (!all.includes(name)) {
@@ -11,6 +13,10 @@ for (const name of chosen) {
     process.exit(2);
   }
   console.log(`\n## bench ${name} (${new Date().toISOString().slice(0, 10)}, ${navigator.hardwareConcurrency} cores)\n`);
-  const p = Bun.spawnSync([process.execPath, join(import.meta.dir, `${name}.ts`)], { stdout: "inherit", stderr: "inherit", env: process.env });
+  const p = Bun.spawnSync([process.execPath, join(import.meta.dir, `${name}.ts`)], {
+    stdout: "inherit",
+    stderr: "inherit",
+    env: process.env,
+  });
   if (p.exitCode !== 0) process.exit(p.exitCode ?? 1);
 }

@@ -16,15 +16,42 @@ const clickVisitor = crypto.randomUUID(); // arrived through a tracked redirect:
 const now = Date.now();
 const at = (secondsAgo: number) => new Date(now - secondsAgo * 1000).toISOString();
 
-interface Ev { link: "shop" | "blog"; visitor: string; type: string; secondsAgo: number; revenue?: number; name?: string; device?: string; country?: string }
+interface Ev {
+  link: "shop" | "blog";
+  visitor: string;
+  type: string;
+  secondsAgo: number;
+  revenue?: number;
+  name?: string;
+  device?: string;
+  country?: string;
+}
 const EVENTS: Ev[] = [
   // clickVisitor: clicked 3 h before converting, first journey event 30 min before converting → 3 h
   { link: "shop", visitor: clickVisitor, type: "page_view", secondsAgo: 2 * HOUR + 1800, device: "mobile", country: "DE" },
-  { link: "shop", visitor: clickVisitor, type: "conversion", secondsAgo: 2 * HOUR, revenue: 4999, name: "order", device: "mobile", country: "DE" },
+  {
+    link: "shop",
+    visitor: clickVisitor,
+    type: "conversion",
+    secondsAgo: 2 * HOUR,
+    revenue: 4999,
+    name: "order",
+    device: "mobile",
+    country: "DE",
+  },
   // c2: 10 minutes, then converts a second time (only the first conversion is timed)
   { link: "shop", visitor: "c2", type: "page_view", secondsAgo: 5 * HOUR + 600, device: "desktop", country: "US" },
   { link: "shop", visitor: "c2", type: "conversion", secondsAgo: 5 * HOUR, revenue: 1000, name: "order", device: "desktop", country: "US" },
-  { link: "shop", visitor: "c2", type: "conversion", secondsAgo: 4 * HOUR, revenue: 2001, name: "upsell", device: "desktop", country: "US" },
+  {
+    link: "shop",
+    visitor: "c2",
+    type: "conversion",
+    secondsAgo: 4 * HOUR,
+    revenue: 2001,
+    name: "upsell",
+    device: "desktop",
+    country: "US",
+  },
   // c3: 2 days less 2 hours
   { link: "blog", visitor: "c3", type: "page_view", secondsAgo: 3 * DAY, device: "desktop", country: "US" },
   { link: "blog", visitor: "c3", type: "conversion", secondsAgo: DAY + 2 * HOUR, name: "newsletter", device: "desktop", country: "US" },
@@ -49,23 +76,54 @@ beforeAll(async () => {
   const acc = await t.createAccount();
   key = acc.key;
   const db = t.runtime.deps.pg.db;
-  [{ id: domainId }] = await db.insert(domains).values({ accountId: acc.accountId, name: `shop-${crypto.randomUUID().slice(0, 8)}.example`, verificationToken: "x" }).returning();
-  [{ id: shopLink }] = await db.insert(links).values({ accountId: acc.accountId, domainId, shortCode: "shop", originalUrl: "https://shop.example/" }).returning();
+  [{ id: domainId }] = await db
+    .insert(domains)
+    .values({ accountId: acc.accountId, name: `shop-${crypto.randomUUID().slice(0, 8)}.example`, verificationToken: "x" })
+    .returning();
+  [{ id: shopLink }] = await db
+    .insert(links)
+    .values({ accountId: acc.accountId, domainId, shortCode: "shop", originalUrl: "https://shop.example/" })
+    .returning();
   blogLink = await insertLink(t, acc.accountId);
   const ids = { shop: shopLink, blog: blogLink };
   const wire = EVENTS.map((e) => ({
-    link_id: ids[e.link], visitor_id: e.visitor, event_type: e.type, page_url: "https://site.example/", timestamp: at(e.secondsAgo),
-    ...(e.revenue ? { revenue_cents: e.revenue, currency: "USD" } : {}), ...(e.name ? { conversion_name: e.name } : {}),
-    ...(e.device ? { device_type: e.device } : {}), ...(e.country ? { country_code: e.country } : {}),
+    link_id: ids[e.link],
+    visitor_id: e.visitor,
+    event_type: e.type,
+    page_url: "https://site.example/",
+    timestamp: at(e.secondsAgo),
+    ...(e.revenue ? { revenue_cents: e.revenue, currency: "USD" } : {}),
+    ...(e.name ? { conversion_name: e.name } : {}),
+    ...(e.device ? { device_type: e.device } : {}),
+    ...(e.country ? { country_code: e.country } : {}),
   }));
   expect((await postEvents(t, key, wire)).status).toBe(202);
   await t.flush();
   // The click that brought clickVisitor (the redirect writes these through the click pipeline).
-  await t.runtime.deps.ch.insert("clicks", [{
-    click_id: clickVisitor, timestamp: now - (2 * HOUR + 3 * HOUR) * 1000, account_id: acc.accountId, link_id: shopLink,
-    domain: "", visitor_hash: 1, is_bot: 0, bot_kind: "", device_type: "mobile", browser: "", browser_version: "", os: "",
-    os_version: "", country_code: "DE", region: "", city: "", referrer: "", referrer_url: "", language: "", query: "",
-  }]);
+  await t.runtime.deps.ch.insert("clicks", [
+    {
+      click_id: clickVisitor,
+      timestamp: now - (2 * HOUR + 3 * HOUR) * 1000,
+      account_id: acc.accountId,
+      link_id: shopLink,
+      domain: "",
+      visitor_hash: 1,
+      is_bot: 0,
+      bot_kind: "",
+      device_type: "mobile",
+      browser: "",
+      browser_version: "",
+      os: "",
+      os_version: "",
+      country_code: "DE",
+      region: "",
+      city: "",
+      referrer: "",
+      referrer_url: "",
+      language: "",
+      query: "",
+    },
+  ]);
 }, 60_000);
 afterAll(() => t.close());
 
@@ -109,7 +167,11 @@ describe("timeseries", () => {
     const day = (iso: string) => iso.slice(0, 10);
     for (const p of points) {
       const expected = conversions(inPeriod(30)).filter((e) => day(at(e.secondsAgo)) === day(p.timestamp));
-      expect({ at: p.timestamp, conversions: p.conversions, revenue: p.revenue }).toEqual({ at: p.timestamp, conversions: expected.length, revenue: revenue(expected) });
+      expect({ at: p.timestamp, conversions: p.conversions, revenue: p.revenue }).toEqual({
+        at: p.timestamp,
+        conversions: expected.length,
+        revenue: revenue(expected),
+      });
     }
   });
 
@@ -130,11 +192,13 @@ describe("timeseries", () => {
 describe("breakdown", () => {
   const rows = (evs: Ev[], label: (e: Ev) => string) => {
     const labels = [...new Set(conversions(evs).map(label))];
-    return labels.map((l) => {
-      const group = evs.filter((e) => label(e) === l);
-      const conv = conversions(group);
-      return { label: l, conversions: conv.length, revenue: revenue(conv), conversion_rate: rate(uniq(conv), uniq(group)) };
-    }).sort((a, b) => b.conversions - a.conversions || a.label.localeCompare(b.label));
+    return labels
+      .map((l) => {
+        const group = evs.filter((e) => label(e) === l);
+        const conv = conversions(group);
+        return { label: l, conversions: conv.length, revenue: revenue(conv), conversion_rate: rate(uniq(conv), uniq(group)) };
+      })
+      .sort((a, b) => b.conversions - a.conversions || a.label.localeCompare(b.label));
   };
 
   test("by device, country and link: rate within each group", async () => {
@@ -147,10 +211,12 @@ describe("breakdown", () => {
   test("by name: rate over every visitor in scope", async () => {
     const evs = inPeriod(30);
     const names = [...new Set(conversions(evs).map((e) => e.name!))];
-    const expected = names.map((n) => {
-      const conv = conversions(evs).filter((e) => e.name === n);
-      return { label: n, conversions: conv.length, revenue: revenue(conv), conversion_rate: rate(uniq(conv), uniq(evs)) };
-    }).sort((a, b) => b.conversions - a.conversions || a.label.localeCompare(b.label));
+    const expected = names
+      .map((n) => {
+        const conv = conversions(evs).filter((e) => e.name === n);
+        return { label: n, conversions: conv.length, revenue: revenue(conv), conversion_rate: rate(uniq(conv), uniq(evs)) };
+      })
+      .sort((a, b) => b.conversions - a.conversions || a.label.localeCompare(b.label));
     expect((await get("breakdown?dimension=name")).body.data).toEqual(expected);
   });
 
@@ -197,7 +263,13 @@ describe("access", () => {
       expect((await get(`${path}${sep}domain_id=${domainId}`, stranger.key)).status).toBe(404);
     }
     const empty = await get("summary", stranger.key);
-    expect(empty.body.data).toEqual({ total_conversions: 0, unique_converters: 0, total_revenue: 0, average_order_value: 0, conversion_rate: 0 });
+    expect(empty.body.data).toEqual({
+      total_conversions: 0,
+      unique_converters: 0,
+      total_revenue: 0,
+      average_order_value: 0,
+      conversion_rate: 0,
+    });
     const noScope = await t.createAccount({ scopes: ["journey:read"] });
     expect((await get("summary", noScope.key)).status).toBe(403);
     expect((await get("summary?link_id=nope")).status).toBe(400);

@@ -6,13 +6,21 @@ import { chromium, type Browser, type Page } from "playwright-core";
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 const ARGS = [
-  "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install the Debian package (apt-get install chromium) or set CHROMIUM_PATH. .ci/run installs it.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: install the Debian package (apt-get install chromium) or set CHROMIUM_PATH. .ci/run installs it.`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
@@ -21,6 +29,8 @@ export async function launchBrowser(): Promise<Browser> {
 export function watchErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`console: ${m.text()} (${m.location().url})`); });
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()} (${m.location().url})`);
+  });
   return errors;
 }

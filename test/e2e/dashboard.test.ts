@@ -30,7 +30,12 @@ const api = async (path: string, query: Record<string, string | number> = {}) =>
   return body.data;
 };
 
-interface Shown { state: string; stats: Record<string, string>; tables: string[][][]; labels: string[] }
+interface Shown {
+  state: string;
+  stats: Record<string, string>;
+  tables: string[][][];
+  labels: string[];
+}
 
 /** What widget #id shows: its state, stat values by label, table rows, chart labels. */
 const shown = (page: Page, id: string): Promise<Shown> =>
@@ -39,16 +44,22 @@ const shown = (page: Page, id: string): Promise<Shown> =>
     const root = el.shadowRoot as ShadowRoot;
     const stats: Record<string, string> = {};
     for (const dt of root.querySelectorAll("dt")) stats[dt.textContent!.trim()] = dt.nextElementSibling?.textContent?.trim() ?? "";
-    const tables = [...root.querySelectorAll("table")].map((t) => [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent!.trim())));
+    const tables = [...root.querySelectorAll("table")].map((t) =>
+      [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent!.trim())),
+    );
     const labels = [...root.querySelectorAll("svg.chart")].map((s) => s.getAttribute("aria-label") ?? "");
     return { state: el.state, stats, tables, labels };
   }, id);
 
 const settledAll = (page: Page) =>
-  page.waitForFunction(() => {
-    const all = [...document.querySelectorAll("#widgets > *")] as any[];
-    return all.length === 9 && all.every((w) => w.state === "loaded" || w.state === "empty");
-  }, undefined, { timeout: 20_000 });
+  page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll("#widgets > *")] as any[];
+      return all.length === 9 && all.every((w) => w.state === "loaded" || w.state === "empty");
+    },
+    undefined,
+    { timeout: 20_000 },
+  );
 
 const en = (n: number) => new Intl.NumberFormat("en-US").format(n);
 const usd = (n: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(n);
@@ -56,7 +67,12 @@ const pct = (v: number) => new Intl.NumberFormat("en-US", { style: "percent", ma
 
 describe("/dashboard in Chromium against the real server", () => {
   test("key, link, range and steps drive every widget; light and dark screenshots", async () => {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: "light", locale: "en-US", timezoneId: "UTC" });
+    const context = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+      colorScheme: "light",
+      locale: "en-US",
+      timezoneId: "UTC",
+    });
     const page = await context.newPage();
     const errors = watchErrors(page);
     await page.goto(`${b.origin}/dashboard`);
@@ -92,9 +108,13 @@ describe("/dashboard in Chromium against the real server", () => {
 
     const country = new Intl.DisplayNames("en-US", { type: "region" });
     const geo = (await api("/analytics/geo", { days: 30 })).analytics;
-    expect((await shown(page, "w-geo")).tables[0]).toEqual(geo.map((r: any) => [country.of(r.country_code), en(r.clicks), en(r.unique_visitors)]));
+    expect((await shown(page, "w-geo")).tables[0]).toEqual(
+      geo.map((r: any) => [country.of(r.country_code), en(r.clicks), en(r.unique_visitors)]),
+    );
     const refs = (await api("/analytics/referrers", { days: 30 })).analytics;
-    expect((await shown(page, "w-referrers")).tables[0]).toEqual(refs.map((r: any) => [r.referrer === "direct" ? "Direct / none" : r.referrer, en(r.clicks), en(r.unique_visitors)]));
+    expect((await shown(page, "w-referrers")).tables[0]).toEqual(
+      refs.map((r: any) => [r.referrer === "direct" ? "Direct / none" : r.referrer, en(r.clicks), en(r.unique_visitors)]),
+    );
     const devices = (await api("/analytics/devices", { days: 30 })).analytics;
     expect((await shown(page, "w-devices")).tables[0].map((r) => r[3])).toEqual(devices.map((r: any) => en(r.clicks)));
     const hourly = (await api("/analytics/hourly", { days: 30 })).analytics;
@@ -102,16 +122,25 @@ describe("/dashboard in Chromium against the real server", () => {
 
     const stats = await api(`/links/${b.linkId}/stats`);
     const ls = await shown(page, "w-link-stats");
-    expect([ls.stats["Total clicks"], ls.stats["Human clicks"], ls.stats["Bot clicks"]]).toEqual([en(stats.total_clicks), en(stats.human_clicks), en(stats.bot_clicks)]);
+    expect([ls.stats["Total clicks"], ls.stats["Human clicks"], ls.stats["Bot clicks"]]).toEqual([
+      en(stats.total_clicks),
+      en(stats.human_clicks),
+      en(stats.bot_clicks),
+    ]);
 
     const funnel = await api(`/journey/links/${b.linkId}/funnel`, { steps: "page_view,signup,purchase", period: "30d" });
-    expect((await shown(page, "w-funnel")).tables[0].map((r) => [r[0], r[1], r[2]]))
-      .toEqual(funnel.steps.map((x: any) => [x.step_name, en(x.visitors), pct(x.conversion_rate)]));
+    expect((await shown(page, "w-funnel")).tables[0].map((r) => [r[0], r[1], r[2]])).toEqual(
+      funnel.steps.map((x: any) => [x.step_name, en(x.visitors), pct(x.conversion_rate)]),
+    );
 
     const conv = await api("/conversions/summary", { period: "30d", link_id: b.linkId });
     const ttc = await api("/conversions/time-to-convert", { period: "30d", link_id: b.linkId });
     const c = await shown(page, "w-conversions");
-    expect([c.stats["Conversions"], c.stats["Revenue"], c.stats["Conversion rate"]]).toEqual([en(conv.total_conversions), usd(conv.total_revenue), pct(conv.conversion_rate)]);
+    expect([c.stats["Conversions"], c.stats["Revenue"], c.stats["Conversion rate"]]).toEqual([
+      en(conv.total_conversions),
+      usd(conv.total_revenue),
+      pct(conv.conversion_rate),
+    ]);
     expect(c.tables[1]).toEqual(ttc.buckets.map((x: any) => [x.label, en(x.count)]));
 
     await page.locator("#steps").blur();

@@ -1,7 +1,10 @@
 // A customer's site for the end-to-end tests: a second Bun.serve on another loopback port, so what
 // its pages embed from our server (t.js, widgets.js) talks to our API cross-origin.
 
-export interface Site { origin: string; stop(): Promise<void> }
+export interface Site {
+  origin: string;
+  stop(): Promise<void>;
+}
 
 export const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -17,7 +20,12 @@ export function startSite(pages: Record<string, string>): Site {
       return new Response("not found", { status: 404 });
     },
   });
-  return { origin: `http://127.0.0.1:${server.port}`, stop: async () => { await server.stop(true); } };
+  return {
+    origin: `http://127.0.0.1:${server.port}`,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
 }
 
 function trackedPage(title: string, apiOrigin: string, key: string, body: string): string {
@@ -31,7 +39,12 @@ function trackedPage(title: string, apiOrigin: string, key: string, body: string
 /** A shop that embeds our /t.js: /landing (4000 px tall, linking to /page2) and /page2. */
 export function startTrackedSite(apiOrigin: string, key: string): Site {
   return startSite({
-    "/landing": trackedPage("Spring sale", apiOrigin, key, `<main><h1>Spring sale</h1><p><a id="to-page2" href="/page2">Sign up</a></p></main>`),
+    "/landing": trackedPage(
+      "Spring sale",
+      apiOrigin,
+      key,
+      `<main><h1>Spring sale</h1><p><a id="to-page2" href="/page2">Sign up</a></p></main>`,
+    ),
     "/page2": trackedPage("Sign up", apiOrigin, key, `<main><h1>Sign up</h1></main>`),
   });
 }

@@ -43,7 +43,8 @@ const get = async (path: string) => {
 describe("t.js in Chromium against the real server", () => {
   test("short link → landing → scroll → SPA and link navigation → signup and purchase → close: exactly those events, attributed", async () => {
     const created = await t.call(`${P}/links`, {
-      method: "POST", key: readKey,
+      method: "POST",
+      key: readKey,
       json: { url: `${site.origin}/landing?campaign=spring`, title: "Spring sale", description: "e2e", track_conversions: true },
     });
     expect(created.status).toBe(201);
@@ -52,7 +53,9 @@ describe("t.js in Chromium against the real server", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors = watchErrors(page);
     const posts: number[] = [];
-    page.on("response", (r) => { if (r.url().endsWith("/journey/events") && r.request().method() === "POST") posts.push(r.status()); });
+    page.on("response", (r) => {
+      if (r.url().endsWith("/journey/events") && r.request().method() === "POST") posts.push(r.status());
+    });
 
     // The redirect: our server answers 302 to the landing page with svc_ref=<link_id>.<click_id>.
     const redirect = page.waitForResponse((r) => r.url().startsWith(`${api.url}/${link.short_code}`));
@@ -93,11 +96,15 @@ describe("t.js in Chromium against the real server", () => {
 
     // Everything the page posted (the last batch leaves with keepalive as the page closes) lands.
     const expectedCount = 12;
-    const events = await pollUntil(async () => {
-      await t.flush();
-      const list = await get(`/journey/links/${link.id}/events?limit=200`);
-      return list.length >= expectedCount ? list : null;
-    }, 15_000, "12 journey events");
+    const events = await pollUntil(
+      async () => {
+        await t.flush();
+        const list = await get(`/journey/links/${link.id}/events?limit=200`);
+        return list.length >= expectedCount ? list : null;
+      },
+      15_000,
+      "12 journey events",
+    );
     expect(errors).toEqual([]);
     expect(posts.every((s) => s === 202)).toBe(true);
 
@@ -129,13 +136,20 @@ describe("t.js in Chromium against the real server", () => {
     expect(conversion).toMatchObject({ revenue_cents: 1999, currency: "USD", conversion_name: "purchase" });
     expect(events.find((e: any) => e.event_type === "custom").properties).toEqual({ plan: "pro" });
     const clicks = await t.runtime.deps.ch.query<{ click: string; link: string }>(
-      `SELECT toString(click_id) AS click, toString(link_id) AS link FROM ${t.runtime.deps.ch.table("clicks")} WHERE click_id = {id:UUID}`, { id: clickId });
+      `SELECT toString(click_id) AS click, toString(link_id) AS link FROM ${t.runtime.deps.ch.table("clicks")} WHERE click_id = {id:UUID}`,
+      { id: clickId },
+    );
     expect(clicks).toEqual([{ click: clickId, link: link.id }]);
 
     // The reports over the same events.
     const summary = await get(`/journey/links/${link.id}/summary`);
     expect(summary).toMatchObject({ total_visitors: 1, total_sessions: 1, total_events: expectedCount });
-    expect(summary.top_events).toEqual(expect.arrayContaining([{ name: "signup", count: 1 }, { name: "purchase", count: 1 }]));
+    expect(summary.top_events).toEqual(
+      expect.arrayContaining([
+        { name: "signup", count: 1 },
+        { name: "purchase", count: 1 },
+      ]),
+    );
     expect(summary.top_pages.map((p: any) => p.url).sort()).toEqual([landing, page2, step2].sort());
 
     const funnel = await get(`/journey/links/${link.id}/funnel?steps=page_view,signup,purchase&period=24h`);
@@ -149,7 +163,13 @@ describe("t.js in Chromium against the real server", () => {
     });
 
     const conv = await get(`/conversions/summary?link_id=${link.id}&period=24h`);
-    expect(conv).toEqual({ total_conversions: 1, unique_converters: 1, total_revenue: 19.99, average_order_value: 19.99, conversion_rate: 100 });
+    expect(conv).toEqual({
+      total_conversions: 1,
+      unique_converters: 1,
+      total_revenue: 19.99,
+      average_order_value: 19.99,
+      conversion_rate: 100,
+    });
     // Time to convert runs from the click (in ClickHouse `clicks`) to the purchase: a few seconds.
     const ttc = await get(`/conversions/time-to-convert?link_id=${link.id}&period=24h`);
     expect(ttc.buckets.map((b: any) => b.count)).toEqual([1, 0, 0, 0]);

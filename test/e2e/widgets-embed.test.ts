@@ -32,24 +32,37 @@ afterAll(async () => {
   await b?.stop();
 });
 
-const api = async (path: string) =>
-  ((await (await fetch(b.base + path, { headers: { "x-api-key": b.keys.full } })).json()) as any).data;
+const api = async (path: string) => ((await (await fetch(b.base + path, { headers: { "x-api-key": b.keys.full } })).json()) as any).data;
 
 describe("widgets on another origin", () => {
   test("load data and read error answers (401/403/429 with Retry-After) cross-origin", async () => {
     const page = await browser.newPage({ locale: "en-US" });
     const errors = watchErrors(page);
     await page.goto(`${site.origin}/stats`);
-    await page.waitForFunction(() => ["ok", "funnel", "no-scope", "limited", "bad-key"].every((id) => {
-      const s = (document.getElementById(id) as any).state;
-      return s === "loaded" || s === "empty" || s === "error";
-    }), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        ["ok", "funnel", "no-scope", "limited", "bad-key"].every((id) => {
+          const s = (document.getElementById(id) as any).state;
+          return s === "loaded" || s === "empty" || s === "error";
+        }),
+      undefined,
+      { timeout: 20_000 },
+    );
 
-    const read = (id: string) => page.evaluate((id) => {
-      const el = document.getElementById(id) as any;
-      const stat = (label: string) => [...el.shadowRoot.querySelectorAll("dt")].find((d: Element) => d.textContent!.trim() === label)?.nextElementSibling?.textContent?.trim();
-      return { state: el.state, clicks: stat("Clicks, last 30 days"), visitors: stat("Visitors"), alert: el.shadowRoot.querySelector("[role=alert]")?.textContent ?? "" };
-    }, id);
+    const read = (id: string) =>
+      page.evaluate((id) => {
+        const el = document.getElementById(id) as any;
+        const stat = (label: string) =>
+          [...el.shadowRoot.querySelectorAll("dt")]
+            .find((d: Element) => d.textContent!.trim() === label)
+            ?.nextElementSibling?.textContent?.trim();
+        return {
+          state: el.state,
+          clicks: stat("Clicks, last 30 days"),
+          visitors: stat("Visitors"),
+          alert: el.shadowRoot.querySelector("[role=alert]")?.textContent ?? "",
+        };
+      }, id);
 
     const summary = (await api("/analytics/summary?days=30")).analytics;
     expect(await read("ok")).toMatchObject({ state: "loaded", clicks: new Intl.NumberFormat("en-US").format(summary.total_clicks) });

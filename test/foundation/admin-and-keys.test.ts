@@ -4,7 +4,9 @@ import { createTestApp, ADMIN_TOKEN, type TestApp } from "../helpers/app";
 import { hashApiKey } from "../../server/accounts/api-keys";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
 describe("admin API", () => {
@@ -12,7 +14,11 @@ describe("admin API", () => {
     const none = await t.call("/admin/v1/accounts", { method: "POST", json: { name: "x", tier: "free" } });
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe("UNAUTHORIZED");
-    const wrong = await t.call("/admin/v1/accounts", { method: "POST", json: { name: "x", tier: "free" }, headers: { authorization: "Bearer nope" } });
+    const wrong = await t.call("/admin/v1/accounts", {
+      method: "POST",
+      json: { name: "x", tier: "free" },
+      headers: { authorization: "Bearer nope" },
+    });
     expect(wrong.status).toBe(401);
     const malformed = await t.call("/admin/v1/accounts", { method: "POST", body: "{bad", headers: { "content-type": "application/json" } });
     expect(malformed.status).toBe(401);
@@ -21,11 +27,19 @@ describe("admin API", () => {
   test("is absent (404) when ADMIN_TOKEN is unset", async () => {
     const off = await createTestApp({ adminToken: undefined });
     try {
-      const res = await off.call("/admin/v1/accounts", { method: "POST", json: { name: "x", tier: "free" }, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const res = await off.call("/admin/v1/accounts", {
+        method: "POST",
+        json: { name: "x", tier: "free" },
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe("NOT_FOUND");
       // Even a malformed body cannot tell that the route exists.
-      const malformed = await off.call("/admin/v1/accounts", { method: "POST", body: "{bad", headers: { "content-type": "application/json" } });
+      const malformed = await off.call("/admin/v1/accounts", {
+        method: "POST",
+        body: "{bad",
+        headers: { "content-type": "application/json" },
+      });
       expect(malformed.status).toBe(404);
     } finally {
       await off.close();
@@ -60,7 +74,9 @@ describe("API keys", () => {
     const { accountId, key, keyId } = await t.createAccount({ tier: "basic" });
     expect(key).toMatch(/^svc_[A-Za-z0-9_-]{28}$/);
     expect(key.length).toBe(32);
-    const rows = await t.runtime.deps.pg.query<{ key_hash: string; prefix: string }>(sql`select key_hash, prefix from api_keys where id = ${keyId}`);
+    const rows = await t.runtime.deps.pg.query<{ key_hash: string; prefix: string }>(
+      sql`select key_hash, prefix from api_keys where id = ${keyId}`,
+    );
     expect(rows[0].key_hash).toBe(hashApiKey(key));
     expect(rows[0].key_hash).toBe(new Bun.CryptoHasher("sha256").update(key).digest("hex"));
     const dump = JSON.stringify(await t.runtime.deps.pg.query(sql`select * from api_keys`));
@@ -82,7 +98,11 @@ describe("API keys", () => {
     const badScope = await t.admin("POST", `/accounts/${accountId}/keys`, { name: "x", scopes: ["links:everything"] });
     expect(badScope.status).toBe(400);
     expect(badScope.body.error.details.fields[0].field).toStartWith("body.scopes");
-    const badIp = await t.admin("POST", `/accounts/${accountId}/keys`, { name: "x", scopes: ["links:read"], allowed_ips: ["10.0.0.0/8", "not-an-ip"] });
+    const badIp = await t.admin("POST", `/accounts/${accountId}/keys`, {
+      name: "x",
+      scopes: ["links:read"],
+      allowed_ips: ["10.0.0.0/8", "not-an-ip"],
+    });
     expect(badIp.status).toBe(400);
     expect(badIp.body.error.details.fields[0].field).toBe("body.allowed_ips.1");
   });

@@ -6,7 +6,19 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
-const FEATURES = ["accounts", "analytics", "campaigns", "conversions", "domains", "journey", "links", "redirect", "webhooks", "assets", "ops"];
+const FEATURES = [
+  "accounts",
+  "analytics",
+  "campaigns",
+  "conversions",
+  "domains",
+  "journey",
+  "links",
+  "redirect",
+  "webhooks",
+  "assets",
+  "ops",
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -16,12 +28,18 @@ function files(dir: string): string[] {
   });
 }
 const imports = (path: string) =>
-  [...readFileSync(path, "utf8").matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => ({ typeOnly: !!m[2], spec: m[3] }));
+  [...readFileSync(path, "utf8").matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+["']([^"']+)["']/gm)].map((m) => ({
+    typeOnly: !!m[2],
+    spec: m[3],
+  }));
 const rel = (path: string) => relative(ROOT, path);
 
 test("storage imports no feature", () => {
   const offenders = files(join(ROOT, "server/storage")).flatMap((f) =>
-    imports(f).filter((i) => FEATURES.some((feature) => i.spec.includes(`/${feature}/`))).map((i) => `${rel(f)} → ${i.spec}`));
+    imports(f)
+      .filter((i) => FEATURES.some((feature) => i.spec.includes(`/${feature}/`)))
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
   expect(offenders).toEqual([]);
 });
 
@@ -40,12 +58,19 @@ test("only config.ts reads the environment (the CLI is a separate program)", () 
 });
 
 test("the tracker imports nothing outside tracker/src", () => {
-  const outside = files(join(ROOT, "tracker/src")).flatMap((f) => imports(f).filter((i) => !i.spec.startsWith("./")).map((i) => `${rel(f)} → ${i.spec}`));
+  const outside = files(join(ROOT, "tracker/src")).flatMap((f) =>
+    imports(f)
+      .filter((i) => !i.spec.startsWith("./"))
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
   expect(outside).toEqual([]);
 });
 
 test("the widgets reach the server with `import type` only", () => {
   const runtime = files(join(ROOT, "dashboard-widgets/src")).flatMap((f) =>
-    imports(f).filter((i) => i.spec.includes("server/") && !i.typeOnly).map((i) => `${rel(f)} → ${i.spec}`));
+    imports(f)
+      .filter((i) => i.spec.includes("server/") && !i.typeOnly)
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
   expect(runtime).toEqual([]);
 });

@@ -3,11 +3,20 @@ import { createTestApp, listen, ADMIN_TOKEN, type TestApp } from "../helpers/app
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
-beforeAll(async () => { t = await createTestApp(); server = listen(t); });
-afterAll(async () => { await server.stop(); await t.close(); });
+beforeAll(async () => {
+  t = await createTestApp();
+  server = listen(t);
+});
+afterAll(async () => {
+  await server.stop();
+  await t.close();
+});
 
 const cli = async (...args: string[]) => {
-  const p = Bun.spawn([process.execPath, "server/cli.ts", ...args, "--url", server.url, "--token", ADMIN_TOKEN], { stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn([process.execPath, "server/cli.ts", ...args, "--url", server.url, "--token", ADMIN_TOKEN], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   return { out, err, code };
 };
@@ -36,7 +45,9 @@ test("creates an account and a key that works against the API, changes the tier,
 
 test("limit overrides: a number sets one, none clears it, anything else is refused and changes nothing", async () => {
   const { id } = JSON.parse((await cli("account", "create", "--name", "Limits Co", "--tier", "free")).out);
-  expect(JSON.parse((await cli("account", "limits", id, "--journey-limit", "5000")).out).limit_overrides).toEqual({ journey_events_per_month: 5000 });
+  expect(JSON.parse((await cli("account", "limits", id, "--journey-limit", "5000")).out).limit_overrides).toEqual({
+    journey_events_per_month: 5000,
+  });
   const typo = await cli("account", "limits", id, "--journey-limit", "50k");
   expect(typo.code).toBe(1);
   expect(typo.err).toContain("50k");

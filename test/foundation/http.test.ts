@@ -8,7 +8,9 @@ import { enforceRateLimit } from "../../server/http/rate-limit";
 import { AppError } from "../../server/errors";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp({}, { TRUST_PROXY: "true" }); });
+beforeAll(async () => {
+  t = await createTestApp({}, { TRUST_PROXY: "true" });
+});
 afterAll(() => t.close());
 
 describe("rate limits", () => {
@@ -63,7 +65,8 @@ describe("rate limits", () => {
       expect((err as AppError).headers!["retry-after"]).toBeTruthy();
       expect(await a.setIfAbsent("idem", 1000)).toBe(true);
       expect(await b.setIfAbsent("idem", 1000)).toBe(false);
-      await a.close(); await b.close();
+      await a.close();
+      await b.close();
     } finally {
       redis.kill();
     }
@@ -107,7 +110,9 @@ describe("IP allowlists", () => {
       const spoofed = await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": key, "x-forwarded-for": "203.0.113.1" } });
       expect(spoofed.status).toBe(200);
       const other = await plain.createAccount({ allowed_ips: ["203.0.113.1"] });
-      const denied = await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": other.key, "x-forwarded-for": "203.0.113.1" } });
+      const denied = await fetch(`${server.url}/public-api/v1/links`, {
+        headers: { "x-api-key": other.key, "x-forwarded-for": "203.0.113.1" },
+      });
       expect(denied.status).toBe(403);
     } finally {
       await server.stop();
@@ -129,7 +134,9 @@ describe("operations", () => {
     expect(metrics).toContain('spool_unflushed_bytes{spool="clicks"}');
     expect(metrics).toContain('spool_lag_seconds{spool="journey"}');
     const { key } = await t.createAccount();
-    const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d" } })).body.data;
+    const link = (
+      await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d" } })
+    ).body.data;
     await t.request(`/${link.short_code}`, { headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
     await t.flush();
     const after = await (await t.request("/metrics")).text();
@@ -137,7 +144,8 @@ describe("operations", () => {
     // Redirects are counted as 302 whether the fast path or the app answered them.
     const server = listen(t);
     try {
-      for (let i = 0; i < 3; i++) await fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
+      for (let i = 0; i < 3; i++)
+        await fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
       await Bun.sleep(20);
       const text = await (await fetch(`${server.url}/metrics`)).text();
       expect(Number(/http_requests_total\{method="GET",route="\/:code",status="302"\} (\d+)/.exec(text)?.[1])).toBe(4);
@@ -149,7 +157,8 @@ describe("operations", () => {
 
   test("a caller without a valid key gets 401, and with one a malformed body is a 400 naming body", async () => {
     const { key } = await t.createAccount();
-    const post = (k?: string, body = "{}") => t.call("/public-api/v1/links", { method: "POST", key: k, body, headers: { "content-type": "application/json" } });
+    const post = (k?: string, body = "{}") =>
+      t.call("/public-api/v1/links", { method: "POST", key: k, body, headers: { "content-type": "application/json" } });
     expect((await post()).status).toBe(401);
     expect((await post("svc_" + "x".repeat(28))).status).toBe(401);
     const parsed = await post(key, "{bad");
@@ -161,7 +170,11 @@ describe("operations", () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("NOT_FOUND");
     expect(res.headers.get("x-request-id")).toBe(res.body.meta.request_id);
-    const bad = await t.call("/admin/v1/accounts", { method: "POST", body: "{not json", headers: { authorization: "Bearer test-admin-token-0123456789", "content-type": "application/json" } });
+    const bad = await t.call("/admin/v1/accounts", {
+      method: "POST",
+      body: "{not json",
+      headers: { authorization: "Bearer test-admin-token-0123456789", "content-type": "application/json" },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe("VALIDATION_ERROR");
   });
@@ -177,26 +190,55 @@ describe("operations", () => {
       expect(Number(applied[0].n)).toBeGreaterThanOrEqual(2);
       await pg.close();
     }
-    const versions = await t.runtime.deps.ch.query<{ version: number }>(`SELECT version FROM ${t.runtime.deps.ch.table("schema_migrations")} ORDER BY version`);
+    const versions = await t.runtime.deps.ch.query<{ version: number }>(
+      `SELECT version FROM ${t.runtime.deps.ch.table("schema_migrations")} ORDER BY version`,
+    );
     expect(versions.map((v) => Number(v.version))).toContain(1);
   });
 
   test("SIGTERM drains the spools into ClickHouse before exiting", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-sigterm-"));
     const port = 27_000 + Math.floor(Math.random() * 1000);
-    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `http://127.0.0.1:${port}`, SPOOL_FLUSH_MS: "600000", LOG_LEVEL: "error" };
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `http://127.0.0.1:${port}`,
+      SPOOL_FLUSH_MS: "600000",
+      LOG_LEVEL: "error",
+    };
     const child = Bun.spawn([process.execPath, "server/main.ts"], { env, stdout: "ignore", stderr: "inherit" });
-    for (let i = 0; i < 300; i++) { try { if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break; } catch {} await Bun.sleep(100); }
+    for (let i = 0; i < 300; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) break;
+      } catch {}
+      await Bun.sleep(100);
+    }
     const key = readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim();
-    const link = (await (await fetch(`http://127.0.0.1:${port}/public-api/v1/links`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com", title: "t", description: "d" }) })).json()) as any;
-    for (let i = 0; i < 5; i++) await fetch(`http://127.0.0.1:${port}/${link.data.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
+    const link = (await (
+      await fetch(`http://127.0.0.1:${port}/public-api/v1/links`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ url: "https://example.com", title: "t", description: "d" }),
+      })
+    ).json()) as any;
+    for (let i = 0; i < 5; i++)
+      await fetch(`http://127.0.0.1:${port}/${link.data.short_code}`, {
+        redirect: "manual",
+        headers: { "user-agent": "Mozilla/5.0 Safari/605" },
+      });
     child.kill("SIGTERM");
     expect(await child.exited).toBe(0);
-    const check = Bun.spawnSync([process.execPath, "-e", `
+    const check = Bun.spawnSync([
+      process.execPath,
+      "-e",
+      `
       const { openClickhouse } = await import(${JSON.stringify(join(process.cwd(), "server/storage/clickhouse/client.ts"))});
       const ch = await openClickhouse({ database: "svc", dataDir: ${JSON.stringify(dataDir)} });
       const [r] = await ch.query("SELECT count() c FROM svc.clicks");
-      console.log(r.c);`]);
+      console.log(r.c);`,
+    ]);
     expect(Number(check.stdout.toString().trim())).toBe(5);
   }, 90_000);
 });

@@ -3,17 +3,24 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { SCOPES } from "../../server/scopes";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
-interface Operation { method: string; path: string; scope: string }
+interface Operation {
+  method: string;
+  path: string;
+  scope: string;
+}
 
 async function publicOperations(): Promise<Operation[]> {
   const doc = (await t.call("/public-api/v1/docs/json")).body;
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(methods)) {
-      if (path.startsWith("/public-api/v1/") && op["x-required-scope"]) ops.push({ method: method.toUpperCase(), path, scope: op["x-required-scope"] });
+      if (path.startsWith("/public-api/v1/") && op["x-required-scope"])
+        ops.push({ method: method.toUpperCase(), path, scope: op["x-required-scope"] });
     }
   }
   return ops;
@@ -42,7 +49,9 @@ test("every public route answers 401 without a key and 403 INSUFFICIENT_PERMISSI
     const anonymous = await t.call(path, { method: op.method, body, headers });
     expect([op.method, op.path, anonymous.status, anonymous.body.error?.code]).toEqual([op.method, op.path, 401, "UNAUTHORIZED"]);
     const denied = await t.call(path, { method: op.method, body, headers, key: keysWithout.get(op.scope) });
-    expect(`${op.method} ${op.path} ${denied.status} ${denied.body.error?.details?.required} ${JSON.stringify(denied.body).slice(0, 200)}`).toStartWith(`${op.method} ${op.path} 403 ${op.scope} `);
+    expect(
+      `${op.method} ${op.path} ${denied.status} ${denied.body.error?.details?.required} ${JSON.stringify(denied.body).slice(0, 200)}`,
+    ).toStartWith(`${op.method} ${op.path} 403 ${op.scope} `);
   }
 });
 

@@ -9,7 +9,9 @@ import { Spool } from "../../server/ingest/spool";
 import { clickhouseSink, missingById } from "../../server/ingest/sinks";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); });
+beforeAll(async () => {
+  t = await createTestApp();
+});
 afterAll(() => t.close());
 
 type Row = { seq: number; payload: string };
@@ -19,15 +21,29 @@ test("a chunk whose token ClickHouse already knows (but whose rows it lost) is s
   await ch.command(`CREATE TABLE ${ch.table("reconcile_rows")} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
     SETTINGS non_replicated_deduplication_window = 1000`);
   const dir = mkdtempSync(join(tmpdir(), "svc-reconcile-"));
-  const make = (reconcile?: (rows: Row[]) => Promise<Row[]>) => new Spool<Row>({
-    dir, name: "r", maxUnflushedBytes: 1 << 30, reconcile,
-    sink: clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows),
-  });
+  const make = (reconcile?: (rows: Row[]) => Promise<Row[]>) =>
+    new Spool<Row>({
+      dir,
+      name: "r",
+      maxUnflushedBytes: 1 << 30,
+      reconcile,
+      sink: clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows),
+    });
 
   // First process: writes three records, records its intent to flush them, and "dies".
   const first = make();
-  await first.append([{ seq: 1, payload: "a" }, { seq: 2, payload: "b" }, { seq: 3, payload: "c" }]);
-  const end = (JSON.stringify([{ seq: 1, payload: "a" }, { seq: 2, payload: "b" }, { seq: 3, payload: "c" }]) + "\n").length;
+  await first.append([
+    { seq: 1, payload: "a" },
+    { seq: 2, payload: "b" },
+    { seq: 3, payload: "c" },
+  ]);
+  const end = (
+    JSON.stringify([
+      { seq: 1, payload: "a" },
+      { seq: 2, payload: "b" },
+      { seq: 3, payload: "c" },
+    ]) + "\n"
+  ).length;
   writeFileSync(join(dir, "checkpoint.json"), JSON.stringify({ segment: 0, offset: 0, pending: { segment: 0, start: 0, end } }));
   // What the crash left in ClickHouse: the chunk's token is known, one of its rows is stored.
   await clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows)([{ seq: 2, payload: "b" }], `r-0-0-${end}`);

@@ -19,13 +19,22 @@ export interface TestApp {
   /** Like request, returning status, headers and parsed JSON. */
   call(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
   admin(method: string, path: string, json?: unknown): Promise<{ status: number; body: any }>;
-  createAccount(opts?: { tier?: Tier; scopes?: string[]; limit_overrides?: Record<string, number>; allowed_ips?: string[] }): Promise<{ accountId: string; key: string; keyId: string }>;
+  createAccount(opts?: {
+    tier?: Tier;
+    scopes?: string[];
+    limit_overrides?: Record<string, number>;
+    allowed_ips?: string[];
+  }): Promise<{ accountId: string; key: string; keyId: string }>;
   /** Moves everything spooled into ClickHouse now. */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createTestApp(overrides: Partial<Config> = {}, env: Record<string, string> = {}, runtimeOptions: RuntimeOptions = {}): Promise<TestApp> {
+export async function createTestApp(
+  overrides: Partial<Config> = {},
+  env: Record<string, string> = {},
+  runtimeOptions: RuntimeOptions = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
   const databaseUrl = await preparePostgres(dataDir);
   const config = loadConfig(
@@ -55,7 +64,9 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
     const res = await request(path, init);
     const text = await res.text();
     let body: any = text;
-    try { body = JSON.parse(text); } catch {}
+    try {
+      body = JSON.parse(text);
+    } catch {}
     return { status: res.status, headers: res.headers, body };
   };
   const admin = (method: string, path: string, json?: unknown) =>
@@ -70,7 +81,9 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
       const acc = await admin("POST", "/accounts", { name: "test", tier: opts.tier ?? "scale", limit_overrides: opts.limit_overrides });
       if (acc.status !== 201) throw new Error(`create account failed: ${JSON.stringify(acc.body)}`);
       const key = await admin("POST", `/accounts/${acc.body.data.id}/keys`, {
-        name: "test", scopes: opts.scopes ?? [...SCOPES], allowed_ips: opts.allowed_ips,
+        name: "test",
+        scopes: opts.scopes ?? [...SCOPES],
+        allowed_ips: opts.allowed_ips,
       });
       if (key.status !== 201) throw new Error(`create key failed: ${JSON.stringify(key.body)}`);
       return { accountId: acc.body.data.id, key: key.body.data.key, keyId: key.body.data.id };
@@ -86,5 +99,10 @@ export async function createTestApp(overrides: Partial<Config> = {}, env: Record
 export function listen(app: TestApp): { url: string; stop(): Promise<void> } {
   const server = serveApp(app.runtime, { port: 0, hostname: "127.0.0.1" });
   const port = server.port;
-  return { url: `http://127.0.0.1:${port}`, stop: async () => { await server.stop(); } };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await server.stop();
+    },
+  };
 }

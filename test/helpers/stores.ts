@@ -14,7 +14,8 @@ let chdb: Promise<ClickHouseClient> | undefined;
 /** One chDB per process; the promise is cached so parallel callers share it. */
 export function sharedChdb(): Promise<ClickHouseClient> {
   chdb ??= import("chdb/connection").then(({ createChdbConnection }) =>
-    createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), "svc-chdb-")) }) } as never));
+    createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), "svc-chdb-")) }) } as never),
+  );
   return chdb;
 }
 

@@ -25,8 +25,17 @@ function freePort(): number {
 async function startServer(): Promise<void> {
   port ||= freePort();
   child = Bun.spawn([process.execPath, "server/main.ts"], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN: ADMIN, LOG_LEVEL: "error", SPOOL_FLUSH_MS: "100" },
-    stdout: "ignore", stderr: "inherit",
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: "error",
+      SPOOL_FLUSH_MS: "100",
+    },
+    stdout: "ignore",
+    stderr: "inherit",
   });
   for (let i = 0; i < 600; i++) {
     try {
@@ -50,11 +59,15 @@ test("kill -9 during ingest loses no acknowledged batch and duplicates none", as
   await startServer();
   const account = await api("/admin/v1/accounts", { method: "POST", admin: true, json: { name: "crash", tier: "scale" } });
   const created = await api(`/admin/v1/accounts/${account.body.data.id}/keys`, {
-    method: "POST", admin: true, json: { name: "k", scopes: ["journey:write", "journey:read", "links:write"] },
+    method: "POST",
+    admin: true,
+    json: { name: "k", scopes: ["journey:write", "journey:read", "links:write"] },
   });
   const key: string = created.body.data.key;
   const link = await api("/public-api/v1/links", {
-    method: "POST", key, json: { url: "https://example.com/crash", title: "Crash", description: "kill -9 test" },
+    method: "POST",
+    key,
+    json: { url: "https://example.com/crash", title: "Crash", description: "kill -9 test" },
   });
   expect(link.status).toBe(201);
   const linkId: string = link.body.data.id;
@@ -69,12 +82,18 @@ test("kill -9 during ingest loses no acknowledged batch and duplicates none", as
       const batch = next++;
       sent.add(batch);
       const events = Array.from({ length: SIZE }, (_, i) => ({
-        link_id: linkId, visitor_id: `v${batch}`, event_type: "custom", event_name: "tick", page_url: "https://site.example/",
+        link_id: linkId,
+        visitor_id: `v${batch}`,
+        event_type: "custom",
+        event_name: "tick",
+        page_url: "https://site.example/",
         properties: { batch, i },
       }));
       try {
         const res = await fetch(url("/public-api/v1/journey/events"), {
-          method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify({ events }),
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": key },
+          body: JSON.stringify({ events }),
         });
         if (res.status === 202) acked.add(batch);
         else if (res.status !== 503) failures.push(`batch ${batch}: status ${res.status}`);

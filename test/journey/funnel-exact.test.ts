@@ -30,7 +30,14 @@ function random(seed: number) {
 const rnd = random(20260601);
 const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
 
-interface Ev { visitor_id: string; session_id?: string; event_type: string; event_name?: string; page_url: string; at: number }
+interface Ev {
+  visitor_id: string;
+  session_id?: string;
+  event_type: string;
+  event_name?: string;
+  page_url: string;
+  at: number;
+}
 const at = (ms: number) => new Date(ms).toISOString();
 
 function randomEvents(): Ev[] {
@@ -44,7 +51,14 @@ function randomEvents(): Ev[] {
       for (let i = 0, n = 1 + Math.floor(rnd() * 7); i < n; i++) {
         if (rnd() > 0.2) time += Math.floor(rnd() * 600) * 1000;
         const type = pick(TYPES);
-        events.push({ visitor_id: `v${v}`, session_id: session, event_type: type, event_name: pick(NAMES) || undefined, page_url: pick(URLS), at: Math.min(time, NOW + 23 * HOUR) });
+        events.push({
+          visitor_id: `v${v}`,
+          session_id: session,
+          event_type: type,
+          event_name: pick(NAMES) || undefined,
+          page_url: pick(URLS),
+          at: Math.min(time, NOW + 23 * HOUR),
+        });
       }
     }
   }
@@ -83,13 +97,16 @@ async function reference(range: LinkRange, steps: string[], windowSeconds: numbe
     p[`s${i}`] = step;
     return `(event_name = {s${i}:String} OR event_type = {s${i}:String} OR (event_type = 'page_view' AND page_url = {s${i}:String}))`;
   });
-  const levels = await ch.query<{ level: number; n: string }>(`
+  const levels = await ch.query<{ level: number; n: string }>(
+    `
     SELECT level, count() AS n FROM (
       SELECT windowFunnel({window:UInt64}, 'strict_order')(toUInt64(toUnixTimestamp64Milli(timestamp)), ${conditions.join(", ")}) AS level
       FROM ${ch.table("journey_events")}
       WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
         AND (${conditions.join(" OR ")})
-      GROUP BY visitor_id) GROUP BY level`, p);
+      GROUP BY visitor_id) GROUP BY level`,
+    p,
+  );
   const reached = steps.map(() => 0);
   for (const { level, n } of levels) for (let i = 0; i < Number(level); i++) reached[i] += Number(n);
   return reached;
@@ -97,9 +114,11 @@ async function reference(range: LinkRange, steps: string[], windowSeconds: numbe
 
 /** Every visitor with an event in the period, exactly. */
 async function visitorsSince(fromMs: number) {
-  const [row] = await t.runtime.deps.ch.query<{ n: string }>(`SELECT uniqExact(visitor_id) AS n FROM ${t.runtime.deps.ch.table("journey_events")}
+  const [row] = await t.runtime.deps.ch.query<{ n: string }>(
+    `SELECT uniqExact(visitor_id) AS n FROM ${t.runtime.deps.ch.table("journey_events")}
     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
-  { account: accountId, link, from: fromMs });
+    { account: accountId, link, from: fromMs },
+  );
   return Number(row.n);
 }
 
@@ -108,13 +127,21 @@ const STEP_POOL = [...TYPES, ...NAMES.filter(Boolean), ...URLS, "nothing"];
 test("random funnels count the visitors windowFunnel counts, with a window that cuts some chains", async () => {
   const ch = t.runtime.deps.ch;
   let cut = 0;
-  for (const [period, windowSeconds, fromMs] of [["24h", WINDOW_S, FROM], ["7d", 7 * WINDOW_S, FROM - 6 * 24 * HOUR]] as const) {
+  for (const [period, windowSeconds, fromMs] of [
+    ["24h", WINDOW_S, FROM],
+    ["7d", 7 * WINDOW_S, FROM - 6 * 24 * HOUR],
+  ] as const) {
     const range = { accountId, linkId: link, fromMs };
     for (let i = 0; i < 40; i++) {
       const steps = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => pick(STEP_POOL));
       const expected = await reference(range, steps, windowSeconds);
       const { reached, totalVisitors } = await getJourneyFunnel(ch, range, steps, windowSeconds);
-      expect({ period, steps, reached, totalVisitors }).toEqual({ period, steps, reached: expected, totalVisitors: await visitorsSince(fromMs) });
+      expect({ period, steps, reached, totalVisitors }).toEqual({
+        period,
+        steps,
+        reached: expected,
+        totalVisitors: await visitorsSince(fromMs),
+      });
     }
     // The window-crossing visitors reach step 2 only when the window is long enough.
     const steps = ["/p/a", "signup"];

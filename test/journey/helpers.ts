@@ -3,14 +3,19 @@ import { links } from "../../server/storage/postgres/schema";
 import type { TestApp } from "../helpers/app";
 
 export async function insertLink(t: TestApp, accountId: string): Promise<string> {
-  const [row] = await t.runtime.deps.pg.db.insert(links)
+  const [row] = await t.runtime.deps.pg.db
+    .insert(links)
     .values({ accountId, shortCode: `j${crypto.randomUUID().slice(0, 12)}`, originalUrl: "https://example.com/landing" })
     .returning({ id: links.id });
   return row.id;
 }
 
 export const pageView = (linkId: string, visitorId: string, extra: Record<string, unknown> = {}) => ({
-  link_id: linkId, visitor_id: visitorId, event_type: "page_view", page_url: "https://shop.example/", ...extra,
+  link_id: linkId,
+  visitor_id: visitorId,
+  event_type: "page_view",
+  page_url: "https://shop.example/",
+  ...extra,
 });
 
 /** ISO time `minutesAgo` minutes before now. */

@@ -4,7 +4,9 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { insertLink, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); }, 60_000);
+beforeAll(async () => {
+  t = await createTestApp();
+}, 60_000);
 afterAll(() => t.close());
 
 const batch = (link: string, n: number) => Array.from({ length: n }, (_, i) => pageView(link, `v${i}`));

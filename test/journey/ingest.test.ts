@@ -76,7 +76,11 @@ describe("validation", () => {
   }
 
   test("more than 100 events → 400 VALIDATION_ERROR with meta.status", async () => {
-    const res = await postEvents(t, key, Array.from({ length: 101 }, () => pageView(rejectedLink, "v")));
+    const res = await postEvents(
+      t,
+      key,
+      Array.from({ length: 101 }, () => pageView(rejectedLink, "v")),
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");
     expect(res.body.error.details.fields[0].field).toBe("body.events");
@@ -88,7 +92,10 @@ describe("validation", () => {
     const none = await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { event: [] } });
     expect(none.status).toBe(400);
     const junk = await t.call("/public-api/v1/journey/events", {
-      method: "POST", key, body: "{not json", headers: { "content-type": "application/json" },
+      method: "POST",
+      key,
+      body: "{not json",
+      headers: { "content-type": "application/json" },
     });
     expect(junk.status).toBe(400);
     expect(junk.body.error.code).toBe("VALIDATION_ERROR");
@@ -109,7 +116,11 @@ describe("validation", () => {
 
   test("no event of any refused batch was stored", async () => {
     expect(await totalEvents(rejectedLink, key)).toBe(0);
-    const ok = await postEvents(t, key, Array.from({ length: 100 }, () => pageView(rejectedLink, "v")));
+    const ok = await postEvents(
+      t,
+      key,
+      Array.from({ length: 100 }, () => pageView(rejectedLink, "v")),
+    );
     expect(ok.status).toBe(202);
     expect(ok.body.data.count).toBe(100);
     expect(await totalEvents(rejectedLink, key)).toBe(100);
@@ -118,11 +129,28 @@ describe("validation", () => {
   test("a valid batch with every field is stored; rejected batches stored nothing", async () => {
     const fresh = await insertLink(t, accountId);
     const full = {
-      link_id: fresh.toUpperCase(), visitor_id: "v-full", session_id: "s-full", event_type: "conversion", event_name: "purchase",
-      page_url: "https://shop.example/thanks", page_title: "Thanks", scroll_percent: 100, time_on_page: 12.5,
-      timestamp: new Date(Date.now() - 60_000).toISOString(), conversion_name: "order", revenue_cents: 4999, currency: "EUR",
-      country_code: "de", city: "Berlin", region: "BE", device_type: "desktop", browser: "Firefox", browser_version: "128",
-      os: "Linux", os_version: "6", properties: { plan: "pro", seats: 3, trial: false, coupon: null },
+      link_id: fresh.toUpperCase(),
+      visitor_id: "v-full",
+      session_id: "s-full",
+      event_type: "conversion",
+      event_name: "purchase",
+      page_url: "https://shop.example/thanks",
+      page_title: "Thanks",
+      scroll_percent: 100,
+      time_on_page: 12.5,
+      timestamp: new Date(Date.now() - 60_000).toISOString(),
+      conversion_name: "order",
+      revenue_cents: 4999,
+      currency: "EUR",
+      country_code: "de",
+      city: "Berlin",
+      region: "BE",
+      device_type: "desktop",
+      browser: "Firefox",
+      browser_version: "128",
+      os: "Linux",
+      os_version: "6",
+      properties: { plan: "pro", seats: 3, trial: false, coupon: null },
     };
     const bad = await postEvents(t, key, [full, { ...full, scroll_percent: 200 }]);
     expect(bad.status).toBe(400);
@@ -133,7 +161,10 @@ describe("validation", () => {
     const events = await t.call(`/public-api/v1/journey/links/${fresh}/events`, { key });
     expect(events.body.data).toHaveLength(1);
     expect(events.body.data[0]).toMatchObject({
-      ...full, link_id: fresh, country_code: "DE", id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      ...full,
+      link_id: fresh,
+      country_code: "DE",
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
   });
 });
@@ -141,7 +172,8 @@ describe("validation", () => {
 describe("HTTP behaviour", () => {
   test("CORS preflight answers 204 without an API key", async () => {
     const res = await t.request("/public-api/v1/journey/events", {
-      method: "OPTIONS", headers: { origin: "https://customer.example", "access-control-request-method": "POST" },
+      method: "OPTIONS",
+      headers: { origin: "https://customer.example", "access-control-request-method": "POST" },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("access-control-allow-origin")).toBe("https://customer.example");
@@ -199,7 +231,10 @@ describe("conversion events", () => {
     const acc = await t.createAccount();
     const convLink = await insertLink(t, acc.accountId);
     await t.runtime.deps.pg.db.insert(webhookEndpoints).values({
-      accountId: acc.accountId, url: "https://hooks.invalid/in", events: ["conversion"], secretEncrypted: "x",
+      accountId: acc.accountId,
+      url: "https://hooks.invalid/in",
+      events: ["conversion"],
+      secretEncrypted: "x",
     });
     const res = await postEvents(t, acc.key, [
       pageView(convLink, "buyer"),
@@ -208,7 +243,8 @@ describe("conversion events", () => {
     ]);
     expect(res.status).toBe(202);
     const rows = await t.runtime.deps.pg.query<{ payload: { event: string; data: Record<string, unknown> } }>(
-      sql`select payload from webhook_deliveries where account_id = ${acc.accountId} and event_type = 'conversion'`);
+      sql`select payload from webhook_deliveries where account_id = ${acc.accountId} and event_type = 'conversion'`,
+    );
     expect(rows).toHaveLength(2);
     const names = rows.map((r) => r.payload.data.conversion_name).sort();
     expect(names).toEqual(["order", "signup"]);

@@ -27,14 +27,36 @@ const total = async (linkId: string) => {
   return (await t.call(`/public-api/v1/journey/links/${linkId}/summary`, { key })).body.data.total_events as number;
 };
 
-const TRICKY = ['],[', 'x"],[', '"],["', 'a\\', '\\"],["', '],["', '"]', '[', ']', ',', '\\', 'tab\there', 'line\nbreak', 'é€😀', '{"a":1}'];
+const TRICKY = [
+  "],[",
+  'x"],[',
+  '"],["',
+  "a\\",
+  '\\"],["',
+  '],["',
+  '"]',
+  "[",
+  "]",
+  ",",
+  "\\",
+  "tab\there",
+  "line\nbreak",
+  "é€😀",
+  '{"a":1}',
+];
 
 describe("journey rows through the spool", () => {
   test("text that looks like row boundaries is stored exactly as sent, and counted once", async () => {
     const link = await insertLink(t, accountId);
-    const sent: Record<string, unknown>[] = TRICKY.map((s, i) => pageView(link, `v${i}${s}`, {
-      page_title: s, event_name: `${s}${s}`, session_id: s, city: s, properties: { [`k${s}`]: s, n: i },
-    }));
+    const sent: Record<string, unknown>[] = TRICKY.map((s, i) =>
+      pageView(link, `v${i}${s}`, {
+        page_title: s,
+        event_name: `${s}${s}`,
+        session_id: s,
+        city: s,
+        properties: { [`k${s}`]: s, n: i },
+      }),
+    );
     const before = await storedMetric();
     expect((await postEvents(t, key, sent)).status).toBe(202);
     expect((await postEvents(t, key, sent.slice(0, 3))).status).toBe(202);
@@ -44,7 +66,13 @@ describe("journey rows through the spool", () => {
     for (const e of sent) {
       const match = stored.filter((s) => s.visitor_id === e.visitor_id);
       expect(match.length).toBeGreaterThanOrEqual(1);
-      expect(match[0]).toMatchObject({ page_title: e.page_title, event_name: e.event_name, session_id: e.session_id, city: e.city, properties: e.properties });
+      expect(match[0]).toMatchObject({
+        page_title: e.page_title,
+        event_name: e.event_name,
+        session_id: e.session_id,
+        city: e.city,
+        properties: e.properties,
+      });
     }
   });
 
@@ -54,10 +82,20 @@ describe("journey rows through the spool", () => {
     const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const text = () => Array.from({ length: random(8) }, () => alphabet[random(alphabet.length)]).join("");
     for (let round = 0; round < 300; round++) {
-      const batches = Array.from({ length: 1 + random(4) }, () => Array.from({ length: 1 + random(5) }, () => {
-        const e = { link_id: text(), visitor_id: text(), event_type: "custom", page_url: text(), page_title: text(), event_name: text(), properties: { [text()]: text() } };
-        return toJourneyRow(crypto.randomUUID(), 0, chTime(0), text(), e);
-      }));
+      const batches = Array.from({ length: 1 + random(4) }, () =>
+        Array.from({ length: 1 + random(5) }, () => {
+          const e = {
+            link_id: text(),
+            visitor_id: text(),
+            event_type: "custom",
+            page_url: text(),
+            page_title: text(),
+            event_name: text(),
+            properties: { [text()]: text() },
+          };
+          return toJourneyRow(crypto.randomUUID(), 0, chTime(0), text(), e);
+        }),
+      );
       const buf = Buffer.from(batches.map((b) => JSON.stringify(b) + "\n").join(""));
       expect(spoolLinesToRows(buf)).toBe(batches.flat().length);
     }
@@ -67,7 +105,9 @@ describe("journey rows through the spool", () => {
     const link = await insertLink(t, accountId);
     const { sinkRaw } = createJourneySinks(t.runtime.deps.ch);
     const now = Date.now();
-    const rows = Array.from({ length: 5 }, (_, i) => toJourneyRow(crypto.randomUUID(), now, chTime(now), accountId, pageView(link, `v${i}`)));
+    const rows = Array.from({ length: 5 }, (_, i) =>
+      toJourneyRow(crypto.randomUUID(), now, chTime(now), accountId, pageView(link, `v${i}`)),
+    );
     const chunk = `${JSON.stringify(rows.slice(0, 2))}\n${JSON.stringify(rows.slice(2))}\n`;
     const token = `journey-test-${crypto.randomUUID()}`;
     expect(await sinkRaw(Buffer.from(chunk), token)).toBe(5);
@@ -79,9 +119,19 @@ describe("journey rows through the spool", () => {
   test("a spool holding the older object form is still stored, also mixed with rows in one chunk", async () => {
     const link = await insertLink(t, accountId);
     const spool = t.runtime.deps.streams.journey;
-    await spool.append([{ event_id: crypto.randomUUID(), received_at: Date.now(), account_id: accountId, event: pageView(link, "old", { country_code: "fr" }) }]);
+    await spool.append([
+      {
+        event_id: crypto.randomUUID(),
+        received_at: Date.now(),
+        account_id: accountId,
+        event: pageView(link, "old", { country_code: "fr" }),
+      },
+    ]);
     expect((await postEvents(t, key, [pageView(link, "new")])).status).toBe(202);
     const stored = await events(link);
-    expect(stored.map((e) => [e.visitor_id, e.country_code]).sort()).toEqual([["new", null], ["old", "FR"]]);
+    expect(stored.map((e) => [e.visitor_id, e.country_code]).sort()).toEqual([
+      ["new", null],
+      ["old", "FR"],
+    ]);
   });
 });

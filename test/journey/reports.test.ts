@@ -9,23 +9,55 @@ let key: string;
 let link: string;
 const base = "https://shop.example";
 
-interface Ev { visitor_id: string; session_id?: string; event_type: string; page_url: string; event_name?: string; minutesAgo: number; device_type?: string; country_code?: string }
-const pv = (visitor_id: string, session_id: string | undefined, path: string, minutesAgo: number, extra: Partial<Ev> = {}): Ev =>
-  ({ visitor_id, session_id, event_type: "page_view", page_url: base + path, minutesAgo, ...extra });
-const named = (visitor_id: string, session_id: string | undefined, event_type: string, name: string, minutesAgo: number): Ev =>
-  ({ visitor_id, session_id, event_type, event_name: name, page_url: base + "/app", minutesAgo });
+interface Ev {
+  visitor_id: string;
+  session_id?: string;
+  event_type: string;
+  page_url: string;
+  event_name?: string;
+  minutesAgo: number;
+  device_type?: string;
+  country_code?: string;
+}
+const pv = (visitor_id: string, session_id: string | undefined, path: string, minutesAgo: number, extra: Partial<Ev> = {}): Ev => ({
+  visitor_id,
+  session_id,
+  event_type: "page_view",
+  page_url: base + path,
+  minutesAgo,
+  ...extra,
+});
+const named = (visitor_id: string, session_id: string | undefined, event_type: string, name: string, minutesAgo: number): Ev => ({
+  visitor_id,
+  session_id,
+  event_type,
+  event_name: name,
+  page_url: base + "/app",
+  minutesAgo,
+});
 
 const DAY = 24 * 60;
 const EVENTS: Ev[] = [
-  pv("v1", "s1", "/home", 60, { device_type: "desktop", country_code: "DE" }), pv("v1", "s1", "/pricing", 58),
-  named("v1", "s1", "custom", "signup", 55), named("v1", "s1", "conversion", "purchase", 50),
-  pv("v2", "s2", "/home", 40, { device_type: "mobile" }), pv("v2", "s2", "/pricing", 39),
+  pv("v1", "s1", "/home", 60, { device_type: "desktop", country_code: "DE" }),
+  pv("v1", "s1", "/pricing", 58),
+  named("v1", "s1", "custom", "signup", 55),
+  named("v1", "s1", "conversion", "purchase", 50),
+  pv("v2", "s2", "/home", 40, { device_type: "mobile" }),
+  pv("v2", "s2", "/pricing", 39),
   { visitor_id: "v2", session_id: "s2", event_type: "scroll_depth", page_url: base + "/pricing", minutesAgo: 38 },
-  pv("v3", "s3", "/home", 30), pv("v3", "s4", "/pricing", 20), named("v3", "s4", "custom", "signup", 19),
-  named("v6", "s6", "custom", "signup", 25), pv("v6", "s6", "/home", 24), pv("v6", "s6", "/pricing", 23),
-  pv("v7", "s7", "/home", 15), named("v7", "s7", "custom", "signup", 14), pv("v7", "s7", "/pricing", 13), named("v7", "s7", "custom", "signup", 12),
+  pv("v3", "s3", "/home", 30),
+  pv("v3", "s4", "/pricing", 20),
+  named("v3", "s4", "custom", "signup", 19),
+  named("v6", "s6", "custom", "signup", 25),
+  pv("v6", "s6", "/home", 24),
+  pv("v6", "s6", "/pricing", 23),
+  pv("v7", "s7", "/home", 15),
+  named("v7", "s7", "custom", "signup", 14),
+  pv("v7", "s7", "/pricing", 13),
+  named("v7", "s7", "custom", "signup", 12),
   pv("v4", undefined, "/home", 10),
-  pv("v5", "s5", "/home", 10 * DAY), pv("v5", "s5", "/pricing", 10 * DAY - 5),
+  pv("v5", "s5", "/home", 10 * DAY),
+  pv("v5", "s5", "/pricing", 10 * DAY - 5),
 ];
 const SESSIONS = [...new Set(EVENTS.map((e) => e.session_id).filter(Boolean))];
 // Periods start on a whole UTC hour (the rollups' grain).
@@ -51,7 +83,10 @@ afterAll(() => t.close());
 const get = (path: string, apiKey = key) => t.call(`/public-api/v1/journey/links/${path}`, { key: apiKey });
 const countBy = <T>(items: T[], f: (x: T) => string | undefined) => {
   const m = new Map<string, number>();
-  for (const x of items) { const k = f(x); if (k) m.set(k, (m.get(k) ?? 0) + 1); }
+  for (const x of items) {
+    const k = f(x);
+    if (k) m.set(k, (m.get(k) ?? 0) + 1);
+  }
   return m;
 };
 
@@ -64,15 +99,22 @@ describe("summary", () => {
       const mins = EVENTS.filter((e) => e.session_id === s).map((e) => e.minutesAgo);
       return (Math.max(...mins) - Math.min(...mins)) * 60;
     });
-    const pages = countBy(EVENTS.filter((e) => e.event_type === "page_view"), (e) => e.page_url);
+    const pages = countBy(
+      EVENTS.filter((e) => e.event_type === "page_view"),
+      (e) => e.page_url,
+    );
     const names = countBy(EVENTS, (e) => e.event_name);
     const d = res.body.data;
     expect(d.total_visitors).toBe(new Set(EVENTS.map((e) => e.visitor_id)).size);
     expect(d.total_sessions).toBe(sessions.length);
     expect(d.total_events).toBe(EVENTS.length);
     expect(d.avg_session_duration_seconds).toBeCloseTo(durations.reduce((a, b) => a + b, 0) / durations.length, 1);
-    expect(d.top_pages).toEqual([...pages].map(([url, count]) => ({ url, count })).sort((a, b) => b.count - a.count || a.url.localeCompare(b.url)));
-    expect(d.top_events).toEqual([...names].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)));
+    expect(d.top_pages).toEqual(
+      [...pages].map(([url, count]) => ({ url, count })).sort((a, b) => b.count - a.count || a.url.localeCompare(b.url)),
+    );
+    expect(d.top_events).toEqual(
+      [...names].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)),
+    );
   });
 
   test("period narrows the window", async () => {
@@ -93,9 +135,18 @@ describe("sessions", () => {
     expect(res.body.data).toHaveLength(SESSIONS.length);
     const s1 = res.body.data.find((s: { session_id: string }) => s.session_id === "s1");
     expect(s1).toEqual({
-      session_id: "s1", visitor_id: "v1", started_at: expect.any(String), ended_at: expect.any(String),
-      duration_seconds: expect.any(Number), event_count: 4, page_views: 2, entry_page: base + "/home",
-      exit_page: base + "/app", converted: true, device_type: "desktop", country_code: "DE",
+      session_id: "s1",
+      visitor_id: "v1",
+      started_at: expect.any(String),
+      ended_at: expect.any(String),
+      duration_seconds: expect.any(Number),
+      event_count: 4,
+      page_views: 2,
+      entry_page: base + "/home",
+      exit_page: base + "/app",
+      converted: true,
+      device_type: "desktop",
+      country_code: "DE",
     });
     expect(s1.duration_seconds).toBeCloseTo(600, 0);
     expect(Date.parse(s1.ended_at) - Date.parse(s1.started_at)).toBeCloseTo(600_000, -2);
@@ -111,7 +162,13 @@ describe("sessions", () => {
     const v3 = await get(`${link}/sessions?visitor_id=v3`);
     expect(v3.body.data.map((s: { session_id: string }) => s.session_id)).toEqual(["s4", "s3"]);
     expect(v3.body.meta.total).toBe(2);
-    for (const [q, field] of [["sessions?limit=101", "query.limit"], ["sessions?limit=0", "query.limit"], ["sessions?page=0", "query.page"], ["events?limit=201", "query.limit"], ["events?page=1000001", "query.page"]]) {
+    for (const [q, field] of [
+      ["sessions?limit=101", "query.limit"],
+      ["sessions?limit=0", "query.limit"],
+      ["sessions?page=0", "query.page"],
+      ["events?limit=201", "query.limit"],
+      ["events?page=1000001", "query.page"],
+    ]) {
       const res = await get(`${link}/${q}`);
       expect({ q, status: res.status, field: res.body.error.details.fields[0].field }).toEqual({ q, status: 400, field });
     }
@@ -123,7 +180,13 @@ describe("events", () => {
   test("lists events with their id, newest first, paginated (default 50, max 200)", async () => {
     const res = await get(`${link}/events?period=90d`);
     expect(res.body.meta).toMatchObject({ page: 1, per_page: 50, total: EVENTS.length });
-    expect(res.body.data[0]).toMatchObject({ id: expect.any(String), link_id: link, visitor_id: "v4", event_type: "page_view", page_url: base + "/home" });
+    expect(res.body.data[0]).toMatchObject({
+      id: expect.any(String),
+      link_id: link,
+      visitor_id: "v4",
+      event_type: "page_view",
+      page_url: base + "/home",
+    });
     const ids = new Set(res.body.data.map((e: { id: string }) => e.id));
     expect(ids.size).toBe(EVENTS.length);
     const page = await get(`${link}/events?limit=5&page=4`);
@@ -149,11 +212,13 @@ describe("funnel", () => {
     // v6 2 (signup before home does not count); v7 1 (signup came before pricing: strict order stops there).
     const levels = [4, 2, 3, 1, 2, 2, 1];
     const visitors = steps.map((_, i) => levels.filter((l) => l > i).length);
-    expect(res.body.data.steps).toEqual(steps.map((step_name, i) => ({
-      step_name,
-      visitors: visitors[i],
-      conversion_rate: i === 0 ? 100 : Math.round((visitors[i] / visitors[i - 1]) * 10_000) / 100,
-    })));
+    expect(res.body.data.steps).toEqual(
+      steps.map((step_name, i) => ({
+        step_name,
+        visitors: visitors[i],
+        conversion_rate: i === 0 ? 100 : Math.round((visitors[i] / visitors[i - 1]) * 10_000) / 100,
+      })),
+    );
     expect(visitors).toEqual([7, 5, 2, 1]);
     expect(res.body.data.total_visitors).toBe(7);
   });

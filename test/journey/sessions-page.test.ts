@@ -11,8 +11,12 @@ let link: string;
 // 12 sessions of two events, session i starting 10*i+5 minutes ago.
 const STARTS = Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, minutesAgo: 10 * i + 5 }));
 const event = (session: string, minutesAgo: number) => ({
-  link_id: link, visitor_id: `v-${session}`, session_id: session, event_type: "page_view",
-  page_url: `https://shop.example/${session}`, timestamp: ago(minutesAgo),
+  link_id: link,
+  visitor_id: `v-${session}`,
+  session_id: session,
+  event_type: "page_view",
+  page_url: `https://shop.example/${session}`,
+  timestamp: ago(minutesAgo),
 });
 
 beforeAll(async () => {
@@ -33,7 +37,8 @@ const page = async (limit: number, n: number) => {
 };
 const allPages = async (limit: number) => {
   const ids: string[] = [];
-  for (let n = 1; n <= Math.ceil(STARTS.length / limit) + 1; n++) ids.push(...(await page(limit, n)).data.map((s: { session_id: string }) => s.session_id));
+  for (let n = 1; n <= Math.ceil(STARTS.length / limit) + 1; n++)
+    ids.push(...(await page(limit, n)).data.map((s: { session_id: string }) => s.session_id));
   return ids;
 };
 

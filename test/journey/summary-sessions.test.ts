@@ -16,9 +16,20 @@ const at = (ms: number) => new Date(ms).toISOString();
 
 // [session, ms] in the order sent, one flush (one stored part) per line.
 const BATCHES: [string, number][][] = [
-  [["before", FROM - 90 * MIN], ["across", FROM - 30 * MIN], ["split", FROM + 60 * MIN]],
-  [["before", FROM - 80 * MIN], ["across", FROM + 10 * MIN], ["split", FROM + 65 * MIN]],
-  [["split", FROM + 62 * MIN], ["late", NOW - 3 * MIN]],
+  [
+    ["before", FROM - 90 * MIN],
+    ["across", FROM - 30 * MIN],
+    ["split", FROM + 60 * MIN],
+  ],
+  [
+    ["before", FROM - 80 * MIN],
+    ["across", FROM + 10 * MIN],
+    ["split", FROM + 65 * MIN],
+  ],
+  [
+    ["split", FROM + 62 * MIN],
+    ["late", NOW - 3 * MIN],
+  ],
 ];
 
 beforeAll(async () => {
@@ -42,7 +53,9 @@ afterAll(async () => {
 test("sessions split across parts count once, and one that began before the period counts from its start", async () => {
   const ch = t.runtime.deps.ch;
   const [{ parts }] = await ch.query<{ parts: string }>(
-    "SELECT count() AS parts FROM system.parts WHERE database = {db:String} AND table = 'journey_sessions' AND active", { db: ch.database });
+    "SELECT count() AS parts FROM system.parts WHERE database = {db:String} AND table = 'journey_sessions' AND active",
+    { db: ch.database },
+  );
   expect(Number(parts)).toBeGreaterThanOrEqual(BATCHES.length);
   const res = await t.call(`/public-api/v1/journey/links/${link}/summary?period=24h`, { key });
   expect(res.status).toBe(200);

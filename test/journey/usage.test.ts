@@ -7,7 +7,9 @@ import { journeyState } from "../../server/journey/state";
 import { insertLink, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
-beforeAll(async () => { t = await createTestApp(); }, 60_000);
+beforeAll(async () => {
+  t = await createTestApp();
+}, 60_000);
 afterAll(() => t.close());
 
 const month = () => new Date().toISOString().slice(0, 7) + "-01";
@@ -19,7 +21,8 @@ const batch = (link: string, n: number) => Array.from({ length: n }, (_, i) => p
 async function storedUsage(accountId: string): Promise<number> {
   await journeyState(t.runtime.deps).usage.persist();
   const rows = await t.runtime.deps.pg.query<{ n: string }>(
-    sql`select journey_events as n from monthly_usage where account_id = ${accountId} and month = ${month()}`);
+    sql`select journey_events as n from monthly_usage where account_id = ${accountId} and month = ${month()}`,
+  );
   return Number(rows[0]?.n ?? 0);
 }
 async function storedEvents(key: string, link: string): Promise<number> {
@@ -44,7 +47,10 @@ describe("monthly limit (journey_events_per_month 10)", () => {
   });
 
   test("100% to 120%: soft_limit with usage and headers", async () => {
-    for (const [n, used] of [[1, 10], [2, 12]]) {
+    for (const [n, used] of [
+      [1, 10],
+      [2, 12],
+    ]) {
       const res = await postEvents(t, acc.key, batch(link, n));
       expect(res.status).toBe(202);
       expect(res.body.data.count).toBe(n);
@@ -112,7 +118,9 @@ describe("exactness", () => {
   test("the counter starts from the value stored in Postgres", async () => {
     const acc = await t.createAccount({ limit_overrides: { journey_events_per_month: 10 } });
     const link = await insertLink(t, acc.accountId);
-    await t.runtime.deps.pg.query(sql`insert into monthly_usage (account_id, month, journey_events) values (${acc.accountId}, ${month()}, 14)`);
+    await t.runtime.deps.pg.query(
+      sql`insert into monthly_usage (account_id, month, journey_events) values (${acc.accountId}, ${month()}, 14)`,
+    );
     const res = await postEvents(t, acc.key, batch(link, 1));
     expect(res.body.data.usage).toEqual({ events_this_month: 15, limit: 10, status: "hard_limit_approaching" });
     expect((await postEvents(t, acc.key, batch(link, 1))).status).toBe(429);
@@ -122,7 +130,9 @@ describe("exactness", () => {
   test("the tier's limit applies without an override", async () => {
     const acc = await t.createAccount({ tier: "free" }); // 10,000 per month
     const link = await insertLink(t, acc.accountId);
-    await t.runtime.deps.pg.query(sql`insert into monthly_usage (account_id, month, journey_events) values (${acc.accountId}, ${month()}, 9999)`);
+    await t.runtime.deps.pg.query(
+      sql`insert into monthly_usage (account_id, month, journey_events) values (${acc.accountId}, ${month()}, 9999)`,
+    );
     const res = await postEvents(t, acc.key, batch(link, 1));
     expect(res.body.data.usage).toEqual({ events_this_month: 10_000, limit: 10_000, status: "soft_limit" });
   });

@@ -12,13 +12,56 @@ test("the fast check accepts only schema-valid batches, and nearly all of them",
   const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
   const pick = <T>(xs: T[]) => xs[random(xs.length)];
   const values: unknown[] = [
-    "", "x", "x".repeat(1025), 0, -1, 1.5, 1e20, NaN, true, null, undefined, [], [1], {}, { a: 1 }, "DE", "usd", "USD",
-    "2024-01-01T00:00:00Z", crypto.randomUUID(), "page_view", "conversion", "mobile", "tv",
+    "",
+    "x",
+    "x".repeat(1025),
+    0,
+    -1,
+    1.5,
+    1e20,
+    NaN,
+    true,
+    null,
+    undefined,
+    [],
+    [1],
+    {},
+    { a: 1 },
+    "DE",
+    "usd",
+    "USD",
+    "2024-01-01T00:00:00Z",
+    crypto.randomUUID(),
+    "page_view",
+    "conversion",
+    "mobile",
+    "tv",
   ];
-  const fields = ["link_id", "visitor_id", "session_id", "event_type", "event_name", "page_url", "scroll_percent",
-    "timestamp", "revenue_cents", "currency", "country_code", "device_type", "properties", "extra", "__proto__", "constructor"];
+  const fields = [
+    "link_id",
+    "visitor_id",
+    "session_id",
+    "event_type",
+    "event_name",
+    "page_url",
+    "scroll_percent",
+    "timestamp",
+    "revenue_cents",
+    "currency",
+    "country_code",
+    "device_type",
+    "properties",
+    "extra",
+    "__proto__",
+    "constructor",
+  ];
   const event = () => {
-    const e: Record<string, unknown> = { link_id: crypto.randomUUID(), visitor_id: "v", event_type: "custom", page_url: "https://a.example/" };
+    const e: Record<string, unknown> = {
+      link_id: crypto.randomUUID(),
+      visitor_id: "v",
+      event_type: "custom",
+      page_url: "https://a.example/",
+    };
     for (let i = random(4); i > 0; i--) e[pick(fields)] = pick(values);
     if (random(2)) {
       const props: Record<string, unknown> = {};
@@ -30,7 +73,8 @@ test("the fast check accepts only schema-valid batches, and nearly all of them",
   let valid = 0;
   let fast = 0;
   for (let round = 0; round < 3000; round++) {
-    const body = random(20) === 0 ? pick(values) : { events: Array.from({ length: random(3) }, event), ...(random(30) === 0 ? { more: 1 } : {}) };
+    const body =
+      random(20) === 0 ? pick(values) : { events: Array.from({ length: random(3) }, event), ...(random(30) === 0 ? { more: 1 } : {}) };
     const verdict = schema.Check(body);
     if (isJourneyBatchFast(body)) {
       expect(verdict).toBe(true);

@@ -4,11 +4,18 @@ import { createTestApp, type TestApp } from "../helpers/app";
 
 let t: TestApp;
 const P = "/public-api/v1";
-beforeAll(async () => { t = await createTestApp({}, { BULK_TIMEOUT_MS: "60000" }); });
+beforeAll(async () => {
+  t = await createTestApp({}, { BULK_TIMEOUT_MS: "60000" });
+});
 afterAll(() => t.close());
 
 const bulk = (key: string, items: unknown) => t.call(`${P}/links/bulk`, { method: "POST", key, json: items });
-const item = (i: number, extra: Record<string, unknown> = {}) => ({ url: `https://example.com/${i}`, title: `t${i}`, description: "d", ...extra });
+const item = (i: number, extra: Record<string, unknown> = {}) => ({
+  url: `https://example.com/${i}`,
+  title: `t${i}`,
+  description: "d",
+  ...extra,
+});
 
 describe("POST /links/bulk", () => {
   test("201 when all succeed, with the BulkCreateResult shape", async () => {
@@ -25,7 +32,13 @@ describe("POST /links/bulk", () => {
   test("207 on partial success (success false), failures with index, url, error and error_type", async () => {
     const { key } = await t.createAccount({ tier: "scale" });
     const alias = `dup-${Date.now()}`;
-    const res = await bulk(key, [item(1), { url: "ftp://bad" }, item(3, { custom_alias: alias }), item(4, { custom_alias: alias }), { title: "no url" }]);
+    const res = await bulk(key, [
+      item(1),
+      { url: "ftp://bad" },
+      item(3, { custom_alias: alias }),
+      item(4, { custom_alias: alias }),
+      { title: "no url" },
+    ]);
     expect(res.status).toBe(207);
     expect(res.body.success).toBe(false);
     expect(res.body.data.success_count).toBe(2);
@@ -43,7 +56,10 @@ describe("POST /links/bulk", () => {
     const allBad = await bulk(key, [{ url: "nope" }, { url: "ftp://x" }]);
     expect(allBad.status).toBe(422);
     expect(allBad.body.data.failure_count).toBe(2);
-    const tooMany = await bulk(key, Array.from({ length: 11 }, (_, i) => item(i)));
+    const tooMany = await bulk(
+      key,
+      Array.from({ length: 11 }, (_, i) => item(i)),
+    );
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.details.max).toBe(10);
   });
@@ -65,7 +81,10 @@ describe("POST /links/bulk", () => {
   test("10,000 links in one request on the Scale tier", async () => {
     const { key } = await t.createAccount({ tier: "scale" });
     const started = performance.now();
-    const res = await bulk(key, Array.from({ length: 10_000 }, (_, i) => item(i)));
+    const res = await bulk(
+      key,
+      Array.from({ length: 10_000 }, (_, i) => item(i)),
+    );
     const seconds = (performance.now() - started) / 1000;
     expect(res.status).toBe(201);
     expect(res.body.data.success_count).toBe(10_000);
@@ -75,12 +94,20 @@ describe("POST /links/bulk", () => {
 });
 
 describe("PUT /links/{id}/og-image", () => {
-  const png = () => sharp({ create: { width: 300, height: 200, channels: 3, background: "#3366ff" } }).png().toBuffer();
+  const png = () =>
+    sharp({ create: { width: 300, height: 200, channels: 3, background: "#3366ff" } })
+      .png()
+      .toBuffer();
 
   test("resizes to 1200x630 WebP, serves it from the CDN URL, and DELETE removes it", async () => {
     const { key } = await t.createAccount({ tier: "growth" });
     const link = (await t.call(`${P}/links`, { method: "POST", key, json: item(1) })).body.data;
-    const res = await t.call(`${P}/links/${link.id}/og-image`, { method: "PUT", key, body: await png(), headers: { "content-type": "image/png" } });
+    const res = await t.call(`${P}/links/${link.id}/og-image`, {
+      method: "PUT",
+      key,
+      body: await png(),
+      headers: { "content-type": "image/png" },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.og_image).toStartWith("http://127.0.0.1:3000/cdn/og/");
     const image = await t.request(new URL(res.body.data.og_image).pathname);
@@ -97,11 +124,27 @@ describe("PUT /links/{id}/og-image", () => {
   test("a link pointed at another account's uploaded image cannot delete or replace it", async () => {
     const owner = await t.createAccount({ tier: "growth" });
     const theirs = (await t.call(`${P}/links`, { method: "POST", key: owner.key, json: item(1) })).body.data;
-    const url = (await t.call(`${P}/links/${theirs.id}/og-image`, { method: "PUT", key: owner.key, body: await png(), headers: { "content-type": "image/png" } })).body.data.og_image;
+    const url = (
+      await t.call(`${P}/links/${theirs.id}/og-image`, {
+        method: "PUT",
+        key: owner.key,
+        body: await png(),
+        headers: { "content-type": "image/png" },
+      })
+    ).body.data.og_image;
     const other = await t.createAccount({ tier: "growth" });
     const mine = (await t.call(`${P}/links`, { method: "POST", key: other.key, json: item(2) })).body.data;
     expect((await t.call(`${P}/links/${mine.id}`, { method: "PATCH", key: other.key, json: { og_image: url } })).status).toBe(200);
-    expect((await t.call(`${P}/links/${mine.id}/og-image`, { method: "PUT", key: other.key, body: await png(), headers: { "content-type": "image/png" } })).status).toBe(200);
+    expect(
+      (
+        await t.call(`${P}/links/${mine.id}/og-image`, {
+          method: "PUT",
+          key: other.key,
+          body: await png(),
+          headers: { "content-type": "image/png" },
+        })
+      ).status,
+    ).toBe(200);
     expect((await t.call(`${P}/links/${mine.id}`, { method: "PATCH", key: other.key, json: { og_image: url } })).status).toBe(200);
     expect((await t.call(`${P}/links/${mine.id}/og-image`, { method: "DELETE", key: other.key })).status).toBe(200);
     expect((await t.request(new URL(url).pathname)).status).toBe(200);
@@ -110,14 +153,20 @@ describe("PUT /links/{id}/og-image", () => {
   test("415 for other types, 413 over 5 MB, 403 below Growth", async () => {
     const { key } = await t.createAccount({ tier: "growth" });
     const link = (await t.call(`${P}/links`, { method: "POST", key, json: item(1) })).body.data;
-    const put = (body: BodyInit, type: string, k = key) => t.call(`${P}/links/${link.id}/og-image`, { method: "PUT", key: k, body, headers: { "content-type": type } });
+    const put = (body: BodyInit, type: string, k = key) =>
+      t.call(`${P}/links/${link.id}/og-image`, { method: "PUT", key: k, body, headers: { "content-type": type } });
     expect((await put("hello", "text/plain")).status).toBe(415);
     const big = await put(new Uint8Array(5 * 1024 * 1024 + 1), "image/png");
     expect(big.status).toBe(413);
     expect(big.body.error.code).toBe("PAYLOAD_TOO_LARGE");
     const basic = await t.createAccount({ tier: "basic" });
     const basicLink = (await t.call(`${P}/links`, { method: "POST", key: basic.key, json: item(2) })).body.data;
-    const gated = await t.call(`${P}/links/${basicLink.id}/og-image`, { method: "PUT", key: basic.key, body: await png(), headers: { "content-type": "image/png" } });
+    const gated = await t.call(`${P}/links/${basicLink.id}/og-image`, {
+      method: "PUT",
+      key: basic.key,
+      body: await png(),
+      headers: { "content-type": "image/png" },
+    });
     expect(gated.status).toBe(403);
     expect(gated.body.error.code).toBe("TIER_UPGRADE_REQUIRED");
   });

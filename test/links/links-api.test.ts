@@ -13,18 +13,26 @@ beforeAll(async () => {
   ({ key } = await t.createAccount({ tier: "scale" }));
   ({ key: otherKey } = await t.createAccount({ tier: "scale" }));
   site = Bun.serve({
-    port: 0, hostname: "127.0.0.1",
+    port: 0,
+    hostname: "127.0.0.1",
     fetch(req) {
       const path = new URL(req.url).pathname;
-      if (path === "/slow") return Bun.sleep(5_000).then(() => new Response("<title>late</title>", { headers: { "content-type": "text/html" } }));
+      if (path === "/slow")
+        return Bun.sleep(5_000).then(() => new Response("<title>late</title>", { headers: { "content-type": "text/html" } }));
       if (path === "/hop") return Response.redirect("/page", 302);
-      return new Response(`<html><head><title>Plain &amp; title</title>
+      return new Response(
+        `<html><head><title>Plain &amp; title</title>
         <meta property="og:title" content="OG Title"><meta name="description" content="A description">
-        <meta property="og:image" content="/img.png"></head><body>x</body></html>`, { headers: { "content-type": "text/html; charset=utf-8" } });
+        <meta property="og:image" content="/img.png"></head><body>x</body></html>`,
+        { headers: { "content-type": "text/html; charset=utf-8" } },
+      );
     },
   });
 });
-afterAll(async () => { site.stop(true); await t.close(); });
+afterAll(async () => {
+  site.stop(true);
+  await t.close();
+});
 
 const create = (json: unknown, k = key) => t.call(`${P}/links`, { method: "POST", key: k, json });
 
@@ -44,7 +52,11 @@ describe("POST /links", () => {
   test("extracts title, description and image from the destination when omitted, following a redirect", async () => {
     const res = await create({ url: `http://127.0.0.1:${site.port}/hop` });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ title: "OG Title", description: "A description", og_image: `http://127.0.0.1:${site.port}/img.png` });
+    expect(res.body.data).toMatchObject({
+      title: "OG Title",
+      description: "A description",
+      og_image: `http://127.0.0.1:${site.port}/img.png`,
+    });
   });
 
   test("a slow destination never fails the create (2 s budget)", async () => {
@@ -79,7 +91,12 @@ describe("POST /links", () => {
   });
 
   test("ISO 8601 times without an offset are UTC, as in journey ingest; a date alone is its midnight UTC", async () => {
-    for (const [expires_at, stored] of [["2031-01-01T12:30:00", "2031-01-01T12:30:00.000Z"], ["2031-01-01T12:30", "2031-01-01T12:30:00.000Z"], ["2031-01-01", "2031-01-01T00:00:00.000Z"], ["2031-01-01T13:30:00+01:00", "2031-01-01T12:30:00.000Z"]]) {
+    for (const [expires_at, stored] of [
+      ["2031-01-01T12:30:00", "2031-01-01T12:30:00.000Z"],
+      ["2031-01-01T12:30", "2031-01-01T12:30:00.000Z"],
+      ["2031-01-01", "2031-01-01T00:00:00.000Z"],
+      ["2031-01-01T13:30:00+01:00", "2031-01-01T12:30:00.000Z"],
+    ]) {
       const res = await create({ url: "https://example.com/utc", title: "t", description: "d", expires_at });
       expect({ expires_at, status: res.status, stored: res.body.data?.expires_at }).toEqual({ expires_at, status: 201, stored });
     }
@@ -87,7 +104,9 @@ describe("POST /links", () => {
     const recent = await t.call(`${P}/links?per_page=1&created_after=${hourAgo}`, { key });
     expect(recent.status).toBe(200);
     expect(recent.body.meta.total).toBeGreaterThan(0);
-    const future = await t.call(`${P}/links?per_page=1&created_after=${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}`, { key });
+    const future = await t.call(`${P}/links?per_page=1&created_after=${new Date(Date.now() + 3_600_000).toISOString().slice(0, 19)}`, {
+      key,
+    });
     expect(future.body.meta.total).toBe(0);
     const bad = await t.call(`${P}/links?created_after=2026-02-30T00:00:00`, { key });
     expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field: "query.created_after" });
@@ -108,7 +127,9 @@ describe("POST /links", () => {
   test("passwords are hashed with Bun.password and ignored unless is_password_protected", async () => {
     const on = await create({ url: "https://example.com", title: "t", description: "d", is_password_protected: true, password: "s3cret" });
     expect(on.body.data.is_password_protected).toBe(true);
-    const [row] = await t.runtime.deps.pg.query<{ password_hash: string }>(sql`select password_hash from links where id = ${on.body.data.id}`);
+    const [row] = await t.runtime.deps.pg.query<{ password_hash: string }>(
+      sql`select password_hash from links where id = ${on.body.data.id}`,
+    );
     expect(row.password_hash).not.toContain("s3cret");
     expect(await Bun.password.verify("s3cret", row.password_hash)).toBe(true);
     const off = await create({ url: "https://example.com", title: "t", description: "d", password: "ignored" });
@@ -130,7 +151,19 @@ describe("POST /links", () => {
 
 describe("GET/PATCH/DELETE /links/{id}", () => {
   test("PATCH applies the spec's rules and returns the updated link", async () => {
-    const { body: { data: link } } = await create({ url: "https://example.com/p", title: "t", description: "d", tags: ["x"], utm_source: "a", utm_medium: "b", expires_at: new Date(Date.now() + 86400e3).toISOString(), is_password_protected: true, password: "pw" });
+    const {
+      body: { data: link },
+    } = await create({
+      url: "https://example.com/p",
+      title: "t",
+      description: "d",
+      tags: ["x"],
+      utm_source: "a",
+      utm_medium: "b",
+      expires_at: new Date(Date.now() + 86400e3).toISOString(),
+      is_password_protected: true,
+      password: "pw",
+    });
     for (const og_image of ["javascript:alert(1)", "not a url"]) {
       const bad = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { og_image } });
       expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field: "body.og_image" });
@@ -138,25 +171,60 @@ describe("GET/PATCH/DELETE /links/{id}", () => {
     const immutable = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://evil.example" } });
     expect(immutable.status).toBe(400);
     expect(immutable.body.error.details.fields[0].field).toBe("body.url");
-    const res = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: {
-      title: "new", tags: ["y", "z"], utm_source: "", utm_campaign: "c", expires_at: null, is_password_protected: false, is_active: false, custom_alias: `renamed-${Date.now()}`,
-    } });
+    const res = await t.call(`${P}/links/${link.id}`, {
+      method: "PATCH",
+      key,
+      json: {
+        title: "new",
+        tags: ["y", "z"],
+        utm_source: "",
+        utm_campaign: "c",
+        expires_at: null,
+        is_password_protected: false,
+        is_active: false,
+        custom_alias: `renamed-${Date.now()}`,
+      },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ title: "new", description: "d", tags: ["y", "z"], utm_source: null, utm_medium: "b", utm_campaign: "c", expires_at: null, is_password_protected: false, is_active: false });
+    expect(res.body.data).toMatchObject({
+      title: "new",
+      description: "d",
+      tags: ["y", "z"],
+      utm_source: null,
+      utm_medium: "b",
+      utm_campaign: "c",
+      expires_at: null,
+      is_password_protected: false,
+      is_active: false,
+    });
     expect(res.body.data.short_code).toStartWith("renamed-");
     expect(res.body.data.original_url).toBe("https://example.com/p");
   });
 
   test("another account's link is 404 for every operation", async () => {
-    const { body: { data: link } } = await create({ url: "https://example.com", title: "t", description: "d" });
-    for (const [method, path] of [["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/restore"], ["GET", "/stats"]] as const) {
-      const res = await t.call(`${P}/links/${link.id}${path}`, { method, key: otherKey, json: method === "PATCH" ? { title: "x" } : undefined });
+    const {
+      body: { data: link },
+    } = await create({ url: "https://example.com", title: "t", description: "d" });
+    for (const [method, path] of [
+      ["GET", ""],
+      ["PATCH", ""],
+      ["DELETE", ""],
+      ["POST", "/restore"],
+      ["GET", "/stats"],
+    ] as const) {
+      const res = await t.call(`${P}/links/${link.id}${path}`, {
+        method,
+        key: otherKey,
+        json: method === "PATCH" ? { title: "x" } : undefined,
+      });
       expect([method, path, res.status]).toEqual([method, path, 404]);
     }
   });
 
   test("DELETE soft-deletes; restore works within 7 days and answers 410 after", async () => {
-    const { body: { data: link } } = await create({ url: "https://example.com", title: "t", description: "d" });
+    const {
+      body: { data: link },
+    } = await create({ url: "https://example.com", title: "t", description: "d" });
     const del = await t.call(`${P}/links/${link.id}`, { method: "DELETE", key });
     expect(del.status).toBe(200);
     expect(typeof del.body.data.message).toBe("string");
@@ -209,7 +277,12 @@ describe("GET /links", () => {
     const bad = await t.call(`${P}/links?sort_by=clicks`, { key: acc.key });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields[0].field).toContain("sort_by");
-    for (const [q, field] of [["per_page=251", "query.per_page"], ["per_page=0", "query.per_page"], ["per_page=2.5", "query.per_page"], ["page=0", "query.page"]]) {
+    for (const [q, field] of [
+      ["per_page=251", "query.per_page"],
+      ["per_page=0", "query.per_page"],
+      ["per_page=2.5", "query.per_page"],
+      ["page=0", "query.page"],
+    ]) {
       const res = await t.call(`${P}/links?${q}`, { key: acc.key });
       expect({ q, status: res.status, field: res.body.error.details.fields[0].field }).toEqual({ q, status: 400, field });
       expect(res.body.error.message).toStartWith(`${field}: must be an integer from`);
@@ -221,7 +294,13 @@ describe("GET /links", () => {
     const b = await t.createAccount({ tier: "scale" });
     const totalOf = async (acc: { key: string }, q = "") => (await t.call(`${P}/links?per_page=1${q}`, { key: acc.key })).body.meta.total;
     const counted = async (acc: { accountId: string }) =>
-      Number((await t.runtime.deps.pg.query<{ n: string }>(sql`select count(*) as n from links where account_id = ${acc.accountId} and deleted_at is null`))[0].n);
+      Number(
+        (
+          await t.runtime.deps.pg.query<{ n: string }>(
+            sql`select count(*) as n from links where account_id = ${acc.accountId} and deleted_at is null`,
+          )
+        )[0].n,
+      );
     const expectTotal = async (acc: { key: string; accountId: string }, n: number) => {
       expect(await totalOf(acc)).toBe(n);
       expect(await counted(acc)).toBe(n);
@@ -230,7 +309,11 @@ describe("GET /links", () => {
     await expectTotal(a, 0);
     const first = (await create({ url: "https://example.com/c1", title: "", description: "" }, a.key)).body.data;
     await create({ url: "https://example.com/c2", title: "", description: "" }, a.key);
-    const bulk = await t.call(`${P}/links/bulk`, { method: "POST", key: a.key, json: [1, 2, 3, 4, 5].map((i) => ({ url: `https://example.com/b${i}`, title: "", description: "" })) });
+    const bulk = await t.call(`${P}/links/bulk`, {
+      method: "POST",
+      key: a.key,
+      json: [1, 2, 3, 4, 5].map((i) => ({ url: `https://example.com/b${i}`, title: "", description: "" })),
+    });
     expect(bulk.status).toBe(201);
     await create({ url: "https://example.com/other", title: "", description: "" }, b.key);
     await expectTotal(a, 7);
@@ -250,7 +333,9 @@ describe("GET /links", () => {
       insert into links (account_id, short_code, original_url) select ${a.accountId}::uuid, 'tot' || g || ${a.accountId.slice(0, 8)}, 'https://example.com/s' || g
       from generate_series(1, 10) g`);
     await expectTotal(a, 17);
-    await t.runtime.deps.pg.query(sql`update links set deleted_at = now() - interval '8 days' where account_id = ${a.accountId} and short_code like 'tot%'`);
+    await t.runtime.deps.pg.query(
+      sql`update links set deleted_at = now() - interval '8 days' where account_id = ${a.accountId} and short_code like 'tot%'`,
+    );
     await expectTotal(a, 7);
     const { purgeDeletedLinks } = await import("../../server/links/service");
     expect(await purgeDeletedLinks(t.runtime.deps.pg)).toBeGreaterThanOrEqual(10);
@@ -269,7 +354,8 @@ describe("GET /links", () => {
   test("pages of a sort with ties neither repeat nor skip a link, in both directions", async () => {
     const acc = await t.createAccount({ tier: "scale" });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await create({ url: `https://example.com/tie${i}`, title: "Same", description: "" }, acc.key)).body.data.id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await create({ url: `https://example.com/tie${i}`, title: "Same", description: "" }, acc.key)).body.data.id);
     const sorted = [...ids].sort();
     for (const order of ["asc", "desc"] as const) {
       const seen: string[] = [];
@@ -318,12 +404,16 @@ describe("GET /links", () => {
     expect(plain.body.meta).toMatchObject({ total: 100_000, total_pages: 1000 });
     expect(plain.body.data.map((l: any) => l.short_code)).toEqual(Array.from({ length: 100 }, (_, i) => `bulk${9901 + i}`));
     // A sorted page is read in order from a partial index of live links, not sorted.
-    const sorted = JSON.stringify(await t.runtime.deps.pg.query(sql`explain select * from links
-      where account_id = ${acc.accountId} and deleted_at is null order by title desc, id desc limit 50`));
+    const sorted = JSON.stringify(
+      await t.runtime.deps.pg.query(sql`explain select * from links
+      where account_id = ${acc.accountId} and deleted_at is null order by title desc, id desc limit 50`),
+    );
     expect(sorted).toContain("links_live_title_idx");
     expect(sorted).not.toContain("Sort");
-    const byUrl = JSON.stringify(await t.runtime.deps.pg.query(sql`explain select * from links
-      where account_id = ${acc.accountId} and deleted_at is null order by left(original_url, 600) collate "C", original_url collate "C", id limit 50`));
+    const byUrl = JSON.stringify(
+      await t.runtime.deps.pg.query(sql`explain select * from links
+      where account_id = ${acc.accountId} and deleted_at is null order by left(original_url, 600) collate "C", original_url collate "C", id limit 50`),
+    );
     expect(byUrl).toContain("links_live_url_idx");
   }, 120_000);
 });

@@ -16,20 +16,28 @@ beforeAll(async () => {
   a = await createTestApp();
   b = testDatabaseUrl ? await createTestApp({ databaseUrl: a.config.databaseUrl }) : a;
 });
-afterAll(async () => { if (b !== a) await b.close(); await a.close(); });
+afterAll(async () => {
+  if (b !== a) await b.close();
+  await a.close();
+});
 
 const BROWSER = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120 Safari/537.36" };
 
 test("a link deactivated through instance A stops redirecting on instance B at once", async () => {
   const { key } = await a.createAccount();
-  const link = (await a.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com/shared", title: "t", description: "d" } })).body.data;
+  const link = (
+    await a.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com/shared", title: "t", description: "d" } })
+  ).body.data;
   const server = listen(b);
   try {
     const hop = () => fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: BROWSER }).then((r) => r.status);
     expect(await hop()).toBe(302); // B caches the link
     await a.call(`/public-api/v1/links/${link.id}`, { method: "PATCH", key, json: { is_active: false } });
     let status = await hop();
-    for (let i = 0; i < 20 && status !== 404; i++) { await Bun.sleep(25); status = await hop(); } // NOTIFY is asynchronous
+    for (let i = 0; i < 20 && status !== 404; i++) {
+      await Bun.sleep(25);
+      status = await hop();
+    } // NOTIFY is asynchronous
     expect(status).toBe(404);
   } finally {
     await server.stop();
@@ -46,11 +54,18 @@ test("codes a bulk import on instance A creates resolve on instance B, which had
     const hop = (alias: string) => fetch(`${server.url}/${alias}`, { redirect: "manual", headers: BROWSER }).then((r) => r.status);
     const probes = [aliases[0], aliases[199], aliases[399]];
     for (const alias of probes) expect(await hop(alias)).toBe(404); // B caches "unknown code"
-    const res = await a.call("/public-api/v1/links/bulk", { method: "POST", key, json: aliases.map((alias) => ({ url: "https://example.com/bulk", title: "t", description: "d", custom_alias: alias })) });
+    const res = await a.call("/public-api/v1/links/bulk", {
+      method: "POST",
+      key,
+      json: aliases.map((alias) => ({ url: "https://example.com/bulk", title: "t", description: "d", custom_alias: alias })),
+    });
     expect(res.status).toBe(201);
     for (const alias of probes) {
       let status = await hop(alias);
-      for (let i = 0; i < 20 && status !== 302; i++) { await Bun.sleep(25); status = await hop(alias); } // NOTIFY is asynchronous
+      for (let i = 0; i < 20 && status !== 302; i++) {
+        await Bun.sleep(25);
+        status = await hop(alias);
+      } // NOTIFY is asynchronous
       expect(status).toBe(302);
     }
   } finally {
@@ -63,7 +78,10 @@ test("a key revoked through instance A is refused by instance B", async () => {
   expect((await b.call("/public-api/v1/links", { key })).status).toBe(200);
   await a.admin("DELETE", `/accounts/${accountId}/keys/${keyId}`);
   let status = (await b.call("/public-api/v1/links", { key })).status;
-  for (let i = 0; i < 20 && status !== 401; i++) { await Bun.sleep(25); status = (await b.call("/public-api/v1/links", { key })).status; }
+  for (let i = 0; i < 20 && status !== 401; i++) {
+    await Bun.sleep(25);
+    status = (await b.call("/public-api/v1/links", { key })).status;
+  }
   expect(status).toBe(401);
 });
 
@@ -83,7 +101,10 @@ test("two instances migrating the same database at once both start (advisory loc
   await admin.end();
   const url = new URL(testDatabaseUrl);
   url.pathname = `/${name}`;
-  const [x, y] = await Promise.all([openPostgres({ dataDir: "/nonexistent", databaseUrl: url.toString() }), openPostgres({ dataDir: "/nonexistent", databaseUrl: url.toString() })]);
+  const [x, y] = await Promise.all([
+    openPostgres({ dataDir: "/nonexistent", databaseUrl: url.toString() }),
+    openPostgres({ dataDir: "/nonexistent", databaseUrl: url.toString() }),
+  ]);
   const { sql } = await import("drizzle-orm");
   const rows = await x.query<{ n: string }>(sql`select count(*) as n from drizzle.__drizzle_migrations`);
   const tables = await y.query<{ n: string }>(sql`select count(*) as n from information_schema.tables where table_name = 'links'`);

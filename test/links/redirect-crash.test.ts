@@ -10,15 +10,25 @@ const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120 Safari
 
 function start(dataDir: string, port: number) {
   const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "error" },
-    stdout: "ignore", stderr: "inherit",
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: "error",
+    },
+    stdout: "ignore",
+    stderr: "inherit",
   });
   return proc;
 }
 
 async function ready(url: string) {
   for (let i = 0; i < 600; i++) {
-    try { if ((await fetch(`${url}/healthz`)).ok) return; } catch {}
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return;
+    } catch {}
     await Bun.sleep(100);
   }
   throw new Error("server did not start");
@@ -32,7 +42,13 @@ test("kill -9 during a stream of redirects: every 302 received has its click", a
   await ready(url);
   const key = readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim();
   const headers = { "x-api-key": key, "content-type": "application/json" };
-  const link = (await (await fetch(`${url}/public-api/v1/links`, { method: "POST", headers, body: JSON.stringify({ url: "https://example.com/crash", title: "t", description: "d" }) })).json()) as any;
+  const link = (await (
+    await fetch(`${url}/public-api/v1/links`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ url: "https://example.com/crash", title: "t", description: "d" }),
+    })
+  ).json()) as any;
 
   let received = 0;
   let stop = false;

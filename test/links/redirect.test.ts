@@ -10,11 +10,23 @@ const TXT: Record<string, string[][]> = {};
 
 beforeAll(async () => {
   // Domain verification asks an injected resolver, so the test can answer the TXT lookup.
-  t = await createTestApp({}, {}, { resolveTxt: async (name) => { if (!TXT[name]) throw new Error("ENOTFOUND"); return TXT[name]; } });
+  t = await createTestApp(
+    {},
+    {},
+    {
+      resolveTxt: async (name) => {
+        if (!TXT[name]) throw new Error("ENOTFOUND");
+        return TXT[name];
+      },
+    },
+  );
   ({ key } = await t.createAccount({ tier: "scale" }));
   server = listen(t);
 });
-afterAll(async () => { await server.stop(); await t.close(); });
+afterAll(async () => {
+  await server.stop();
+  await t.close();
+});
 
 const create = async (json: Record<string, unknown>) => {
   const res = await t.call(`${P}/links`, { method: "POST", key, json: { title: "T", description: "D", ...json } });
@@ -22,10 +34,14 @@ const create = async (json: Record<string, unknown>) => {
   return res.body.data;
 };
 const BROWSER = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { redirect: "manual", headers: { "user-agent": BROWSER, ...headers } });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}${path}`, { redirect: "manual", headers: { "user-agent": BROWSER, ...headers } });
 const clickCount = async (linkId: string) => {
   await t.flush();
-  const [row] = await t.runtime.deps.ch.query<{ c: string }>(`SELECT count() c FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID}`, { id: linkId });
+  const [row] = await t.runtime.deps.ch.query<{ c: string }>(
+    `SELECT count() c FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID}`,
+    { id: linkId },
+  );
   return Number(row.c);
 };
 
@@ -46,9 +62,20 @@ describe("GET /{short_code}", () => {
 
   test("every served redirect is recorded as a click with its request facts", async () => {
     const link = await create({ url: "https://example.com/clicks" });
-    for (let i = 0; i < 3; i++) expect((await get(`/${link.short_code}`, { referer: "https://news.ycombinator.com/item?id=1", "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120" })).status).toBe(302);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (
+          await get(`/${link.short_code}`, {
+            referer: "https://news.ycombinator.com/item?id=1",
+            "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120",
+          })
+        ).status,
+      ).toBe(302);
     expect(await clickCount(link.id)).toBe(3);
-    const [row] = await t.runtime.deps.ch.query<{ referrer: string; query: string }>(`SELECT referrer, query FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID} LIMIT 1`, { id: link.id });
+    const [row] = await t.runtime.deps.ch.query<{ referrer: string; query: string }>(
+      `SELECT referrer, query FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID} LIMIT 1`,
+      { id: link.id },
+    );
     expect(row.referrer).toBe("news.ycombinator.com");
   });
 
@@ -62,7 +89,10 @@ describe("GET /{short_code}", () => {
       expect(linkId).toBe(link.id);
       if (round === 2) expect(res.headers.get("x-request-id")).toBe(clickId);
       await t.flush();
-      const rows = await t.runtime.deps.ch.query(`SELECT 1 FROM ${t.runtime.deps.ch.table("clicks")} WHERE click_id = {c:UUID} AND link_id = {l:UUID}`, { c: clickId, l: link.id });
+      const rows = await t.runtime.deps.ch.query(
+        `SELECT 1 FROM ${t.runtime.deps.ch.table("clicks")} WHERE click_id = {c:UUID} AND link_id = {l:UUID}`,
+        { c: clickId, l: link.id },
+      );
       expect(rows).toHaveLength(1);
     }
   });
@@ -100,9 +130,13 @@ describe("GET /{short_code}", () => {
     const form = await get(`/${link.short_code}`);
     expect(form.status).toBe(200);
     expect(await form.text()).toContain('type="password"');
-    const post = (password: string) => fetch(`${server.url}/${link.short_code}`, {
-      method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ password }),
-    });
+    const post = (password: string) =>
+      fetch(`${server.url}/${link.short_code}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ password }),
+      });
     const wrong = await post("nope");
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("Wrong password");
@@ -115,7 +149,12 @@ describe("GET /{short_code}", () => {
     const link = await create({ url: "https://example.com/locked", is_password_protected: true, password: "pw" });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await fetch(`${server.url}/${link.short_code}`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "password=bad" });
+      const res = await fetch(`${server.url}/${link.short_code}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "password=bad",
+      });
       statuses.push(res.status);
     }
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
@@ -126,19 +165,37 @@ describe("GET /{short_code}", () => {
     expect((await get(`/${link.short_code}`, { "user-agent": "curl/8.5.0" })).status).toBe(302);
   });
 
-  test.each(["Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)", "Twitterbot/1.0", "facebookexternalhit/1.1", "LinkedInBot/1.0", "Mozilla/5.0 (compatible; Discordbot/2.0)", "WhatsApp/2.23"])(
-    "social preview crawler %s gets Open Graph tags instead of a redirect", async (ua) => {
-      const link = await create({ url: "https://example.com/og", title: "Preview title", description: "Preview description", og_image: "https://cdn.example/i.png" });
-      const res = await get(`/${link.short_code}`, { "user-agent": ua });
-      expect(res.status).toBe(200);
-      const html = await res.text();
-      expect(html).toContain('<meta property="og:title" content="Preview title">');
-      expect(html).toContain('<meta property="og:image" content="https://cdn.example/i.png">');
-      expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+  test.each([
+    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+    "Twitterbot/1.0",
+    "facebookexternalhit/1.1",
+    "LinkedInBot/1.0",
+    "Mozilla/5.0 (compatible; Discordbot/2.0)",
+    "WhatsApp/2.23",
+  ])("social preview crawler %s gets Open Graph tags instead of a redirect", async (ua) => {
+    const link = await create({
+      url: "https://example.com/og",
+      title: "Preview title",
+      description: "Preview description",
+      og_image: "https://cdn.example/i.png",
     });
+    const res = await get(`/${link.short_code}`, { "user-agent": ua });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('<meta property="og:title" content="Preview title">');
+    expect(html).toContain('<meta property="og:image" content="https://cdn.example/i.png">');
+    expect(html).toContain('<meta name="twitter:card" content="summary_large_image">');
+  });
 
   test("a crawler sees nothing of a password-protected link's destination: no URL, title, description or image", async () => {
-    const link = await create({ url: "https://intranet.example/q3-plan", title: "Q3 plan - internal", description: "Confidential", og_image: "https://intranet.example/chart.png", is_password_protected: true, password: "pw" });
+    const link = await create({
+      url: "https://intranet.example/q3-plan",
+      title: "Q3 plan - internal",
+      description: "Confidential",
+      og_image: "https://intranet.example/chart.png",
+      is_password_protected: true,
+      password: "pw",
+    });
     const res = await get(`/${link.short_code}`, { "user-agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)" });
     expect(res.status).toBe(200);
     const html = await res.text();
@@ -152,9 +209,17 @@ describe("custom domains", () => {
     const created = await t.call(`${P}/domains`, { method: "POST", key, json: { name: "Go.Example.COM" } });
     expect(created.status).toBe(201);
     const domain = created.body.data;
-    expect(domain).toMatchObject({ name: "go.example.com", verified: false, verification: { type: "TXT", name: "_svc-verify.go.example.com" } });
+    expect(domain).toMatchObject({
+      name: "go.example.com",
+      verified: false,
+      verification: { type: "TXT", name: "_svc-verify.go.example.com" },
+    });
 
-    const unverified = await t.call(`${P}/links`, { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d", domain_id: domain.id } });
+    const unverified = await t.call(`${P}/links`, {
+      method: "POST",
+      key,
+      json: { url: "https://example.com", title: "t", description: "d", domain_id: domain.id },
+    });
     expect(unverified.status).toBe(400);
     expect(unverified.body.error.details.fields[0].field).toBe("body.domain_id");
 
@@ -169,7 +234,10 @@ describe("custom domains", () => {
     expect((await get("/promo", { host: "Go.Example.com" })).status).toBe(302);
     expect((await get("/promo")).status).toBe(404); // not on the default domain
     await t.flush();
-    const clicks = await t.runtime.deps.ch.query<{ domain: string }>(`SELECT domain FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID}`, { id: link.id });
+    const clicks = await t.runtime.deps.ch.query<{ domain: string }>(
+      `SELECT domain FROM ${t.runtime.deps.ch.table("clicks")} WHERE link_id = {id:UUID}`,
+      { id: link.id },
+    );
     expect(clicks.map((c) => c.domain)).toEqual(["go.example.com"]);
 
     const other = await t.createAccount();

@@ -25,9 +25,16 @@ async function startServer(dataDir: string, port: number, databaseUrl: string | 
   const child = Bun.spawn([process.execPath, "server/main.ts"], {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", TZ: "UTC",
-      DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN, LOG_LEVEL: "error",
-      WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100",
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      TZ: "UTC",
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN,
+      LOG_LEVEL: "error",
+      WEBHOOK_ALLOW_INSECURE: "true",
+      WEBHOOK_RETRY_DELAYS_MS: "50,100",
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
     stdout: "ignore",
@@ -51,7 +58,13 @@ test("a kill -9 while deliveries are due loses none: after restart every deliver
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const admin = async (method: string, path: string, json?: unknown) =>
-    (await fetch(`${base}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" }, body: json ? JSON.stringify(json) : undefined })).json() as Promise<any>;
+    (
+      await fetch(`${base}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: json ? JSON.stringify(json) : undefined,
+      })
+    ).json() as Promise<any>;
 
   // Before the crash: each first attempt fails (500), each second attempt hangs until the process dies.
   const seen = new Set<string>();
@@ -65,10 +78,13 @@ test("a kill -9 while deliveries are due loses none: after restart every deliver
     let server = await startServer(dataDir, port, databaseUrl);
     const account = (await admin("POST", "/accounts", { name: "crash", tier: "scale" })).data;
     const key = (await admin("POST", `/accounts/${account.id}/keys`, { name: "k", scopes: ["webhooks:read", "webhooks:write"] })).data.key;
-    const hook = await (await fetch(`${base}/public-api/v1/webhooks`, {
-      method: "POST", headers: { "x-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify({ url: receiver.url, events: ["team.member_added"] }),
-    })).json() as any;
+    const hook = (await (
+      await fetch(`${base}/public-api/v1/webhooks`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: JSON.stringify({ url: receiver.url, events: ["team.member_added"] }),
+      })
+    ).json()) as any;
     const secret = hook.data.secret;
     const emails = Array.from({ length: 5 }, (_, i) => `member${i}@example.com`);
     for (const email of emails) await admin("POST", `/accounts/${account.id}/members`, { email, role: "member" });
@@ -86,7 +102,8 @@ test("a kill -9 while deliveries are due loses none: after restart every deliver
     for (const r of receiver.received.slice(beforeRestart)) expect(verifyStandardSignature(secret, r)).toBe(true);
 
     const listDeliveries = async () =>
-      ((await (await fetch(`${base}/public-api/v1/webhooks/${hook.data.id}/deliveries`, { headers: { "x-api-key": key } })).json()) as any).data as any[];
+      ((await (await fetch(`${base}/public-api/v1/webhooks/${hook.data.id}/deliveries`, { headers: { "x-api-key": key } })).json()) as any)
+        .data as any[];
     let list = await listDeliveries();
     for (const deadline = Date.now() + 10_000; list.some((d) => d.status !== "delivered") && Date.now() < deadline; await Bun.sleep(50)) {
       list = await listDeliveries(); // the receiver answers a moment before the outcome is recorded

@@ -10,7 +10,9 @@ import { startReceiver, verifyStandardSignature, verifySvcSignature, type Receiv
 
 let t: TestApp;
 const receivers: Receiver[] = [];
-beforeAll(async () => { t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" }); }, 60_000);
+beforeAll(async () => {
+  t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" });
+}, 60_000);
 afterAll(async () => {
   for (const r of receivers) r.stop();
   await t.close();
@@ -66,13 +68,30 @@ describe("signed deliveries", () => {
     const [d] = await waitForDeliveries(key, endpoint.id, (l) => l[0]?.status === "delivered");
     expect(r.headers.get("x-svc-delivery")).toBe(d.id);
     expect(r.headers.get("webhook-id")).toBe(d.id);
-    expect(d).toMatchObject({ endpoint_id: endpoint.id, event_type: "team.member_added", status: "delivered", attempt_number: 1, max_attempts: 3, http_status: 200, response_body: "ok", error_message: null, next_retry_at: null });
+    expect(d).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_type: "team.member_added",
+      status: "delivered",
+      attempt_number: 1,
+      max_attempts: 3,
+      http_status: 200,
+      response_body: "ok",
+      error_message: null,
+      next_retry_at: null,
+    });
     expect(d.payload).toEqual(r.json);
     expect(d.delivered_at).not.toBeNull();
   });
 
   test("events of the admin API arrive with their data: api_key.*, team.*, subscription.*", async () => {
-    const all = ["api_key.created", "api_key.revoked", "team.member_added", "team.member_removed", "subscription.upgraded", "subscription.downgraded"];
+    const all = [
+      "api_key.created",
+      "api_key.revoked",
+      "team.member_added",
+      "team.member_removed",
+      "subscription.upgraded",
+      "subscription.downgraded",
+    ];
     const { accountId, receiver, endpoint } = await setup(all, undefined, "pro");
     const newKey = await t.admin("POST", `/accounts/${accountId}/keys`, { name: "ci", scopes: ["links:read"] });
     const revoked = await t.admin("DELETE", `/accounts/${accountId}/keys/${newKey.body.data.id}`);
@@ -112,20 +131,34 @@ describe("signed deliveries", () => {
 describe("retries and statuses", () => {
   test("pending → retrying → delivered; webhook-id stays while webhook-timestamp changes", async () => {
     const gates: ((res: Response) => void)[] = [];
-    const { key, accountId, receiver, endpoint } = await setup(["conversion"], () => new Promise<Response>((resolve) => gates.push(resolve)));
+    const { key, accountId, receiver, endpoint } = await setup(
+      ["conversion"],
+      () => new Promise<Response>((resolve) => gates.push(resolve)),
+    );
     await emitEvent(t.runtime.deps.pg.db, accountId, "conversion", { order: 1 });
     await receiver.waitFor((r) => r.length === 1);
     expect((await deliveries(key, endpoint.id))[0]).toMatchObject({ status: "pending", attempt_number: 0 });
     await Bun.sleep(1100); // so the second attempt's Unix-seconds timestamp differs
     gates[0](new Response("boom", { status: 500 }));
     const [retrying] = await waitForDeliveries(key, endpoint.id, (l) => l[0].attempt_number === 1);
-    expect(retrying).toMatchObject({ status: "retrying", http_status: 500, response_body: "boom", error_message: "Receiver answered HTTP 500" });
+    expect(retrying).toMatchObject({
+      status: "retrying",
+      http_status: 500,
+      response_body: "boom",
+      error_message: "Receiver answered HTTP 500",
+    });
     expect(retrying.next_retry_at).not.toBeNull();
     await receiver.waitFor((r) => r.length === 2);
     expect((await deliveries(key, endpoint.id))[0]).toMatchObject({ status: "retrying", attempt_number: 1 });
     gates[1](new Response("thanks", { status: 202 }));
     const [delivered] = await waitForDeliveries(key, endpoint.id, (l) => l[0].status === "delivered");
-    expect(delivered).toMatchObject({ attempt_number: 2, http_status: 202, response_body: "thanks", error_message: null, next_retry_at: null });
+    expect(delivered).toMatchObject({
+      attempt_number: 2,
+      http_status: 202,
+      response_body: "thanks",
+      error_message: null,
+      next_retry_at: null,
+    });
 
     const [a, b] = receiver.received;
     expect(a.headers.get("webhook-id")).toBe(delivered.id);
@@ -157,7 +190,10 @@ describe("retries and statuses", () => {
 
   test("network errors and redirects are failures; redirects are not followed", async () => {
     const target = receiverFor();
-    const { key, accountId, endpoint } = await setup(["conversion"], () => new Response(null, { status: 302, headers: { location: target.url } }));
+    const { key, accountId, endpoint } = await setup(
+      ["conversion"],
+      () => new Response(null, { status: 302, headers: { location: target.url } }),
+    );
     await emitEvent(t.runtime.deps.pg.db, accountId, "conversion", {});
     const [d] = await waitForDeliveries(key, endpoint.id, (l) => l[0]?.status === "failed");
     expect(d).toMatchObject({ http_status: 302, error_message: "Receiver answered HTTP 302" });
@@ -198,7 +234,10 @@ describe("retries and statuses", () => {
 
   test("a 410 answer disables the endpoint at once and stops its other deliveries", async () => {
     const gates: ((res: Response) => void)[] = [];
-    const { key, accountId, receiver, endpoint } = await setup(["conversion"], () => new Promise<Response>((resolve) => gates.push(resolve)));
+    const { key, accountId, receiver, endpoint } = await setup(
+      ["conversion"],
+      () => new Promise<Response>((resolve) => gates.push(resolve)),
+    );
     await emitEvent(t.runtime.deps.pg.db, accountId, "conversion", { n: 1 });
     await receiver.waitFor((r) => r.length === 1);
     await t.runtime.deps.pg.db.transaction(async (tx) => {
@@ -243,7 +282,16 @@ describe("test endpoint", () => {
     const res = await t.call(`${hooks}/${endpoint.id}/test`, { method: "POST", key });
     expect(res.status).toBe(200);
     const d = res.body.data;
-    expect(d).toMatchObject({ endpoint_id: endpoint.id, event_type: "test", status: "delivered", attempt_number: 1, max_attempts: 3, http_status: 200, response_body: "ok", error_message: null });
+    expect(d).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_type: "test",
+      status: "delivered",
+      attempt_number: 1,
+      max_attempts: 3,
+      http_status: 200,
+      response_body: "ok",
+      error_message: null,
+    });
     expect(receiver.received.length).toBe(1);
     const [r] = receiver.received;
     expect(r.headers.get("x-svc-event")).toBe("test");

@@ -25,21 +25,43 @@ const hooks = "/public-api/v1/webhooks";
 describe("webhook endpoints", () => {
   test("create answers 201 with the secret once; get, list, patch and delete never show it", async () => {
     const { key } = await t.createAccount({ tier: "pro" });
-    const created = await t.call(hooks, { method: "POST", key, json: { url: receiver.url, events: ["link.created", "conversion"], description: "CRM" } });
+    const created = await t.call(hooks, {
+      method: "POST",
+      key,
+      json: { url: receiver.url, events: ["link.created", "conversion"], description: "CRM" },
+    });
     expect(created.status).toBe(201);
     const ep = created.body.data;
-    expect(ep).toMatchObject({ url: receiver.url, events: ["link.created", "conversion"], description: "CRM", is_active: true, consecutive_failures: 0 });
+    expect(ep).toMatchObject({
+      url: receiver.url,
+      events: ["link.created", "conversion"],
+      description: "CRM",
+      is_active: true,
+      consecutive_failures: 0,
+    });
     expect(ep.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(ep.secret.slice(6), "base64").length).toBe(32);
     expect(new Date(ep.created_at).toISOString()).toBe(ep.created_at);
 
     const got = await t.call(`${hooks}/${ep.id}`, { key });
     expect(got.status).toBe(200);
-    expect(got.body.data).toEqual({ id: ep.id, url: receiver.url, events: ["link.created", "conversion"], description: "CRM", is_active: true, consecutive_failures: 0, created_at: ep.created_at });
+    expect(got.body.data).toEqual({
+      id: ep.id,
+      url: receiver.url,
+      events: ["link.created", "conversion"],
+      description: "CRM",
+      is_active: true,
+      consecutive_failures: 0,
+      created_at: ep.created_at,
+    });
     const listed = await t.call(hooks, { key });
     expect(listed.body.data).toEqual([got.body.data]);
 
-    const patched = await t.call(`${hooks}/${ep.id}`, { method: "PATCH", key, json: { events: ["link.deleted"], description: null, is_active: false } });
+    const patched = await t.call(`${hooks}/${ep.id}`, {
+      method: "PATCH",
+      key,
+      json: { events: ["link.deleted"], description: null, is_active: false },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ id: ep.id, events: ["link.deleted"], description: null, is_active: false });
     const unchanged = await t.call(`${hooks}/${ep.id}`, { method: "PATCH", key, json: {} });
@@ -77,7 +99,10 @@ describe("webhook endpoints", () => {
   });
 
   test("per-tier endpoint quota answers 403 QUOTA_EXCEEDED (free 1, basic 2)", async () => {
-    for (const [tier, max] of [["free", 1], ["basic", 2]] as const) {
+    for (const [tier, max] of [
+      ["free", 1],
+      ["basic", 2],
+    ] as const) {
       const { key } = await t.createAccount({ tier });
       for (let i = 0; i < max; i++) {
         expect((await t.call(hooks, { method: "POST", key, json: { url: receiver.url, events: ["conversion"] } })).status).toBe(201);
@@ -143,7 +168,10 @@ describe("webhook endpoints", () => {
       expect(patched.status, url).toBe(400);
       expect(patched.body.error.details.fields[0].field).toBe("body.url");
     }
-    expect((await strict.call(`${hooks}/${row.id}`, { key: strictKey })).body.data).toMatchObject({ url: "https://127.0.0.1:9/saved-before", description: null });
+    expect((await strict.call(`${hooks}/${row.id}`, { key: strictKey })).body.data).toMatchObject({
+      url: "https://127.0.0.1:9/saved-before",
+      description: null,
+    });
   });
 
   test("another account's webhook id answers 404 everywhere", async () => {
@@ -152,8 +180,11 @@ describe("webhook endpoints", () => {
     const { body } = await t.call(hooks, { method: "POST", key: owner.key, json: { url: receiver.url, events: ["conversion"] } });
     const id = body.data.id;
     for (const [method, path, json] of [
-      ["GET", `${hooks}/${id}`], ["PATCH", `${hooks}/${id}`, { is_active: false }], ["DELETE", `${hooks}/${id}`],
-      ["POST", `${hooks}/${id}/test`], ["GET", `${hooks}/${id}/deliveries`],
+      ["GET", `${hooks}/${id}`],
+      ["PATCH", `${hooks}/${id}`, { is_active: false }],
+      ["DELETE", `${hooks}/${id}`],
+      ["POST", `${hooks}/${id}/test`],
+      ["GET", `${hooks}/${id}/deliveries`],
     ] as const) {
       const res = await t.call(path, { method, key: other.key, json });
       expect(res.status, `${method} ${path}`).toBe(404);
@@ -179,8 +210,19 @@ describe("webhook endpoints", () => {
     expect(list.body.data.map((d: any) => d.payload.data.n)).toEqual(Array.from({ length: 50 }, (_, i) => 54 - i));
     expect(list.body.meta.page).toBeUndefined();
     expect(Object.keys(list.body.data[0]).sort()).toEqual([
-      "attempt_number", "created_at", "delivered_at", "endpoint_id", "error_message", "event_type", "http_status", "id",
-      "max_attempts", "next_retry_at", "payload", "response_body", "status",
+      "attempt_number",
+      "created_at",
+      "delivered_at",
+      "endpoint_id",
+      "error_message",
+      "event_type",
+      "http_status",
+      "id",
+      "max_attempts",
+      "next_retry_at",
+      "payload",
+      "response_body",
+      "status",
     ]);
   });
 });

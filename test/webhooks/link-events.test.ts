@@ -23,7 +23,11 @@ const linkBody = (n: number) => ({ url: `http://127.0.0.1:9/landing/${n}`, title
 
 async function subscribe() {
   const account = await t.createAccount();
-  const { body } = await t.call("/public-api/v1/webhooks", { method: "POST", key: account.key, json: { url: receiver.url, events: LINK_EVENTS } });
+  const { body } = await t.call("/public-api/v1/webhooks", {
+    method: "POST",
+    key: account.key,
+    json: { url: receiver.url, events: LINK_EVENTS },
+  });
   return { ...account, secret: body.data.secret as string };
 }
 
@@ -43,7 +47,11 @@ describe("link events", () => {
     expect(byEvent["link.created"].json.data).toEqual(created.body.data);
     expect(byEvent["link.updated"].json.data).toEqual(updated.body.data);
     expect(byEvent["link.updated"].json.data).toMatchObject({ title: "Renamed", tags: ["spring"] });
-    expect(byEvent["link.deleted"].json.data).toMatchObject({ id, short_code: created.body.data.short_code, original_url: created.body.data.original_url });
+    expect(byEvent["link.deleted"].json.data).toMatchObject({
+      id,
+      short_code: created.body.data.short_code,
+      original_url: created.body.data.original_url,
+    });
     for (const r of mine()) expect(verifySvcSignature(secret, r) && verifyStandardSignature(secret, r)).toBe(true);
   });
 
@@ -63,8 +71,12 @@ describe("link events", () => {
   test("a bulk import by an account without a link.created subscription queues no delivery", async () => {
     const account = await t.createAccount({ tier: "scale" });
     await t.call("/public-api/v1/webhooks", { method: "POST", key: account.key, json: { url: receiver.url, events: ["link.deleted"] } });
-    expect((await t.call("/public-api/v1/links/bulk", { method: "POST", key: account.key, json: [linkBody(6), linkBody(7)] })).status).toBe(201);
-    const rows = await t.runtime.deps.pg.query<{ n: number }>(sql`select count(*)::int as n from webhook_deliveries where account_id = ${account.accountId}`);
+    expect((await t.call("/public-api/v1/links/bulk", { method: "POST", key: account.key, json: [linkBody(6), linkBody(7)] })).status).toBe(
+      201,
+    );
+    const rows = await t.runtime.deps.pg.query<{ n: number }>(
+      sql`select count(*)::int as n from webhook_deliveries where account_id = ${account.accountId}`,
+    );
     expect(rows[0].n).toBe(0);
   });
 
@@ -82,13 +94,20 @@ describe("link events", () => {
     await receiver.waitFor((all) => all.some(isExpiry));
     const r = receiver.received.find(isExpiry)!;
     expect(r.json.data).toEqual({
-      id: link.id, short_code: link.short_code, short_url: link.short_url, original_url: link.original_url,
+      id: link.id,
+      short_code: link.short_code,
+      short_url: link.short_url,
+      original_url: link.original_url,
       expires_at: new Date(link.expires_at ?? soon).toISOString(),
     });
-    const [row] = await t.runtime.deps.pg.query<{ expired_notified_at: unknown }>(sql`select expired_notified_at from links where id = ${link.id}`);
+    const [row] = await t.runtime.deps.pg.query<{ expired_notified_at: unknown }>(
+      sql`select expired_notified_at from links where id = ${link.id}`,
+    );
     expect(row.expired_notified_at).not.toBeNull();
     expect(receiver.received.some((x) => x.json?.event === "link.expired" && x.json.data.id === gone.id)).toBe(false);
-    const rows = await t.runtime.deps.pg.query<{ n: number }>(sql`select count(*)::int as n from webhook_deliveries where account_id = ${accountId} and event_type = 'link.expired'`);
+    const rows = await t.runtime.deps.pg.query<{ n: number }>(
+      sql`select count(*)::int as n from webhook_deliveries where account_id = ${accountId} and event_type = 'link.expired'`,
+    );
     expect(rows[0].n).toBe(1);
   });
 
@@ -97,11 +116,22 @@ describe("link events", () => {
     await t.call("/public-api/v1/webhooks", { method: "POST", key, json: { url: receiver.url, events: ["conversion"] } });
     const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: linkBody(6) })).body.data;
     const event = {
-      link_id: link.id, visitor_id: "v-42", session_id: "s-1", event_type: "conversion", event_name: "purchase",
-      conversion_name: "checkout", page_url: "https://shop.example/thanks", revenue_cents: 4999, currency: "EUR",
+      link_id: link.id,
+      visitor_id: "v-42",
+      session_id: "s-1",
+      event_type: "conversion",
+      event_name: "purchase",
+      conversion_name: "checkout",
+      page_url: "https://shop.example/thanks",
+      revenue_cents: 4999,
+      currency: "EUR",
       timestamp: new Date().toISOString(),
     };
-    const res = await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [event, { ...event, event_type: "page_view" }] } });
+    const res = await t.call("/public-api/v1/journey/events", {
+      method: "POST",
+      key,
+      json: { events: [event, { ...event, event_type: "page_view" }] },
+    });
     expect(res.status).toBe(202);
     const isMine = (x: any) => x.json?.event === "conversion" && x.json.data.link_id === link.id;
     await receiver.waitFor((all) => all.some(isMine));

@@ -5,15 +5,37 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export interface Received { headers: Headers; body: string; json: any; at: number }
+export interface Received {
+  headers: Headers;
+  body: string;
+  json: any;
+  at: number;
+}
 type Responder = (req: Received, index: number) => Response | Promise<Response>;
 
 let cert: { cert: string; key: string } | undefined;
 export function selfSignedCert() {
   if (cert) return cert;
   const dir = mkdtempSync(join(tmpdir(), "svc-webhook-cert-"));
-  const out = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
-    "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stderr: "pipe" });
+  const out = Bun.spawnSync(
+    [
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=localhost",
+      "-days",
+      "1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stderr: "pipe" },
+  );
   if (out.exitCode !== 0) throw new Error(`openssl failed: ${out.stderr.toString()}`);
   cert = { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
   return cert;
@@ -50,7 +72,9 @@ export function startReceiver(respond: Responder = () => new Response("ok")): Re
     async fetch(req) {
       const body = await req.text();
       let json: unknown = null;
-      try { json = JSON.parse(body); } catch {}
+      try {
+        json = JSON.parse(body);
+      } catch {}
       const entry = { headers: req.headers, body, json, at: Date.now() };
       received.push(entry);
       return receiver.respond(entry, received.length - 1);

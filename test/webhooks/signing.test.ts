@@ -48,7 +48,17 @@ describe("webhook URL rules", () => {
   });
 
   test("private, loopback, link-local and reserved ranges are refused; the insecure flag allows them and http", async () => {
-    for (const url of ["https://127.0.0.2/", "https://172.16.0.1/", "https://100.64.0.1/", "https://0.0.0.0/", "https://[fd00::1]/", "https://[fe80::1]/", "https://[::127.0.0.1]/", "https://[::7f00:1]/", "https://[::a00:1]/"]) {
+    for (const url of [
+      "https://127.0.0.2/",
+      "https://172.16.0.1/",
+      "https://100.64.0.1/",
+      "https://0.0.0.0/",
+      "https://[fd00::1]/",
+      "https://[fe80::1]/",
+      "https://[::127.0.0.1]/",
+      "https://[::7f00:1]/",
+      "https://[::a00:1]/",
+    ]) {
       expect(await checkWebhookUrl(url, false), url).toContain("private");
       expect(await checkWebhookUrl(url, true), url).toBeNull();
     }

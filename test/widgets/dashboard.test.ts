@@ -1,9 +1,9 @@
 // dashboard.html driven in happy-dom: the same controls the Chromium end-to-end test will use.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { startDashboard } from '../../dashboard-widgets/src/dashboard';
-import { apiData, en, loaded, setupWidgetTests, stat, startBackend, win, type Backend } from './helpers';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startDashboard } from "../../dashboard-widgets/src/dashboard";
+import { apiData, en, loaded, setupWidgetTests, stat, startBackend, win, type Backend } from "./helpers";
 
 setupWidgetTests();
 let b: Backend;
@@ -11,14 +11,14 @@ beforeAll(async () => void (b = await startBackend()));
 afterAll(() => b.stop());
 // Widgets still loading when a test ends would query a server that afterAll has closed.
 afterEach(async () => {
-  const busy = () => [...win.document.querySelectorAll('#widgets > *')].some((w: any) => w.state === 'loading' || w.state === 'idle');
+  const busy = () => [...win.document.querySelectorAll("#widgets > *")].some((w: any) => w.state === "loading" || w.state === "idle");
   for (let i = 0; i < 200 && busy(); i++) await new Promise((r) => setTimeout(r, 25));
-  win.document.body.innerHTML = '';
+  win.document.body.innerHTML = "";
   delete win.document.documentElement.dataset.theme;
 });
 
-const page = readFileSync(join(import.meta.dir, '../../dashboard-widgets/src/dashboard.html'), 'utf8');
-const body = page.slice(page.indexOf('<body>') + 6, page.indexOf('</body>'));
+const page = readFileSync(join(import.meta.dir, "../../dashboard-widgets/src/dashboard.html"), "utf8");
+const body = page.slice(page.indexOf("<body>") + 6, page.indexOf("</body>"));
 
 function memoryStorage(init: Record<string, string> = {}): Storage {
   const m = new Map(Object.entries(init));
@@ -41,111 +41,121 @@ function open(storage = memoryStorage()) {
   const dash = startDashboard(d as unknown as Document, { storage, apiBase: b.base });
   const change = (sel: string, value: string) => {
     $(sel).value = value;
-    $(sel).dispatchEvent(new win.Event('change', { bubbles: true }));
+    $(sel).dispatchEvent(new win.Event("change", { bubbles: true }));
   };
-  const widgets = () => [...d.querySelectorAll('#widgets > *')] as any[];
+  const widgets = () => [...d.querySelectorAll("#widgets > *")] as any[];
   return { d, $, dash, storage, change, widgets };
 }
 
-describe('dashboard.html', () => {
-  test('has the controls the end-to-end test drives', () => {
+describe("dashboard.html", () => {
+  test("has the controls the end-to-end test drives", () => {
     const { $ } = open();
-    for (const id of ['api-key', 'save-key', 'link', 'range', 'steps', 'theme']) {
-      expect($('#' + id)).not.toBeNull();
-      expect($('#' + id).getAttribute('data-testid')).toBe(id);
+    for (const id of ["api-key", "save-key", "link", "range", "steps", "theme"]) {
+      expect($("#" + id)).not.toBeNull();
+      expect($("#" + id).getAttribute("data-testid")).toBe(id);
     }
     expect(page).toContain('<script type="module" src="/widgets.js"></script>');
   });
 
-  test('without a key it asks for one and creates no widget', async () => {
+  test("without a key it asks for one and creates no widget", async () => {
     const { $, widgets, dash } = open();
     await dash.ready;
     expect(widgets().length).toBe(0);
-    expect($('#status').textContent).toContain('Paste a read-only API key');
+    expect($("#status").textContent).toContain("Paste a read-only API key");
   });
 
-  test('saving a key stores it, lists the links and sets every widget up', async () => {
+  test("saving a key stores it, lists the links and sets every widget up", async () => {
     const { $, widgets, dash, storage } = open();
-    $('#api-key').value = b.keys.full;
-    $('#save-key').click();
-    expect(storage.getItem('svc-dashboard:key')).toBe(b.keys.full);
+    $("#api-key").value = b.keys.full;
+    $("#save-key").click();
+    expect(storage.getItem("svc-dashboard:key")).toBe(b.keys.full);
     await dash.loadLinks();
-    const links = await apiData(b, '/links', { per_page: 100 });
-    const options = [...$('#link').options].map((o: any) => [o.value, o.textContent]);
-    expect(options).toEqual([['', 'All links'], ...links.map((l: any) => [l.id, l.title ? `${l.short_url} — ${l.title}` : l.short_url])]);
-    expect($('#link').value).toBe(links[0].id);
-    expect($('#link').dataset.state).toBe('ready');
+    const links = await apiData(b, "/links", { per_page: 100 });
+    const options = [...$("#link").options].map((o: any) => [o.value, o.textContent]);
+    expect(options).toEqual([["", "All links"], ...links.map((l: any) => [l.id, l.title ? `${l.short_url} — ${l.title}` : l.short_url])]);
+    expect($("#link").value).toBe(links[0].id);
+    expect($("#link").dataset.state).toBe("ready");
 
     const tags = widgets().map((w) => w.tagName.toLowerCase());
-    expect(tags).toEqual(['svc-summary', 'svc-timeseries', 'svc-breakdown', 'svc-breakdown', 'svc-breakdown', 'svc-breakdown', 'svc-link-stats', 'svc-funnel', 'svc-conversions']);
+    expect(tags).toEqual([
+      "svc-summary",
+      "svc-timeseries",
+      "svc-breakdown",
+      "svc-breakdown",
+      "svc-breakdown",
+      "svc-breakdown",
+      "svc-link-stats",
+      "svc-funnel",
+      "svc-conversions",
+    ]);
     for (const w of widgets()) {
-      expect(w.getAttribute('api-key')).toBe(b.keys.full);
-      expect(w.getAttribute('api-base')).toBe(b.base);
+      expect(w.getAttribute("api-key")).toBe(b.keys.full);
+      expect(w.getAttribute("api-base")).toBe(b.base);
     }
-    const by = (id: string) => $('#' + id);
-    expect(by('w-summary').getAttribute('days')).toBe('30');
-    expect(by('w-conversions').getAttribute('period')).toBe('30d');
-    expect(by('w-link-stats').getAttribute('link-id')).toBe(links[0].id);
-    expect(by('w-funnel').getAttribute('steps')).toBe('page_view,signup,purchase');
+    const by = (id: string) => $("#" + id);
+    expect(by("w-summary").getAttribute("days")).toBe("30");
+    expect(by("w-conversions").getAttribute("period")).toBe("30d");
+    expect(by("w-link-stats").getAttribute("link-id")).toBe(links[0].id);
+    expect(by("w-funnel").getAttribute("steps")).toBe("page_view,signup,purchase");
 
     // the widgets really render the API's numbers
-    const summary = by('w-summary');
-    if (summary.state !== 'loaded') await loaded(summary);
-    const api = await apiData(b, '/analytics/summary', { days: 30 });
-    expect(stat(summary, 'Clicks, last 30 days')).toBe(en(api.analytics.total_clicks));
+    const summary = by("w-summary");
+    if (summary.state !== "loaded") await loaded(summary);
+    const api = await apiData(b, "/analytics/summary", { days: 30 });
+    expect(stat(summary, "Clicks, last 30 days")).toBe(en(api.analytics.total_clicks));
   });
 
-  test('range, link, steps and theme controls set the attributes', async () => {
-    const { $, dash, change, storage } = open(memoryStorage({ 'svc-dashboard:key': b.keys.full }));
+  test("range, link, steps and theme controls set the attributes", async () => {
+    const { $, dash, change, storage } = open(memoryStorage({ "svc-dashboard:key": b.keys.full }));
     await dash.ready;
-    change('#range', '7');
-    expect($('#w-summary').getAttribute('days')).toBe('7');
-    expect($('#w-geo').getAttribute('days')).toBe('7');
-    expect($('#w-funnel').getAttribute('period')).toBe('7d');
-    expect($('#w-conversions').getAttribute('period')).toBe('7d');
-    change('#link', b.quietLinkId);
-    expect($('#w-link-stats').getAttribute('link-id')).toBe(b.quietLinkId);
-    expect($('#w-conversions').getAttribute('link-id')).toBe(b.quietLinkId);
-    change('#link', '');
-    expect($('#w-conversions').hasAttribute('link-id')).toBe(false);
-    change('#steps', ' visit,buy ');
-    expect($('#w-funnel').getAttribute('steps')).toBe('visit,buy');
-    expect(storage.getItem('svc-dashboard:range')).toBe('7');
-    expect(storage.getItem('svc-dashboard:steps')).toBe('visit,buy');
+    change("#range", "7");
+    expect($("#w-summary").getAttribute("days")).toBe("7");
+    expect($("#w-geo").getAttribute("days")).toBe("7");
+    expect($("#w-funnel").getAttribute("period")).toBe("7d");
+    expect($("#w-conversions").getAttribute("period")).toBe("7d");
+    change("#link", b.quietLinkId);
+    expect($("#w-link-stats").getAttribute("link-id")).toBe(b.quietLinkId);
+    expect($("#w-conversions").getAttribute("link-id")).toBe(b.quietLinkId);
+    change("#link", "");
+    expect($("#w-conversions").hasAttribute("link-id")).toBe(false);
+    change("#steps", " visit,buy ");
+    expect($("#w-funnel").getAttribute("steps")).toBe("visit,buy");
+    expect(storage.getItem("svc-dashboard:range")).toBe("7");
+    expect(storage.getItem("svc-dashboard:steps")).toBe("visit,buy");
 
-    const before = $('#w-summary').getAttribute('theme');
-    $('#theme').click();
-    const after = before === 'dark' ? 'light' : 'dark';
-    expect($('#w-summary').getAttribute('theme')).toBe(after);
-    expect($('#w-conversions').getAttribute('theme')).toBe(after);
-    expect($('#theme').getAttribute('aria-pressed')).toBe(String(after === 'dark'));
+    const before = $("#w-summary").getAttribute("theme");
+    $("#theme").click();
+    const after = before === "dark" ? "light" : "dark";
+    expect($("#w-summary").getAttribute("theme")).toBe(after);
+    expect($("#w-conversions").getAttribute("theme")).toBe(after);
+    expect($("#theme").getAttribute("aria-pressed")).toBe(String(after === "dark"));
     expect(win.document.documentElement.dataset.theme).toBe(after);
-    expect(storage.getItem('svc-dashboard:theme')).toBe(after);
+    expect(storage.getItem("svc-dashboard:theme")).toBe(after);
   });
 
-  test('remembers key, link, range, steps and theme', async () => {
+  test("remembers key, link, range, steps and theme", async () => {
     const storage = memoryStorage({
-      'svc-dashboard:key': b.keys.full,
-      'svc-dashboard:link': b.quietLinkId,
-      'svc-dashboard:range': '90',
-      'svc-dashboard:steps': 'a,b',
-      'svc-dashboard:theme': 'dark',
+      "svc-dashboard:key": b.keys.full,
+      "svc-dashboard:link": b.quietLinkId,
+      "svc-dashboard:range": "90",
+      "svc-dashboard:steps": "a,b",
+      "svc-dashboard:theme": "dark",
     });
     const { $, dash } = open(storage);
     await dash.ready;
-    expect($('#api-key').value).toBe(b.keys.full);
-    expect($('#link').value).toBe(b.quietLinkId);
-    expect($('#range').value).toBe('90');
-    expect($('#w-funnel').getAttribute('steps')).toBe('a,b');
-    expect($('#w-funnel').getAttribute('link-id')).toBe(b.quietLinkId);
-    expect($('#w-timeseries').getAttribute('days')).toBe('90');
-    expect($('#w-summary').getAttribute('theme')).toBe('dark');
+    expect($("#api-key").value).toBe(b.keys.full);
+    expect($("#link").value).toBe(b.quietLinkId);
+    expect($("#range").value).toBe("90");
+    expect($("#w-funnel").getAttribute("steps")).toBe("a,b");
+    expect($("#w-funnel").getAttribute("link-id")).toBe(b.quietLinkId);
+    expect($("#w-timeseries").getAttribute("days")).toBe("90");
+    expect($("#w-summary").getAttribute("theme")).toBe("dark");
   });
 
-  test('a key without links:read says so', async () => {
-    const { $, dash } = open(memoryStorage({ 'svc-dashboard:key': b.keys.noLinks }));
+  test("a key without links:read says so", async () => {
+    const { $, dash } = open(memoryStorage({ "svc-dashboard:key": b.keys.noLinks }));
     await dash.ready;
-    expect($('#link').dataset.state).toBe('error');
-    expect($('#status').textContent).toContain('links:read');
+    expect($("#link").dataset.state).toBe("error");
+    expect($("#status").textContent).toContain("links:read");
   });
 });

@@ -2,12 +2,12 @@
 // this module is first evaluated (the widget classes extend HTMLElement at import time) and by
 // each file's beforeAll, and taken off again in its afterAll, so test files of the server that run
 // in the same Bun process never see a `document`.
-import { afterAll, beforeAll } from 'bun:test';
-import { Window } from 'happy-dom';
+import { afterAll, beforeAll } from "bun:test";
+import { Window } from "happy-dom";
 
-export const win = new Window({ url: 'http://127.0.0.1/', settings: { disableCSSFileLoading: true } });
+export const win = new Window({ url: "http://127.0.0.1/", settings: { disableCSSFileLoading: true } });
 
-const NAMES = ['HTMLElement', 'customElements', 'document', 'CustomEvent', 'location', 'navigator'] as const;
+const NAMES = ["HTMLElement", "customElements", "document", "CustomEvent", "location", "navigator"] as const;
 const saved = new Map<string, PropertyDescriptor | undefined>();
 
 export function installDom(): void {

@@ -1,9 +1,9 @@
 // What the widget tests share: the backend (our real server, seeded through its API), mounting
 // widgets, waiting for their events, and reading what a user sees.
-import { afterEach } from 'bun:test';
-import { useDom, win } from './dom';
-import '../../dashboard-widgets/src/define';
-import { startBackend, type Backend } from './backend';
+import { afterEach } from "bun:test";
+import { useDom, win } from "./dom";
+import "../../dashboard-widgets/src/define";
+import { startBackend, type Backend } from "./backend";
 
 export { startBackend, win };
 export type { Backend };
@@ -18,9 +18,9 @@ export function setupWidgetTests(): void {
   afterEach(() => {
     for (const el of mounted) el.remove();
     mounted.clear();
-    win.document.documentElement.setAttribute('lang', 'en-US');
+    win.document.documentElement.setAttribute("lang", "en-US");
   });
-  win.document.documentElement.setAttribute('lang', 'en-US');
+  win.document.documentElement.setAttribute("lang", "en-US");
 }
 
 /** An element of the test window, typed as the DOM lib types it. */
@@ -37,11 +37,11 @@ export function mount<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attr
 }
 
 export function setAttrs(el: Element, attrs: Attrs): void {
-  for (const [k, v] of Object.entries(attrs)) (v == null ? el.removeAttribute(k) : el.setAttribute(k, String(v)));
+  for (const [k, v] of Object.entries(attrs)) v == null ? el.removeAttribute(k) : el.setAttribute(k, String(v));
 }
 
 export interface Settled {
-  type: 'svc-load' | 'svc-error';
+  type: "svc-load" | "svc-error";
   detail: any;
 }
 
@@ -57,17 +57,17 @@ export function settled(el: Element, timeout = 5000): Promise<Settled> {
     };
     const off = () => {
       clearTimeout(timer);
-      doc.removeEventListener('svc-load', on);
-      doc.removeEventListener('svc-error', on);
+      doc.removeEventListener("svc-load", on);
+      doc.removeEventListener("svc-error", on);
     };
-    doc.addEventListener('svc-load', on);
-    doc.addEventListener('svc-error', on);
+    doc.addEventListener("svc-load", on);
+    doc.addEventListener("svc-error", on);
   });
 }
 
 export async function loaded(el: Element): Promise<any> {
   const s = await settled(el);
-  if (s.type !== 'svc-load') throw new Error(`${el.tagName} failed: ${JSON.stringify(s.detail)}`);
+  if (s.type !== "svc-load") throw new Error(`${el.tagName} failed: ${JSON.stringify(s.detail)}`);
   return s.detail;
 }
 
@@ -77,47 +77,48 @@ const root = (el: Element) => el.shadowRoot as unknown as ParentNode;
 export function text(el: Element): string {
   const parts: string[] = [];
   const walk = (n: Node) => {
-    if (n.nodeType === 3) parts.push(n.textContent ?? '');
-    else if (!['STYLE', 'TITLE', 'title'].includes((n as Element).tagName)) n.childNodes.forEach(walk);
-    if (n.nodeType === 1 && ['DT', 'DD', 'P', 'LI', 'TD', 'TH', 'H2', 'H3', 'SUMMARY', 'CAPTION'].includes((n as Element).tagName)) parts.push(' ');
+    if (n.nodeType === 3) parts.push(n.textContent ?? "");
+    else if (!["STYLE", "TITLE", "title"].includes((n as Element).tagName)) n.childNodes.forEach(walk);
+    if (n.nodeType === 1 && ["DT", "DD", "P", "LI", "TD", "TH", "H2", "H3", "SUMMARY", "CAPTION"].includes((n as Element).tagName))
+      parts.push(" ");
   };
   root(el).childNodes.forEach(walk);
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return parts.join("").replace(/\s+/g, " ").trim();
 }
 
 /** The value shown under a stat label (<dt>label</dt><dd>value</dd>). */
 export function stat(el: Element, label: string): string | undefined {
-  const dt = [...root(el).querySelectorAll('dt')].find((d) => d.textContent?.trim() === label);
+  const dt = [...root(el).querySelectorAll("dt")].find((d) => d.textContent?.trim() === label);
   return dt?.nextElementSibling?.textContent?.trim();
 }
 /** The note under a stat's value, if any. */
 export function statNote(el: Element, label: string): string | undefined {
-  const dt = [...root(el).querySelectorAll('dt')].find((d) => d.textContent?.trim() === label);
+  const dt = [...root(el).querySelectorAll("dt")].find((d) => d.textContent?.trim() === label);
   const note = dt?.nextElementSibling?.nextElementSibling;
-  return note?.classList.contains('note') ? note.textContent?.trim() : undefined;
+  return note?.classList.contains("note") ? note.textContent?.trim() : undefined;
 }
 
 /** Rows of the table whose caption is `caption` (or the first table): header row first. */
 export function table(el: Element, caption?: string): string[][] {
-  const tables = [...root(el).querySelectorAll('table')];
-  const t = caption ? tables.find((x) => x.querySelector('caption')?.textContent === caption) : tables[0];
-  if (!t) throw new Error(`no table ${caption ?? ''} in ${el.tagName}: ${text(el)}`);
-  return [...t.querySelectorAll('tr')].map((tr) => [...tr.children].map((c) => c.textContent?.trim() ?? ''));
+  const tables = [...root(el).querySelectorAll("table")];
+  const t = caption ? tables.find((x) => x.querySelector("caption")?.textContent === caption) : tables[0];
+  if (!t) throw new Error(`no table ${caption ?? ""} in ${el.tagName}: ${text(el)}`);
+  return [...t.querySelectorAll("tr")].map((tr) => [...tr.children].map((c) => c.textContent?.trim() ?? ""));
 }
 
 export function charts(el: Element): Element[] {
-  return [...root(el).querySelectorAll('svg.chart')];
+  return [...root(el).querySelectorAll("svg.chart")];
 }
 
 export function errorBox(el: Element): string | undefined {
-  return root(el).querySelector('[role=alert]')?.textContent?.replace(/\s+/g, ' ').trim();
+  return root(el).querySelector("[role=alert]")?.textContent?.replace(/\s+/g, " ").trim();
 }
 
 /** Fetch the same data the widget shows, straight from the API. */
 export async function apiData<T = any>(b: Backend, path: string, query: Attrs = {}, key = b.keys.full): Promise<T> {
   const url = new URL(b.base + path);
   for (const [k, v] of Object.entries(query)) if (v != null) url.searchParams.set(k, String(v));
-  const res = await fetch(url, { headers: { 'X-API-Key': key } });
+  const res = await fetch(url, { headers: { "X-API-Key": key } });
   const body = (await res.json()) as any;
   if (!body.success) throw new Error(`${path}: ${JSON.stringify(body)}`);
   return body.data as T;
@@ -128,7 +129,7 @@ export function spyFetch(): { urls: URL[]; restore(): void } {
   const real = globalThis.fetch;
   const urls: URL[] = [];
   globalThis.fetch = Object.assign((input: any, init?: any) => {
-    urls.push(new URL(input instanceof URL ? input.href : typeof input === 'string' ? input : input.url));
+    urls.push(new URL(input instanceof URL ? input.href : typeof input === "string" ? input : input.url));
     return real(input, init);
   }, real);
   return { urls, restore: () => void (globalThis.fetch = real) };
@@ -154,5 +155,5 @@ export function holdAnswers(): () => void {
   };
 }
 
-export const en = (n: number) => new Intl.NumberFormat('en-US').format(n);
+export const en = (n: number) => new Intl.NumberFormat("en-US").format(n);
 export const tick = () => new Promise((r) => setTimeout(r, 0));

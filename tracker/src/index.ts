@@ -1,24 +1,24 @@
 // Script entry (dist/t.js): reads data-* from its own <script>, starts the tracker and replaces
 // the window.svc stub, replaying calls queued in svc.q before the script loaded.
-import { createTracker, type Tracker } from './tracker'
+import { createTracker, type Tracker } from "./tracker";
 
-type Svc = ((m: string, ...a: unknown[]) => void) & Partial<Tracker> & { q?: ArrayLike<unknown>[] }
+type Svc = ((m: string, ...a: unknown[]) => void) & Partial<Tracker> & { q?: ArrayLike<unknown>[] };
 
-const w = window as unknown as { svc?: Svc }
+const w = window as unknown as { svc?: Svc };
 // A second copy of the script (e.g. also added by a tag manager) must not track twice.
 if (!(w.svc && w.svc.track)) {
   // A classic <script> (defer or async) is required: module scripts have no currentScript.
-  const s = document.currentScript as HTMLScriptElement
-  const d = s.dataset
+  const s = document.currentScript as HTMLScriptElement;
+  const d = s.dataset;
   const t = createTracker({
     key: d.key!,
-    api: d.api || new URL(s.src).origin + '/public-api/v1',
+    api: d.api || new URL(s.src).origin + "/public-api/v1",
     linkId: d.linkId,
-    respectDnt: 'respectDnt' in d,
+    respectDnt: "respectDnt" in d,
     exclude: d.exclude,
-  })
-  const q = (w.svc && w.svc.q) || []
-  const svc: Svc = Object.assign((m: string, ...a: unknown[]) => (t as any)[m] && (t as any)[m](...a), t)
-  w.svc = svc
-  for (const a of q) svc(...(a as [string]))
+  });
+  const q = (w.svc && w.svc.q) || [];
+  const svc: Svc = Object.assign((m: string, ...a: unknown[]) => (t as any)[m] && (t as any)[m](...a), t);
+  w.svc = svc;
+  for (const a of q) svc(...(a as [string]));
 }

@@ -26,8 +26,17 @@ export interface ClickFlusher {
   close(): Promise<void>;
 }
 
-interface Context { store: VisitorHashStore; deps: ClickFlusherDeps; context: FlushContext }
-interface Pending { ctx: number; token: string; resolve: (count: number) => void; reject: (err: Error) => void }
+interface Context {
+  store: VisitorHashStore;
+  deps: ClickFlusherDeps;
+  context: FlushContext;
+}
+interface Pending {
+  ctx: number;
+  token: string;
+  resolve: (count: number) => void;
+  reject: (err: Error) => void;
+}
 
 /** One worker per process and ClickHouse (chDB binds one engine per process; its session must stay open). */
 class FlushWorker {
@@ -63,7 +72,11 @@ class FlushWorker {
 
   drop(ctx: number) {
     this.contexts.delete(ctx);
-    for (const [id, p] of this.pending) if (p.ctx === ctx) { this.pending.delete(id); p.reject(new Error("click flusher closed")); }
+    for (const [id, p] of this.pending)
+      if (p.ctx === ctx) {
+        this.pending.delete(id);
+        p.reject(new Error("click flusher closed"));
+      }
     if (this.opened.delete(ctx)) this.worker?.postMessage({ type: "drop", ctx } satisfies ToWorker);
   }
 
@@ -110,7 +123,8 @@ class FlushWorker {
     const deps = this.contexts.get(p.ctx)?.deps;
     try {
       if (!deps) throw new Error("click flusher closed");
-      if (m.lines) await deps.ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(m.lines), chunkInsertSettings(m.count, p.token));
+      if (m.lines)
+        await deps.ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(m.lines), chunkInsertSettings(m.count, p.token));
       await touchLinksLastAccessed(deps.pg, new Map(m.latest));
       p.resolve(m.count);
     } catch (err) {
@@ -123,15 +137,17 @@ const workers = new Map<string, FlushWorker>();
 let nextContext = 0;
 
 export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
-  const chdbPath = deps.ch.kind === "chdb"
-    ? (deps.ch.client as unknown as { connection?: { chdb?: { session?: { path?: string } } } }).connection?.chdb?.session?.path
-    : undefined;
+  const chdbPath =
+    deps.ch.kind === "chdb"
+      ? (deps.ch.client as unknown as { connection?: { chdb?: { session?: { path?: string } } } }).connection?.chdb?.session?.path
+      : undefined;
   const key = chdbPath ?? "";
   let worker = workers.get(key);
   if (!worker) workers.set(key, (worker = new FlushWorker(chdbPath)));
   const ctx = nextContext++;
   worker.contexts.set(ctx, {
-    store: visitorHashStore(deps), deps,
+    store: visitorHashStore(deps),
+    deps,
     context: { table: deps.ch.table("clicks"), trustProxy: deps.trustProxy, hashSecret: deps.hashSecret, geoipCityDb: deps.geoipCityDb },
   });
   worker.ensureStarted().catch(() => {}); // a failed start is retried by the next flush
@@ -141,6 +157,8 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
     async sink(records, token) {
       if (records.length) await flush(Buffer.from(JSON.stringify(records) + "\n"), token);
     },
-    async close() { worker.drop(ctx); },
+    async close() {
+      worker.drop(ctx);
+    },
   };
 }

@@ -12,6 +12,8 @@ const TOKEN = /^[A-Za-z0-9_.-]+$/;
 /** The statement text for a session that takes the data inline; tokens are the spool's own, checked anyway. */
 export function insertStatement(table: string, columns: readonly string[], rows: number, token: string): string {
   if (!TOKEN.test(token)) throw new Error(`unexpected deduplication token ${JSON.stringify(token)}`);
-  const settings = Object.entries({ ...chunkInsertSettings(rows, token), ...IN_CALLING_THREAD }).map(([k, v]) => `${k} = ${typeof v === "number" ? v : `'${v}'`}`).join(", ");
+  const settings = Object.entries({ ...chunkInsertSettings(rows, token), ...IN_CALLING_THREAD })
+    .map(([k, v]) => `${k} = ${typeof v === "number" ? v : `'${v}'`}`)
+    .join(", ");
   return `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings} FORMAT JSONCompactEachRow`;
 }

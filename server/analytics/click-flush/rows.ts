@@ -5,17 +5,50 @@ import type { ClickRow } from "../click-pipeline";
 import { chTime } from "../../storage/clickhouse/format";
 
 export const CLICK_COLUMNS = [
-  "click_id", "timestamp", "account_id", "link_id", "domain", "visitor_hash", "is_bot", "bot_kind", "device_type",
-  "browser", "browser_version", "os", "os_version", "country_code", "region", "city", "referrer", "referrer_url",
-  "language", "query",
+  "click_id",
+  "timestamp",
+  "account_id",
+  "link_id",
+  "domain",
+  "visitor_hash",
+  "is_bot",
+  "bot_kind",
+  "device_type",
+  "browser",
+  "browser_version",
+  "os",
+  "os_version",
+  "country_code",
+  "region",
+  "city",
+  "referrer",
+  "referrer_url",
+  "language",
+  "query",
 ] as const satisfies readonly (keyof ClickRow)[];
-
 
 export function clickRowLine(r: ClickRow): string {
   return JSON.stringify([
-    r.click_id, chTime(r.timestamp), r.account_id, r.link_id, r.domain, r.visitor_hash, r.is_bot, r.bot_kind, r.device_type,
-    r.browser, r.browser_version, r.os, r.os_version, r.country_code, r.region, r.city, r.referrer, r.referrer_url,
-    r.language, r.query,
+    r.click_id,
+    chTime(r.timestamp),
+    r.account_id,
+    r.link_id,
+    r.domain,
+    r.visitor_hash,
+    r.is_bot,
+    r.bot_kind,
+    r.device_type,
+    r.browser,
+    r.browser_version,
+    r.os,
+    r.os_version,
+    r.country_code,
+    r.region,
+    r.city,
+    r.referrer,
+    r.referrer_url,
+    r.language,
+    r.query,
   ]);
 }
 

@@ -28,7 +28,11 @@ function loadSetScheduler(): SetScheduler | null {
 
 /** Puts one thread (by its Linux tid) at background priority, as far as the system allows. */
 function lowerThreadPriority(tid: number): void {
-  try { setPriority(tid, NICENESS); } catch { /* not permitted */ }
+  try {
+    setPriority(tid, NICENESS);
+  } catch {
+    /* not permitted */
+  }
   loadSetScheduler()?.(tid, SCHED_IDLE, new Int32Array(1));
 }
 

@@ -14,11 +14,12 @@ const post = (m: FromWorker) => self.postMessage(m);
 // Calls into the main thread's stores (Postgres salts, earlier hashes): once per day, or near midnight.
 let nextCall = 0;
 const calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-const call = (ctx: number, method: StoreMethod, args: unknown[]) => new Promise<unknown>((resolve, reject) => {
-  const id = nextCall++;
-  calls.set(id, { resolve, reject });
-  post({ type: "call", ctx, id, method, args });
-});
+const call = (ctx: number, method: StoreMethod, args: unknown[]) =>
+  new Promise<unknown>((resolve, reject) => {
+    const id = nextCall++;
+    calls.set(id, { resolve, reject });
+    post({ type: "call", ctx, id, method, args });
+  });
 
 const contexts = new Map<number, { context: FlushContext; enrich: ClickEnricher }>();
 function open(ctx: number, context: FlushContext) {
@@ -82,4 +83,5 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
  * priority and renamed per task; they get the flusher's priority too. Spared: the main thread (HTTP),
  * Bun's pool (file I/O of the spool) and the JavaScript engine's compiler and collector threads.
  */
-const SPARED = /^(bun|bun\.exe|Bun Pool.*|JITWorker|HeapHelper|.*Helper Thread|.*ollector Thread|JSCWarmUp|mi-scavenger|Worker|HTTP Client)$/;
+const SPARED =
+  /^(bun|bun\.exe|Bun Pool.*|JITWorker|HeapHelper|.*Helper Thread|.*ollector Thread|JSCWarmUp|mi-scavenger|Worker|HTTP Client)$/;

@@ -4,7 +4,11 @@ import { readFileSync } from "node:fs";
 import { Reader, type Response } from "maxmind";
 import ipaddr from "ipaddr.js";
 
-export interface GeoFacts { country_code: string; region: string; city: string }
+export interface GeoFacts {
+  country_code: string;
+  region: string;
+  city: string;
+}
 
 interface MmdbRecord {
   country_code?: string; // ip-location-db's country database

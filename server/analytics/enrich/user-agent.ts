@@ -15,12 +15,17 @@ export interface ParsedAgent {
   bot_kind: BotKind;
 }
 
-export interface ClientHints { mobile?: string; platform?: string }
+export interface ClientHints {
+  mobile?: string;
+  platform?: string;
+}
 
 // Link unfurlers: they fetch a link to render a preview card, not because a person clicked.
-const PREVIEW = /slackbot|slack-imgproxy|twitterbot|facebookexternalhit|facebookcatalog|facebot|linkedinbot|discordbot|whatsapp|telegrambot|applebot|imessage|skypeuripreview|microsoftpreview|pinterestbot|redditbot|embedly|iframely|vkshare|mastodon|line-poker|kakaotalk-scrap|mattermost|bitlybot|google-pagerenderer|bingpreview|quora link preview|yahoo link preview/i;
+const PREVIEW =
+  /slackbot|slack-imgproxy|twitterbot|facebookexternalhit|facebookcatalog|facebot|linkedinbot|discordbot|whatsapp|telegrambot|applebot|imessage|skypeuripreview|microsoftpreview|pinterestbot|redditbot|embedly|iframely|vkshare|mastodon|line-poker|kakaotalk-scrap|mattermost|bitlybot|google-pagerenderer|bingpreview|quora link preview|yahoo link preview/i;
 // Scripts, HTTP libraries and headless browsers.
-const AUTOMATION = /curl|wget|python|aiohttp|httpx|go-http-client|okhttp|java\/|apache-httpclient|axios|node-fetch|undici|got \(|libwww-perl|ruby|guzzle|php\/|powershell|postman|insomnia|httpie|scrapy|headless|phantomjs|puppeteer|playwright|selenium|webdriver|lighthouse|dart:io|reqwest|deno\/|bun\/|^$/i;
+const AUTOMATION =
+  /curl|wget|python|aiohttp|httpx|go-http-client|okhttp|java\/|apache-httpclient|axios|node-fetch|undici|got \(|libwww-perl|ruby|guzzle|php\/|powershell|postman|insomnia|httpie|scrapy|headless|phantomjs|puppeteer|playwright|selenium|webdriver|lighthouse|dart:io|reqwest|deno\/|bun\/|^$/i;
 
 export function classifyBot(ua: string): { is_bot: number; bot_kind: BotKind } {
   const trimmed = ua.trim();

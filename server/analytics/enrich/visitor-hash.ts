@@ -71,7 +71,10 @@ export function createVisitorHasher(store: VisitorHashStore, secret: string) {
     let salt = "";
     for (const c of clicks) {
       const day = dayStart(c.ts);
-      if (day !== saltDay) { salt = (await saltOf(utcDay(day), true))!; saltDay = day; }
+      if (day !== saltDay) {
+        salt = (await saltOf(utcDay(day), true))!;
+        saltDay = day;
+      }
       hashes.push(visitorHash(salt, c));
     }
 

@@ -2,7 +2,12 @@
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import { isoOrNull, num } from "./scope";
 
-export interface LinkClickStats { human_clicks: number; bot_clicks: number; unique_visitors: number; last_click_at: string | null }
+export interface LinkClickStats {
+  human_clicks: number;
+  bot_clicks: number;
+  unique_visitors: number;
+  last_click_at: string | null;
+}
 
 /** unique_visitors counts people: bot traffic is left out. */
 export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; linkId: string }): Promise<LinkClickStats> {
@@ -12,7 +17,12 @@ export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; 
      FROM ${ch.table("clicks_daily_links")} WHERE account_id = {account:UUID} AND link_id = {link:UUID}`,
     { account: a.accountId, link: a.linkId },
   );
-  return { human_clicks: num(row?.human), bot_clicks: num(row?.bot), unique_visitors: num(row?.visitors), last_click_at: isoOrNull(row?.last_ms) };
+  return {
+    human_clicks: num(row?.human),
+    bot_clicks: num(row?.bot),
+    unique_visitors: num(row?.visitors),
+    last_click_at: isoOrNull(row?.last_ms),
+  };
 }
 
 /** Distinct visitors with a conversion event on the link. */

@@ -14,7 +14,9 @@ export function dailyScope(s: ClickScope) {
       "day >= {start:Date} AND day <= {end:Date}",
       botCondition(s),
       s.domain !== undefined ? "domain = {domain:String}" : "",
-    ].filter(Boolean).join(" AND "),
+    ]
+      .filter(Boolean)
+      .join(" AND "),
     params: params(s),
   };
 }
@@ -27,7 +29,9 @@ export function hourlyScope(s: ClickScope) {
       "hour >= toDateTime({start:Date}, 'UTC') AND hour < toDateTime({end:Date} + 1, 'UTC')",
       botCondition(s),
       s.domain !== undefined ? "domain = {domain:String}" : "",
-    ].filter(Boolean).join(" AND "),
+    ]
+      .filter(Boolean)
+      .join(" AND "),
     params: params(s),
   };
 }

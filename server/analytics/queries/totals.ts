@@ -4,7 +4,11 @@ import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, HourlyRow } from "../model";
 import { hourlyScope, dailyScope, isoOrNull, num } from "./scope";
 
-export interface ClickTotals { clicks: number; unique_visitors: number; last_click_at: string | null }
+export interface ClickTotals {
+  clicks: number;
+  unique_visitors: number;
+  last_click_at: string | null;
+}
 
 export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise<ClickTotals> {
   const { where, params } = dailyScope(scope);
@@ -16,7 +20,11 @@ export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise
   return { clicks: num(row?.clicks), unique_visitors: num(row?.unique_visitors), last_click_at: isoOrNull(row?.last_ms) };
 }
 
-export interface DailyClicks { date: string; clicks: number; unique_visitors: number }
+export interface DailyClicks {
+  date: string;
+  clicks: number;
+  unique_visitors: number;
+}
 
 /** Days with clicks only; callers fill the gaps. */
 export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Promise<DailyClicks[]> {

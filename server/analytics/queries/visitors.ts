@@ -3,7 +3,8 @@ import type { Clickhouse } from "../../storage/clickhouse/client";
 
 /** Which of these visitor hashes clicked, for these accounts, in [from, to). */
 export async function findSeenVisitorHashes(
-  ch: Clickhouse, a: { accountIds: string[]; hashes: string[]; from: number; to: number },
+  ch: Clickhouse,
+  a: { accountIds: string[]; hashes: string[]; from: number; to: number },
 ): Promise<Set<string>> {
   if (a.hashes.length === 0) return new Set();
   const rows = await ch.query<{ seen: string }>(

@@ -28,7 +28,13 @@ export interface Clickhouse {
   command(query: string, params?: Record<string, unknown>): Promise<void>;
   insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
   /** Rows already in `format` text (e.g. JSONCompactEachRow), sent as they are; chDB parses the bytes natively. */
-  insertRaw(table: string, columns: readonly string[], format: "JSONCompactEachRow", data: Buffer, settings?: Record<string, string | number>): Promise<void>;
+  insertRaw(
+    table: string,
+    columns: readonly string[],
+    format: "JSONCompactEachRow",
+    data: Buffer,
+    settings?: Record<string, string | number>,
+  ): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,7 +42,9 @@ export interface Clickhouse {
 export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhouse> {
   const ch = opts.sharedClient
     ? { ...wrap(opts.sharedClient, "chdb", opts), close: async () => {} }
-    : opts.url ? openHttp(opts) : await openChdb(opts);
+    : opts.url
+      ? openHttp(opts)
+      : await openChdb(opts);
   await applyClickhouseMigrations(ch);
   return ch;
 }
@@ -56,7 +64,13 @@ async function openChdb(opts: ClickhouseOptions): Promise<Clickhouse> {
 
 /** chDB's zero-copy insert of raw bytes, reached through the client's connection (not in its public types). */
 interface ChdbRawInsert {
-  rawInsert(p: { table: string; columns: readonly string[]; format: string; values: Buffer; settings?: Record<string, string | number> }): Promise<unknown>;
+  rawInsert(p: {
+    table: string;
+    columns: readonly string[];
+    format: string;
+    values: Buffer;
+    settings?: Record<string, string | number>;
+  }): Promise<unknown>;
 }
 
 function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: ClickhouseOptions): Clickhouse {

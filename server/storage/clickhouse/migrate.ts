@@ -6,7 +6,11 @@ import type { Clickhouse } from "./client";
 
 const MIGRATIONS_DIR = join(import.meta.dir, "migrations");
 
-export interface ClickhouseMigration { version: number; name: string; statements: string[] }
+export interface ClickhouseMigration {
+  version: number;
+  name: string;
+  statements: string[];
+}
 
 export function readClickhouseMigrations(ch: Pick<Clickhouse, "database" | "cluster">): ClickhouseMigration[] {
   return readdirSync(MIGRATIONS_DIR)

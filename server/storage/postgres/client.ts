@@ -22,8 +22,7 @@ export interface Postgres {
   close(): Promise<void>;
 }
 
-const rowsOf = <T>(result: unknown): T[] =>
-  (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
+const rowsOf = <T>(result: unknown): T[] => (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
 
 export async function openPostgres(opts: { databaseUrl?: string; dataDir: string }): Promise<Postgres> {
   const pg = opts.databaseUrl ? await openServer(opts.databaseUrl) : await openEmbedded(join(opts.dataDir, "pg"));
@@ -44,9 +43,15 @@ async function openServer(url: string): Promise<Postgres> {
   const client = postgres(url, { max: 10, onnotice: () => {} });
   return wrap(drizzle(client, { schema }) as unknown as Db, {
     kind: "postgres",
-    listen: async (channel, onPayload) => { await client.listen(channel, onPayload); },
-    notify: async (channel, payload) => { await client.notify(channel, payload); },
-    ping: async () => { await client`select 1`; },
+    listen: async (channel, onPayload) => {
+      await client.listen(channel, onPayload);
+    },
+    notify: async (channel, payload) => {
+      await client.notify(channel, payload);
+    },
+    ping: async () => {
+      await client`select 1`;
+    },
     close: () => client.end({ timeout: 5 }),
   });
 }
@@ -59,9 +64,15 @@ async function openEmbedded(dir: string): Promise<Postgres> {
   const client = await PGlite.create(dir, { extensions: { pg_trgm } });
   return wrap(drizzle(client, { schema }) as unknown as Db, {
     kind: "pglite",
-    listen: async (channel, onPayload) => { await client.listen(channel, onPayload); },
-    notify: async (channel, payload) => { await client.query("select pg_notify($1, $2)", [channel, payload]); },
-    ping: async () => { await client.query("select 1"); },
+    listen: async (channel, onPayload) => {
+      await client.listen(channel, onPayload);
+    },
+    notify: async (channel, payload) => {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    ping: async () => {
+      await client.query("select 1");
+    },
     close: () => client.close(),
   });
 }

@@ -19,8 +19,13 @@ export async function applyMigrations(pg: Postgres): Promise<void> {
   await pg.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`);
     await tx.execute(sql`create schema if not exists drizzle`);
-    await tx.execute(sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`);
-    const done = await pg.query<{ created_at: string }>(sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`, tx);
+    await tx.execute(
+      sql`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`,
+    );
+    const done = await pg.query<{ created_at: string }>(
+      sql`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`,
+      tx,
+    );
     const lastApplied = done[0] ? Number(done[0].created_at) : 0;
     for (const m of migrations) {
       if (m.folderMillis <= lastApplied) continue;

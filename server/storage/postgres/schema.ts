@@ -1,8 +1,6 @@
 // The whole Postgres schema (drizzle). Migrations under ./migrations are generated from this file.
 import { sql } from "drizzle-orm";
-import {
-  pgTable, uuid, text, timestamp, jsonb, boolean, integer, bigint, index, uniqueIndex, primaryKey, date,
-} from "drizzle-orm/pg-core";
+import { pgTable, uuid, text, timestamp, jsonb, boolean, integer, bigint, index, uniqueIndex, primaryKey, date } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
@@ -11,38 +9,59 @@ export const accounts = pgTable("accounts", {
   id: uuid("id").primaryKey().defaultRandom(),
   name: text("name").notNull(),
   tier: text("tier").notNull(),
-  limitOverrides: jsonb("limit_overrides").$type<{ journey_events_per_month?: number | null; clicks_per_month?: number | null }>().notNull().default({}),
+  limitOverrides: jsonb("limit_overrides")
+    .$type<{ journey_events_per_month?: number | null; clicks_per_month?: number | null }>()
+    .notNull()
+    .default({}),
   createdAt: createdAt(),
 });
 
-export const apiKeys = pgTable("api_keys", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  prefix: text("prefix").notNull(),
-  keyHash: text("key_hash").notNull(),
-  scopes: text("scopes").array().notNull(),
-  allowedIps: text("allowed_ips").array().notNull().default(sql`'{}'::text[]`),
-  createdAt: createdAt(),
-  lastUsedAt: ts("last_used_at"),
-  revokedAt: ts("revoked_at"),
-}, (t) => [uniqueIndex("api_keys_key_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)]);
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    prefix: text("prefix").notNull(),
+    keyHash: text("key_hash").notNull(),
+    scopes: text("scopes").array().notNull(),
+    allowedIps: text("allowed_ips").array().notNull().default(sql`'{}'::text[]`),
+    createdAt: createdAt(),
+    lastUsedAt: ts("last_used_at"),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_key_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
+);
 
-export const teamMembers = pgTable("team_members", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  email: text("email").notNull(),
-  role: text("role").notNull(),
-  createdAt: createdAt(),
-}, (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email)]);
+export const teamMembers = pgTable(
+  "team_members",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    role: text("role").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email)],
+);
 
 /** Exact monthly counters; month is the first day of the calendar month (UTC). */
-export const monthlyUsage = pgTable("monthly_usage", {
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  month: date("month", { mode: "string" }).notNull(),
-  journeyEvents: bigint("journey_events", { mode: "number" }).notNull().default(0),
-  clicks: bigint("clicks", { mode: "number" }).notNull().default(0),
-}, (t) => [primaryKey({ columns: [t.accountId, t.month] })]);
+export const monthlyUsage = pgTable(
+  "monthly_usage",
+  {
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    month: date("month", { mode: "string" }).notNull(),
+    journeyEvents: bigint("journey_events", { mode: "number" }).notNull().default(0),
+    clicks: bigint("clicks", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.month] })],
+);
 
 /** Daily random salts for visitor hashes (Plausible's scheme): shared by every instance. */
 export const visitorSalts = pgTable("visitor_salts", {
@@ -50,122 +69,166 @@ export const visitorSalts = pgTable("visitor_salts", {
   salt: text("salt").notNull(),
 });
 
-export const domains = pgTable("domains", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  verificationToken: text("verification_token").notNull(),
-  verifiedAt: ts("verified_at"),
-  createdAt: createdAt(),
-}, (t) => [
-  // A name may wait unverified in several accounts (claiming one proves nothing); verifying it, which
-  // only its owner can, makes it that account's alone.
-  uniqueIndex("domains_verified_name_idx").on(t.name).where(sql`${t.verifiedAt} is not null`),
-  uniqueIndex("domains_account_name_idx").on(t.accountId, t.name),
-  index("domains_account_idx").on(t.accountId),
-]);
+export const domains = pgTable(
+  "domains",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    verificationToken: text("verification_token").notNull(),
+    verifiedAt: ts("verified_at"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // A name may wait unverified in several accounts (claiming one proves nothing); verifying it, which
+    // only its owner can, makes it that account's alone.
+    uniqueIndex("domains_verified_name_idx").on(t.name).where(sql`${t.verifiedAt} is not null`),
+    uniqueIndex("domains_account_name_idx").on(t.accountId, t.name),
+    index("domains_account_idx").on(t.accountId),
+  ],
+);
 
-export const campaigns = pgTable("campaigns", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  description: text("description"),
-  createdAt: createdAt(),
-}, (t) => [index("campaigns_account_idx").on(t.accountId, t.createdAt)]);
+export const campaigns = pgTable(
+  "campaigns",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("campaigns_account_idx").on(t.accountId, t.createdAt)],
+);
 
-export const links = pgTable("links", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  domainId: uuid("domain_id").references(() => domains.id, { onDelete: "set null" }),
-  campaignId: uuid("campaign_id").references(() => campaigns.id, { onDelete: "set null" }),
-  shortCode: text("short_code").notNull(),
-  originalUrl: text("original_url").notNull(),
-  title: text("title"),
-  description: text("description"),
-  ogImage: text("og_image"),
-  tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
-  isActive: boolean("is_active").notNull().default(true),
-  expiresAt: ts("expires_at"),
-  passwordHash: text("password_hash"),
-  utmSource: text("utm_source"),
-  utmMedium: text("utm_medium"),
-  utmCampaign: text("utm_campaign"),
-  utmTerm: text("utm_term"),
-  utmContent: text("utm_content"),
-  trackConversions: boolean("track_conversions").notNull().default(false),
-  createdAt: createdAt(),
-  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow().$onUpdate(() => new Date()),
-  deletedAt: ts("deleted_at"),
-  lastAccessedAt: ts("last_accessed_at"),
-  expiredNotifiedAt: ts("expired_notified_at"),
-}, (t) => [
-  uniqueIndex("links_code_default_domain_idx").on(t.shortCode).where(sql`${t.domainId} IS NULL`),
-  uniqueIndex("links_code_custom_domain_idx").on(t.domainId, t.shortCode).where(sql`${t.domainId} IS NOT NULL`),
-  // Every link of an account, deleted ones too (the accounts foreign key's cascade, analytics).
-  index("links_account_created_idx").on(t.accountId, t.createdAt),
-  // GET /links pages: live links in the order of a sort_by field with id as tie-breaker, so a page
-  // is read from the index (either direction) without sorting.
-  index("links_live_created_idx").on(t.accountId, t.createdAt, t.id).where(sql`${t.deletedAt} IS NULL`),
-  index("links_live_last_accessed_idx").on(t.accountId, t.lastAccessedAt, t.id).where(sql`${t.deletedAt} IS NULL`),
-  index("links_live_title_idx").on(t.accountId, t.title, t.id).where(sql`${t.deletedAt} IS NULL`),
-  index("links_live_updated_idx").on(t.accountId, t.updatedAt, t.id).where(sql`${t.deletedAt} IS NULL`),
-  index("links_live_code_idx").on(t.accountId, t.shortCode, t.id).where(sql`${t.deletedAt} IS NULL`),
-  index("links_live_expires_idx").on(t.accountId, t.expiresAt, t.id).where(sql`${t.deletedAt} IS NULL`),
-  // URLs can exceed a B-tree entry's size: the index holds their first 600 characters in byte order
-  // (LINK_URL_ORDER in links/repository.ts), the rare ties beyond are sorted.
-  index("links_live_url_idx").on(t.accountId, sql`left(${t.originalUrl}, 600) collate "C"`).where(sql`${t.deletedAt} IS NULL`),
-  index("links_tags_idx").using("gin", t.tags),
-  // Substring search over URL, title and code (GET /links?search=): trigram GIN, see migration 0001.
-  index("links_search_idx").using("gin", sql`(${t.originalUrl} || ' ' || coalesce(${t.title}, '') || ' ' || ${t.shortCode}) gin_trgm_ops`),
-  index("links_deleted_idx").on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`),
-  index("links_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL AND ${t.expiredNotifiedAt} IS NULL`),
-]);
+export const links = pgTable(
+  "links",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    domainId: uuid("domain_id").references(() => domains.id, { onDelete: "set null" }),
+    campaignId: uuid("campaign_id").references(() => campaigns.id, { onDelete: "set null" }),
+    shortCode: text("short_code").notNull(),
+    originalUrl: text("original_url").notNull(),
+    title: text("title"),
+    description: text("description"),
+    ogImage: text("og_image"),
+    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    isActive: boolean("is_active").notNull().default(true),
+    expiresAt: ts("expires_at"),
+    passwordHash: text("password_hash"),
+    utmSource: text("utm_source"),
+    utmMedium: text("utm_medium"),
+    utmCampaign: text("utm_campaign"),
+    utmTerm: text("utm_term"),
+    utmContent: text("utm_content"),
+    trackConversions: boolean("track_conversions").notNull().default(false),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" })
+      .notNull()
+      .defaultNow()
+      .$onUpdate(() => new Date()),
+    deletedAt: ts("deleted_at"),
+    lastAccessedAt: ts("last_accessed_at"),
+    expiredNotifiedAt: ts("expired_notified_at"),
+  },
+  (t) => [
+    uniqueIndex("links_code_default_domain_idx").on(t.shortCode).where(sql`${t.domainId} IS NULL`),
+    uniqueIndex("links_code_custom_domain_idx").on(t.domainId, t.shortCode).where(sql`${t.domainId} IS NOT NULL`),
+    // Every link of an account, deleted ones too (the accounts foreign key's cascade, analytics).
+    index("links_account_created_idx").on(t.accountId, t.createdAt),
+    // GET /links pages: live links in the order of a sort_by field with id as tie-breaker, so a page
+    // is read from the index (either direction) without sorting.
+    index("links_live_created_idx").on(t.accountId, t.createdAt, t.id).where(sql`${t.deletedAt} IS NULL`),
+    index("links_live_last_accessed_idx").on(t.accountId, t.lastAccessedAt, t.id).where(sql`${t.deletedAt} IS NULL`),
+    index("links_live_title_idx").on(t.accountId, t.title, t.id).where(sql`${t.deletedAt} IS NULL`),
+    index("links_live_updated_idx").on(t.accountId, t.updatedAt, t.id).where(sql`${t.deletedAt} IS NULL`),
+    index("links_live_code_idx").on(t.accountId, t.shortCode, t.id).where(sql`${t.deletedAt} IS NULL`),
+    index("links_live_expires_idx").on(t.accountId, t.expiresAt, t.id).where(sql`${t.deletedAt} IS NULL`),
+    // URLs can exceed a B-tree entry's size: the index holds their first 600 characters in byte order
+    // (LINK_URL_ORDER in links/repository.ts), the rare ties beyond are sorted.
+    index("links_live_url_idx").on(t.accountId, sql`left(${t.originalUrl}, 600) collate "C"`).where(sql`${t.deletedAt} IS NULL`),
+    index("links_tags_idx").using("gin", t.tags),
+    // Substring search over URL, title and code (GET /links?search=): trigram GIN, see migration 0001.
+    index("links_search_idx").using(
+      "gin",
+      sql`(${t.originalUrl} || ' ' || coalesce(${t.title}, '') || ' ' || ${t.shortCode}) gin_trgm_ops`,
+    ),
+    index("links_deleted_idx").on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`),
+    index("links_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL AND ${t.expiredNotifiedAt} IS NULL`),
+  ],
+);
 
 /**
  * Live (not deleted) links per account, kept exact by triggers on links (migration 0003) in the
  * writing statement's transaction: GET /links's meta.total without counting 100,000 rows.
  */
 export const linkCounts = pgTable("link_counts", {
-  accountId: uuid("account_id").primaryKey().references(() => accounts.id, { onDelete: "cascade" }),
+  accountId: uuid("account_id")
+    .primaryKey()
+    .references(() => accounts.id, { onDelete: "cascade" }),
   live: bigint("live", { mode: "number" }).notNull().default(0),
 });
 
 /** Links the purge job removed for good, kept so a late restore answers 410 rather than 404. */
-export const purgedLinks = pgTable("purged_links", {
-  id: uuid("id").primaryKey(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  purgedAt: ts("purged_at").notNull().defaultNow(),
-}, (t) => [index("purged_links_purged_at_idx").on(t.purgedAt)]);
+export const purgedLinks = pgTable(
+  "purged_links",
+  {
+    id: uuid("id").primaryKey(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    purgedAt: ts("purged_at").notNull().defaultNow(),
+  },
+  (t) => [index("purged_links_purged_at_idx").on(t.purgedAt)],
+);
 
-export const webhookEndpoints = pgTable("webhook_endpoints", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  accountId: uuid("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
-  url: text("url").notNull(),
-  events: text("events").array().notNull(),
-  description: text("description"),
-  secretEncrypted: text("secret_encrypted").notNull(),
-  isActive: boolean("is_active").notNull().default(true),
-  consecutiveFailures: integer("consecutive_failures").notNull().default(0),
-  createdAt: createdAt(),
-}, (t) => [index("webhook_endpoints_account_idx").on(t.accountId)]);
+export const webhookEndpoints = pgTable(
+  "webhook_endpoints",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    events: text("events").array().notNull(),
+    description: text("description"),
+    secretEncrypted: text("secret_encrypted").notNull(),
+    isActive: boolean("is_active").notNull().default(true),
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [index("webhook_endpoints_account_idx").on(t.accountId)],
+);
 
-export const webhookDeliveries = pgTable("webhook_deliveries", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  endpointId: uuid("endpoint_id").notNull().references(() => webhookEndpoints.id, { onDelete: "cascade" }),
-  accountId: uuid("account_id").notNull(),
-  eventType: text("event_type").notNull(),
-  payload: jsonb("payload").notNull(),
-  status: text("status").notNull().default("pending"),
-  attemptNumber: integer("attempt_number").notNull().default(0),
-  maxAttempts: integer("max_attempts").notNull().default(3),
-  httpStatus: integer("http_status"),
-  responseBody: text("response_body"),
-  errorMessage: text("error_message"),
-  nextRetryAt: ts("next_retry_at").defaultNow(),
-  lockedUntil: ts("locked_until"),
-  createdAt: createdAt(),
-  deliveredAt: ts("delivered_at"),
-}, (t) => [
-  index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
-  index("webhook_deliveries_due_idx").on(t.nextRetryAt).where(sql`${t.status} IN ('pending', 'retrying')`),
-]);
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    accountId: uuid("account_id").notNull(),
+    eventType: text("event_type").notNull(),
+    payload: jsonb("payload").notNull(),
+    status: text("status").notNull().default("pending"),
+    attemptNumber: integer("attempt_number").notNull().default(0),
+    maxAttempts: integer("max_attempts").notNull().default(3),
+    httpStatus: integer("http_status"),
+    responseBody: text("response_body"),
+    errorMessage: text("error_message"),
+    nextRetryAt: ts("next_retry_at").defaultNow(),
+    lockedUntil: ts("locked_until"),
+    createdAt: createdAt(),
+    deliveredAt: ts("delivered_at"),
+  },
+  (t) => [
+    index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    index("webhook_deliveries_due_idx").on(t.nextRetryAt).where(sql`${t.status} IN ('pending', 'retrying')`),
+  ],
+);
