@@ -4,7 +4,7 @@ import { uuid } from "./ids";
 import { BatchQueue, type Batch, type StoredIdentity } from "./queue";
 import { backoffMs, type RetryOptions } from "./retry";
 import { memoryStorage, type EventStorage } from "./storage";
-import { sendBatch } from "./transport";
+import { sendBatch, type FetchLike } from "./transport";
 import type { EventContext, EventIdentity, JourneyEvent, JourneyUsage, PropertyValue } from "./types";
 import { MAX_BATCH, validateEvent } from "./validate";
 
@@ -39,7 +39,7 @@ export interface EventClientOptions {
   timeoutMs?: number;
   retry?: RetryOptions;
   /** The platform's fetch (default: the global one). */
-  fetch?: typeof fetch;
+  fetch?: FetchLike;
   /** Events that will never be stored: dropped to hold the bound, or refused by the API. */
   onDrop?: (drop: DroppedEvents) => void;
   /** The account is past its monthly journey limit (the 202 carried `usage`). */
@@ -101,7 +101,7 @@ export async function createEventClient(options: EventClientOptions): Promise<Ev
 
 export class EventClient {
   private readonly endpoint: string;
-  private readonly fetch: typeof fetch;
+  private readonly fetch: FetchLike;
   private readonly maxQueued: number;
   private readonly appRoot: string;
   /** page_url of events that do not set one: the last screen or page. */
@@ -122,7 +122,7 @@ export class EventClient {
     private readonly batchSize: number,
   ) {
     this.endpoint = opts.endpoint ?? opts.baseUrl!.replace(/\/+$/, "") + INGEST_PATH;
-    this.fetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.fetch = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.maxQueued = Math.max(1, opts.maxQueuedEvents ?? 1000);
     this.appRoot = (opts.appUrl ?? "app://app").replace(/\/+$/, "");
     this.currentPage = this.appRoot + "/";

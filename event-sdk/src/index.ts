@@ -6,4 +6,5 @@ export { memoryStorage } from "./storage";
 export type { EventStorage } from "./storage";
 export { InvalidEventError, MAX_BATCH } from "./validate";
 export type { RetryOptions } from "./retry";
+export type { FetchLike } from "./transport";
 export type { DeviceType, EventContext, EventIdentity, JourneyEvent, JourneyEventType, JourneyUsage, PropertyValue } from "./types";

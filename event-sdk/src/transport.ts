@@ -12,13 +12,16 @@ export type Outcome =
   /** Any other 4xx: the batch can never succeed as it is. */
   | { kind: "rejected"; status: number; error: string };
 
+/** What the client needs of fetch (React Native's, a browser's, Node's, Bun's, or a wrapper). */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
 export interface SendOptions {
   url: string;
   apiKey: string;
   idempotencyKey: string;
   events: JourneyEvent[];
   timeoutMs: number;
-  fetch: typeof fetch;
+  fetch: FetchLike;
 }
 
 export async function sendBatch(opts: SendOptions): Promise<Outcome> {

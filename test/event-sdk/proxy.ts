@@ -85,7 +85,7 @@ export async function startProxy(target: () => string, rule: Rule = forward): Pr
     const action = proxy.rule({ n, key, events });
     const seen: SeenRequest = { n, key, events, at: Date.now(), outcome: 0, serverStatus: null, retryAfter: null };
     if ("respond" in action) {
-      const h = { "content-type": "application/json", ...action.headers };
+      const h: Record<string, string> = { "content-type": "application/json", ...action.headers };
       seen.outcome = action.respond;
       seen.retryAfter = h["retry-after"] ?? null;
       record(seen);
@@ -102,7 +102,11 @@ export async function startProxy(target: () => string, rule: Rule = forward): Pr
     let res: Response;
     let resBody: Buffer;
     try {
-      res = await fetch(target() + path, { method, headers, body: method === "GET" || method === "HEAD" ? undefined : body });
+      res = await fetch(target() + path, {
+        method,
+        headers,
+        body: method === "GET" || method === "HEAD" ? undefined : new Uint8Array(body),
+      });
       resBody = Buffer.from(await res.arrayBuffer());
     } catch {
       seen.outcome = "dropped"; // the server is down: the app sees a failed connection, as without a proxy
@@ -130,7 +134,7 @@ export async function startProxy(target: () => string, rule: Rule = forward): Pr
     socket.on("error", () => {});
     let buf = Buffer.alloc(0);
     let chain = Promise.resolve();
-    socket.on("data", (chunk) => {
+    socket.on("data", (chunk: Buffer) => {
       buf = Buffer.concat([buf, chunk]);
       for (;;) {
         const end = buf.indexOf("\r\n\r\n");
@@ -140,7 +144,7 @@ export async function startProxy(target: () => string, rule: Rule = forward): Pr
         if (buf.length < end + 4 + length) return;
         const body = Buffer.from(buf.subarray(end + 4, end + 4 + length));
         buf = buf.subarray(end + 4 + length);
-        chain = chain.then(() => handle(socket, head, body)).catch(() => socket.destroy());
+        chain = chain.then(() => handle(socket, head, body)).catch(() => void socket.destroy());
       }
     });
   });
