@@ -123,7 +123,7 @@ export class BatchQueue {
       const cut = b.events.splice(0, Math.min(b.events.length, this.events - maxEvents));
       this.events -= cut.length;
       dropped.push(...cut);
-      if (b.events.length === 0) this.remove(b);
+      if (b.events.length === 0) this.dropEmptied(b);
       else this.dirty.add(b);
     }
     return dropped;
@@ -164,6 +164,21 @@ export class BatchQueue {
     this.dirty.delete(b);
     this.removed.add(b.id);
     this.dirtyState = true;
+  }
+
+  /**
+   * A batch emptied by the bound: when it was the head, the next batch takes over its wait and its
+   * attempt count, so that an outage or a Retry-After still holds the queue and the backoff goes on growing.
+   */
+  private dropEmptied(b: Batch): void {
+    const next = this.batches[0] === b ? this.batches[1] : undefined;
+    if (next) {
+      next.retryAt = Math.max(next.retryAt, b.retryAt);
+      next.holdUntil = Math.max(next.holdUntil, b.holdUntil);
+      next.attempts = Math.max(next.attempts, b.attempts);
+      this.dirty.add(next);
+    }
+    this.remove(b);
   }
 
   /** Takes the events at `indexes` out of the batch and returns them; an emptied batch is removed. */

@@ -10,7 +10,7 @@ import { accountWithLink, countBySeq, range, startSdkServer, storedEvents, until
 let s: SdkServer;
 beforeAll(async () => {
   s = await startSdkServer();
-}, 60_000);
+}, 120_000);
 afterAll(() => s.stop());
 
 const proxies: Proxy[] = [];
