@@ -2,12 +2,14 @@
 // Native, browsers, Node, Bun, Deno), file-storage.js (Node and Bun) and the .d.ts files. The core's
 // build fails on any import of a Node built-in or of anything outside src/.
 import { build, type Plugin } from "esbuild";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 
 export const SDK_DIR = import.meta.dir;
 export const DIST_DIR = join(SDK_DIR, "dist");
 const src = (file: string) => join(SDK_DIR, "src", file);
+/** The repository's TypeScript (npm install at the root), else one on the PATH. */
+export const TSC = existsSync(join(SDK_DIR, "../node_modules/.bin/tsc")) ? join(SDK_DIR, "../node_modules/.bin/tsc") : "tsc";
 
 /** Refuses every import that is not a relative one: the core must not need the platform's modules. */
 export const selfContained: Plugin = {
@@ -52,7 +54,7 @@ export async function buildEventSdk({ log = console.log } = {}): Promise<void> {
     logLevel: "silent",
   });
   for (const project of ["tsconfig.json", "tsconfig.node.json"]) {
-    const tsc = Bun.spawnSync(["tsc", "-p", join(SDK_DIR, project)], { stdout: "pipe", stderr: "pipe" });
+    const tsc = Bun.spawnSync([TSC, "-p", join(SDK_DIR, project)], { stdout: "pipe", stderr: "pipe" });
     if (tsc.exitCode !== 0) throw new Error(`declarations (${project}) failed:\n${tsc.stdout.toString()}${tsc.stderr.toString()}`);
   }
   const size = (f: string) => Bun.file(join(DIST_DIR, f)).size;

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import vm from "node:vm";
-import { buildEventSdk, bundleCore, DIST_DIR, SDK_DIR, selfContained } from "../../event-sdk/build";
+import { buildEventSdk, bundleCore, DIST_DIR, SDK_DIR, selfContained, TSC } from "../../event-sdk/build";
 import { startProxy, type Proxy } from "./proxy";
 import { accountWithLink, countBySeq, range, startSdkServer, storedEvents, type SdkServer } from "./helpers";
 
@@ -51,7 +51,7 @@ test("the build refuses a Node built-in in the core", async () => {
 });
 
 test("the core type-checks without Node or Bun types", () => {
-  const tsc = Bun.spawnSync(["tsc", "-p", join(SDK_DIR, "tsconfig.json"), "--noEmit"], { stdout: "pipe", stderr: "pipe" });
+  const tsc = Bun.spawnSync([TSC, "-p", join(SDK_DIR, "tsconfig.json"), "--noEmit"], { stdout: "pipe", stderr: "pipe" });
   expect(tsc.stdout.toString() + tsc.stderr.toString()).toBe("");
   expect(tsc.exitCode).toBe(0);
 });
@@ -107,4 +107,23 @@ test("the package builds: index.js, file-storage.js and their declarations, impo
   const pkg = await Bun.file(join(SDK_DIR, "package.json")).json();
   expect(pkg.exports["."].default).toBe("./dist/index.js");
   expect(pkg.exports["./file-storage"].node).toBe("./dist/file-storage.js");
+  // What `npm pack` would ship: the built files and the README, no sources or tests.
+  const home = mkdtempSync(join(tmpdir(), "svc-sdk-npm-"));
+  try {
+    const pack = Bun.spawnSync(["npm", "pack", "--dry-run", "--json"], {
+      cwd: SDK_DIR,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, npm_config_cache: join(home, "cache") },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(pack.exitCode).toBe(0);
+    const shipped = (JSON.parse(pack.stdout.toString())[0].files as { path: string }[]).map((f) => f.path).sort();
+    expect(shipped).toContain("dist/index.js");
+    expect(shipped).toContain("dist/file-storage.js");
+    expect(shipped).toContain("dist/index.d.ts");
+    expect(shipped).toContain("README.md");
+    expect(shipped.filter((f) => f.startsWith("src/") || f.includes("test"))).toEqual([]);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
