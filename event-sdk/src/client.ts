@@ -206,7 +206,7 @@ export class EventClient {
   async flush(): Promise<ClientStats> {
     this.queue.seal();
     this.clearSealTimer();
-    await this.sending;
+    while (this.sending) await this.sending;
     await this.pump(true);
     return this.stats();
   }
@@ -220,6 +220,10 @@ export class EventClient {
     const deadline = Date.now() + timeoutMs;
     await this.flush();
     while (this.queue.size > 0 && Date.now() < deadline) {
+      if (this.sending) {
+        await this.sending;
+        continue;
+      }
       const at = this.queue.nextSendAt();
       if (at === null || at > deadline) break;
       this.clearWakeTimer();
