@@ -28,7 +28,12 @@ export const toKeyJson = (k: repo.ApiKeyRow): ApiKeyJson => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-const toMemberJson = (m: repo.MemberRow): MemberJson => ({ id: m.id, email: m.email, role: m.role as MemberJson["role"], created_at: m.createdAt.toISOString() });
+const toMemberJson = (m: repo.MemberRow): MemberJson => ({
+  id: m.id,
+  email: m.email,
+  role: m.role as MemberJson["role"],
+  created_at: m.createdAt.toISOString(),
+});
 
 /** Merges overrides; a null value clears that override. */
 function mergeOverrides(current: LimitOverrides, patch: LimitOverrides): LimitOverrides {

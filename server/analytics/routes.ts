@@ -34,7 +34,12 @@ export function analyticsRoutes(deps: FeatureDeps) {
       .get(
         "/analytics/timeseries",
         ({ account, query }) => service.getTimeseriesReport(d, account, query),
-        report("getAnalyticsTimeseries", "Clicks per day", t.Array(m.TimeseriesRow), "One row per UTC day, oldest first, empty days as zeros."),
+        report(
+          "getAnalyticsTimeseries",
+          "Clicks per day",
+          t.Array(m.TimeseriesRow),
+          "One row per UTC day, oldest first, empty days as zeros.",
+        ),
       )
       // API_SPEC "Analytics": GET /analytics/geo
       .get(
@@ -52,7 +57,12 @@ export function analyticsRoutes(deps: FeatureDeps) {
       .get(
         "/analytics/referrers",
         ({ account, query }) => service.getReferrersReport(d, account, query),
-        report("getAnalyticsReferrers", "Clicks by referrer", t.Array(m.ReferrerRow), "Sorted by clicks, top 1,000; no referrer is `direct`."),
+        report(
+          "getAnalyticsReferrers",
+          "Clicks by referrer",
+          t.Array(m.ReferrerRow),
+          "Sorted by clicks, top 1,000; no referrer is `direct`.",
+        ),
       )
       // API_SPEC "Analytics": GET /analytics/hourly
       .get(

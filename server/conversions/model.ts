@@ -39,7 +39,12 @@ export const ConversionPoint = t.Object(
   { $id: "ConversionPoint", ...strict },
 );
 export const ConversionBreakdownRow = t.Object(
-  { label: t.String({ description: "`unknown` when the dimension is empty" }), conversions: Count, revenue: Money, conversion_rate: Percent },
+  {
+    label: t.String({ description: "`unknown` when the dimension is empty" }),
+    conversions: Count,
+    revenue: Money,
+    conversion_rate: Percent,
+  },
   { $id: "ConversionBreakdownRow", ...strict },
 );
 export const TimeToConvert = t.Object(

@@ -3,7 +3,15 @@ import { Elysia, t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import type { FeatureDeps } from "../app";
 import { operation } from "../openapi/operation";
-import { BreakdownQuery, ConversionBreakdownRow, ConversionPoint, ConversionSummary, ConversionsQuery, TimeToConvert, TimeseriesQuery } from "./model";
+import {
+  BreakdownQuery,
+  ConversionBreakdownRow,
+  ConversionPoint,
+  ConversionSummary,
+  ConversionsQuery,
+  TimeToConvert,
+  TimeseriesQuery,
+} from "./model";
 import { getConversionBreakdown, getConversionSummary, getConversionTimeseries, getTimeToConvert } from "./service";
 
 const SCOPE = "Scoped to the account, or to `link_id` / `domain_id` (404 when not the account's); `period` 24h, 7d, 30d (default) or 90d.";

@@ -62,7 +62,8 @@ export function domainsRoutes(deps: FeatureDeps) {
         id: "verifyDomain",
         tag: "Domains",
         summary: "Verify a custom domain",
-        description: "Looks up the TXT record now. Not finding it is not an error: `verified` stays false and `message` says what is missing.",
+        description:
+          "Looks up the TXT record now. Not finding it is not an error: `verified` stays false and `message` says what is missing.",
         responses: { 200: { description: "The domain after the check", data: DomainVerification } },
         errors: ["NOT_FOUND", "CONFLICT"],
       }),

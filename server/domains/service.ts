@@ -6,7 +6,7 @@ import { isUniqueViolation } from "../storage/postgres/errors";
 import { domains, links } from "../storage/postgres/schema";
 import type { Postgres } from "../storage/postgres/client";
 import type { DomainHostCache } from "./host-cache";
-import { isHostname, verificationRecord , type DomainJson } from "./model";
+import { isHostname, verificationRecord, type DomainJson } from "./model";
 
 type DomainRow = typeof domains.$inferSelect;
 export interface DomainsDeps {

@@ -122,7 +122,10 @@ export const BulkCreateResult = t.Object(
       t.Object(
         {
           index: t.Integer({ minimum: 0, description: "Position in the request array" }),
-          link: t.Object({ id: Uuid, short_code: t.String(), short_url: t.String(), original_url: t.String() }, { additionalProperties: false }),
+          link: t.Object(
+            { id: Uuid, short_code: t.String(), short_url: t.String(), original_url: t.String() },
+            { additionalProperties: false },
+          ),
         },
         { additionalProperties: false },
       ),

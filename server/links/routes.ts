@@ -98,7 +98,7 @@ export function linksRoutes(deps: FeatureDeps) {
           id: "updateLink",
           tag: "Links",
           summary: "Update a link",
-          description: "The destination cannot change (`url`/`original_url` → 400). Tags replace; UTM fields merge (`\"\"` clears).",
+          description: 'The destination cannot change (`url`/`original_url` → 400). Tags replace; UTM fields merge (`""` clears).',
           responses: { 200: { description: "The updated link", data: m.Link } },
           errors: ["TIER_UPGRADE_REQUIRED", "NOT_FOUND", "ALIAS_TAKEN"],
         }),

@@ -27,7 +27,12 @@ export interface BuiltDocument {
 }
 
 const SECURITY_SCHEMES = {
-  ApiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "An API key (`svc_` + 28 characters) with the route's permission" },
+  ApiKey: {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "An API key (`svc_` + 28 characters) with the route's permission",
+  },
   AdminToken: { type: "http", scheme: "bearer", description: "The server's ADMIN_TOKEN" },
 };
 
@@ -95,7 +100,13 @@ interface RouteFacts {
   hasInput: boolean;
 }
 
-function describeOperation(route: InternalRoute, spec: OperationSpec, detail: Record<string, unknown>, opts: DocumentOptions, c: SchemaComponents) {
+function describeOperation(
+  route: InternalRoute,
+  spec: OperationSpec,
+  detail: Record<string, unknown>,
+  opts: DocumentOptions,
+  c: SchemaComponents,
+) {
   const hooks = route.hooks as Record<string, TSchema | undefined>;
   const parameters = [
     ...objectParameters("path", hooks.params, route.path, c),
@@ -199,7 +210,13 @@ function errorResponses(spec: OperationSpec, facts: RouteFacts, opts: DocumentOp
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     const objectCodes = [...codes].filter(([code]) => code !== "RATE_LIMIT_EXCEEDED");
     const forms: TSchema[] = [];
-    if (objectCodes.length) forms.push(errorEnvelope(status, objectCodes.map(([code, details]) => errorObject(code, details))));
+    if (objectCodes.length)
+      forms.push(
+        errorEnvelope(
+          status,
+          objectCodes.map(([code, details]) => errorObject(code, details)),
+        ),
+      );
     if (codes.has("RATE_LIMIT_EXCEEDED")) forms.push(RateLimitError);
     const schema = forms.length === 1 ? c.convert(forms[0]) : { oneOf: forms.map((f) => c.convert(f)) };
     const extra: DocumentedHeader[] = status === 429 || status === 503 ? ["Retry-After"] : [];

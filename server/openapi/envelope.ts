@@ -93,7 +93,10 @@ const integer = (description: string) => ({ description, schema: { type: "intege
 
 /** components.headers; `required` is decided per response. */
 export const HEADERS = {
-  "X-Request-Id": { description: "The request's id (an incoming X-Request-Id of 8–64 safe characters is kept)", schema: { type: "string" } },
+  "X-Request-Id": {
+    description: "The request's id (an incoming X-Request-Id of 8–64 safe characters is kept)",
+    schema: { type: "string" },
+  },
   "X-RateLimit-Limit": integer("Requests per hour of the key's tier"),
   "X-RateLimit-Remaining": integer("Requests left in the sliding one-hour window"),
   "X-RateLimit-Reset": integer("Unix time (seconds) when the oldest counted request leaves the window"),

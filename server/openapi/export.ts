@@ -15,7 +15,9 @@ const [publicOut = join(ROOT, "openapi", "public.json"), adminOut = join(ROOT, "
 
 const dataDir = mkdtempSync(join(tmpdir(), "svc-openapi-"));
 try {
-  const runtime = await openRuntime(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", APP_SECRET: "openapi-export-only-0123456789abcdef" }));
+  const runtime = await openRuntime(
+    loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "silent", APP_SECRET: "openapi-export-only-0123456789abcdef" }),
+  );
   const docs = describeApi(runtime.app.routes);
   await runtime.close();
   const problems = [...docs.public.problems, ...docs.admin.problems];

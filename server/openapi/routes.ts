@@ -50,7 +50,8 @@ export function describeApi(routes: readonly InternalRoute[]): { public: BuiltDo
 }
 
 const hide = { detail: { hide: true } };
-const json = (text: string) => new Response(text, { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" } });
+const json = (text: string) =>
+  new Response(text, { headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-cache" } });
 
 /** `routes` is read on the first request, when every feature has added its routes. */
 export function openApiRoutes(routes: () => readonly InternalRoute[]) {
@@ -65,7 +66,11 @@ export function openApiRoutes(routes: () => readonly InternalRoute[]) {
   const page = referencePage(DOCS_PATH, "svc public API reference");
   const init = initScript(DOCS_PATH);
   const app = new Elysia({ name: "openapi" })
-    .get(DOCS_PATH, () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP } }), hide)
+    .get(
+      DOCS_PATH,
+      () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": PAGE_CSP } }),
+      hide,
+    )
     .get(`${DOCS_PATH}/init.js`, () => new Response(init, { headers: { "content-type": "text/javascript; charset=utf-8" } }), hide)
     .get(PUBLIC_DOCUMENT_PATH, () => json(texts().public), hide)
     .get(ADMIN_DOCUMENT_PATH, () => json(texts().admin), hide);

@@ -2,7 +2,7 @@
 // operation, every required header present and well-formed, and the body valid against the schema
 // (JSON Schema 2020-12, ajv). An undocumented status or shape makes the request that got it throw,
 // so the test that produced it fails. Used by createTestApp's request/call and by the fetch guard.
-import Ajv2020 from "ajv/dist/2020";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 
 type Json = Record<string, any>;
@@ -18,10 +18,15 @@ export class ContractChecker {
   private readonly ajv = new Ajv2020({ allErrors: true, strictTypes: false, strictTuples: false });
   private readonly prefix: string;
   private readonly routes: Route[];
+  private readonly doc: Json;
+  private readonly validators = new Map<Json, ValidateFunction>();
 
-  constructor(private readonly doc: Json) {
+  constructor(document: Json) {
     addFormats(this.ajv);
-    this.ajv.addSchema(doc, "doc");
+    // The named schemas become one JSON Schema document that response schemas refer to.
+    this.doc = JSON.parse(JSON.stringify(document).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    this.ajv.addSchema({ $id: "components", $defs: this.doc.components?.schemas ?? {} });
+    const doc = this.doc;
     this.prefix = String(doc.servers?.[0]?.url ?? "");
     this.routes = Object.keys(doc.paths)
       .map((template) => ({
@@ -43,6 +48,8 @@ export class ContractChecker {
     const m = method.toLowerCase();
     if (!METHODS.has(m) || !this.covers(path)) return [];
     const rel = path.slice(this.prefix.length) || "/";
+    // The documents and the reference page are not operations.
+    if (rel === "/docs" || rel.startsWith("/docs/") || rel === "/openapi.json") return [];
     const route = this.routes.find((r) => r.pattern.test(rel) && this.doc.paths[r.template][m]);
     const where = `${method} ${path} → ${status}`;
     if (!route) {
@@ -51,7 +58,8 @@ export class ContractChecker {
     }
     const op = this.doc.paths[route.template][m];
     const response = op.responses[String(status)] ?? op.responses.default;
-    if (!response) return [`${where}: status ${status} is not documented for ${op.operationId} (documented: ${Object.keys(op.responses).join(", ")})`];
+    if (!response)
+      return [`${where}: status ${status} is not documented for ${op.operationId} (documented: ${Object.keys(op.responses).join(", ")})`];
     const problems = this.checkHeaders(response, headers).map((p) => `${where}: ${p}`);
     const content = response.content as Json | undefined;
     if (!content) return problems;
@@ -64,16 +72,27 @@ export class ContractChecker {
     } catch {
       return [...problems, `${where}: the body is not JSON: ${body.slice(0, 200)}`];
     }
-    const pointer = ["paths", route.template, m, "responses", String(status) in op.responses ? String(status) : "default", "content", type, "schema"]
-      .map((t) => encodeURIComponent(t.replaceAll("~", "~0").replaceAll("/", "~1")))
-      .join("/");
-    const validate = this.ajv.getSchema(`doc#/${pointer}`);
-    if (!validate) return [...problems, `${where}: no schema at ${pointer}`];
+    const validate = this.validator(content[type].schema);
     if (!validate(value)) {
       const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
-      problems.push(`${where}: the body does not match ${op.operationId}'s ${status} schema:\n    ${errors.join("\n    ")}\n    body: ${body.slice(0, 600)}`);
+      problems.push(
+        `${where}: the body does not match ${op.operationId}'s ${status} schema:\n    ${errors.join("\n    ")}\n    body: ${body.slice(0, 600)}`,
+      );
     }
     return problems;
+  }
+
+  /** Problems of `value` against a schema of this document (e.g. an example), [] when valid. */
+  validate(schema: Json, value: unknown): string[] {
+    const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"components#/$defs/'));
+    const v = this.validator(rewritten);
+    return v(value) ? [] : (v.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}`);
+  }
+
+  private validator(schema: Json): ValidateFunction {
+    let v = this.validators.get(schema);
+    if (!v) this.validators.set(schema, (v = this.ajv.compile(schema)));
+    return v;
   }
 
   private checkHeaders(response: Json, headers: Headers): string[] {
@@ -88,7 +107,8 @@ export class ContractChecker {
       const schema = spec.schema ?? {};
       if (schema.type === "integer" && !/^[0-9]+$/.test(value)) problems.push(`header ${name}: "${value}" is not an integer`);
       if (schema.enum && !schema.enum.includes(value)) problems.push(`header ${name}: "${value}" is not one of ${schema.enum.join(", ")}`);
-      if (schema.pattern && !new RegExp(schema.pattern).test(value)) problems.push(`header ${name}: "${value}" does not match ${schema.pattern}`);
+      if (schema.pattern && !new RegExp(schema.pattern).test(value))
+        problems.push(`header ${name}: "${value}" does not match ${schema.pattern}`);
     }
     return problems;
   }
