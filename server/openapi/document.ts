@@ -7,6 +7,10 @@ import { ERROR_STATUS, type ErrorCode } from "../errors";
 import { errorEnvelope, errorObject, HEADERS, RateLimitError, successEnvelope, type DocumentedHeader } from "./envelope";
 import { SchemaComponents, type Json } from "./json-schema";
 import { operationOf, type ErrorDoc, type OperationSpec, type SuccessDoc } from "./operation";
+import EXAMPLES from "./examples.json";
+
+/** Real answers by operationId and status, captured by test/fixtures/capture-examples.ts. */
+const CAPTURED = EXAMPLES as Record<string, Record<string, unknown>>;
 
 export interface DocumentOptions {
   title: string;
@@ -170,7 +174,7 @@ function headersOf(facts: RouteFacts, ok: boolean, extra: DocumentedHeader[] = [
 function successResponses(spec: OperationSpec, facts: RouteFacts, c: SchemaComponents) {
   return Object.fromEntries(
     Object.entries(spec.responses).map(([status, doc]) => {
-      const d = doc as SuccessDoc;
+      const d = { example: CAPTURED[spec.id]?.[status], ...(doc as SuccessDoc) };
       const schema = c.convert(successEnvelope(d.data, { paginated: d.paginated, success: d.success }));
       const media: Json = { schema };
       if (d.example !== undefined) media.example = exampleEnvelope(d);

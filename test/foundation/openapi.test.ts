@@ -3,7 +3,8 @@
 // key (the admin one behind the admin bearer), and a checker that refuses undocumented answers.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, ADMIN_TOKEN, type TestApp } from "../helpers/app";
-import { ContractChecker } from "../helpers/contract";
+import { checked, ContractChecker } from "../helpers/contract";
+import { listen } from "../helpers/app";
 import { describeApi } from "../../server/openapi/routes";
 
 let t: TestApp;
@@ -111,8 +112,17 @@ describe("the contract check", () => {
     meta: { request_id: "r", timestamp: "2026-11-25T00:00:00.000Z", page: 1, per_page: 20, total: 0, total_pages: 0 },
   });
 
-  test("accepts a real answer", async () => {
+  test("accepts a real answer, and runs on every answer of request() and of fetch to our servers", async () => {
+    const before = checked.count;
     const res = await t.request(`${P}/links`, { key });
+    expect(checked.count).toBe(before + 1);
+    const server = listen(t);
+    try {
+      expect((await fetch(`${server.url}${P}/links/not-a-uuid`, { headers: { "x-api-key": key } })).status).toBe(400);
+      expect(checked.count).toBe(before + 2);
+    } finally {
+      await server.stop();
+    }
     expect(res.status).toBe(200);
     expect(checker.check("GET", `${P}/links`, res.status, res.headers, await res.text())).toEqual([]);
     expect(checker.check("GET", `${P}/links`, 200, ok(), page)).toEqual([]);

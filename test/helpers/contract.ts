@@ -121,6 +121,9 @@ export class ContractViolation extends Error {
   }
 }
 
+/** How many answers were checked in this process (tests use it to see the check is wired in). */
+export const checked = { count: 0 };
+
 /** Checks a Response (its body read from a clone) and throws ContractViolation on any mismatch. */
 export async function assertDocumented(checkers: ContractChecker[], method: string, url: string, res: Response): Promise<void> {
   const path = new URL(url).pathname;
@@ -128,5 +131,6 @@ export async function assertDocumented(checkers: ContractChecker[], method: stri
   if (!checker) return;
   const body = method === "HEAD" ? "" : await res.clone().text();
   const problems = checker.check(method, path, res.status, res.headers, body);
+  checked.count++;
   if (problems.length) throw new ContractViolation(problems);
 }
