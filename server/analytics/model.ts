@@ -41,7 +41,7 @@ export interface ClickScope {
   domain?: string;
 }
 
-// Responses (API_SPEC "Analytics usage object", "Analytics result rows", "Link stats"): the types the
+// Responses (the usage object, the report rows, link stats): the types the
 // queries return are these schemas' static types, and the tests check every answer against them.
 const Count = t.Integer({ minimum: 0 });
 const Clicks = { clicks: Count, unique_visitors: Count };

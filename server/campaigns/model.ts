@@ -1,4 +1,4 @@
-// Wire schemas of campaigns (DESIGN.md "Campaigns").
+// Wire schemas of campaigns: groups of links, Growth tier or higher.
 import { t, type Static } from "elysia";
 
 export const CreateCampaignBody = t.Object(

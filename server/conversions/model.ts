@@ -19,7 +19,7 @@ export const BreakdownQuery = t.Object({ ...common, dimension: t.Union(DIMENSION
 
 export const TIME_TO_CONVERT_BUCKETS = ["under 1 hour", "1-24 hours", "1-7 days", "7+ days"] as const;
 
-// Responses (API_SPEC "Conversion results"); the tests check every answer against these.
+// Responses of the four reports; the tests check every answer against these.
 const Count = t.Integer({ minimum: 0 });
 const Money = t.Number({ minimum: 0, description: "In currency units (revenue_cents / 100)" });
 const Percent = t.Number({ minimum: 0, description: "Percent" });

@@ -103,8 +103,8 @@ export const FunnelQuery = t.Object({
 });
 export const MAX_FUNNEL_STEPS = 20;
 
-// Responses (API_SPEC "Journey", "Journey summary", "Funnel", "Journey usage object"); DESIGN.md fixes
-// the session and event items. The tests check every answer against these.
+// Responses: the ingest answer, the summary, session and event items, the funnel, the usage object.
+// The tests check every answer against these.
 const Count = t.Integer({ minimum: 0 });
 const Time = t.String({ format: "date-time" });
 const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);

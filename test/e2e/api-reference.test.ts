@@ -45,18 +45,16 @@ test("renders every tag from our origin and sends a real call with the key", asy
     await expect(page.locator(`.opblock-tag[data-tag="${tag}"]`).count()).resolves.toBe(1);
   await expect(page.locator(".opblock").count()).resolves.toBeGreaterThanOrEqual(42);
 
-  await page
-    .getByRole("button", { name: /Authorize/ })
-    .first()
-    .click();
-  await page.locator(".modal-ux input[type=text], .modal-ux input[type=password]").first().fill(key);
-  await page.locator(".modal-ux").getByRole("button", { name: "Authorize", exact: true }).click();
-  await page.locator(".modal-ux").getByRole("button", { name: "Close" }).click();
+  // Authorize: the key goes into the X-API-Key scheme, then every "Try it out" call carries it.
+  await page.locator(".auth-wrapper button.authorize").click();
+  await page.locator(".modal-ux input").first().fill(key);
+  await page.locator(".modal-ux button.authorize").click();
+  await page.locator(".modal-ux button.btn-done").click();
 
   const list = page.locator("#operations-Links-listLinks");
   await list.locator(".opblock-summary").click();
-  await list.getByRole("button", { name: "Try it out" }).click();
-  await list.getByRole("button", { name: "Execute" }).click();
+  await list.locator("button.try-out__btn").click();
+  await list.locator("button.execute").click();
   const live = list.locator(".live-responses-table");
   await live.waitFor({ timeout: 30_000 });
   await expect(live.locator(".response-col_status").first().textContent()).resolves.toContain("200");
