@@ -51,7 +51,8 @@ const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null 
 /**
  * Elysia's t.Numeric, t.Integer and t.BooleanString accept the number or boolean also as a string
  * (`anyOf: [{type: "string", format: "numeric"}, {type: "number"}]`): a client sends the value itself,
- * so the document shows that member. A record's catch-all pattern is `additionalProperties`.
+ * so the document shows that member. A union of literals is an enum; a record's catch-all pattern is
+ * `additionalProperties`.
  */
 function simplify(node: Json): Json {
   let out = node;
@@ -62,6 +63,16 @@ function simplify(node: Json): Json {
       const { anyOf: _, ...outer } = out;
       out = { ...anyOf[1 - coercing], ...outer };
     }
+  }
+  // t.Union of t.Literal: an enum, which the reference page offers as a choice.
+  const members = out.anyOf as Json[] | undefined;
+  if (
+    Array.isArray(members) &&
+    members.length > 1 &&
+    members.every((m) => "const" in m && Object.keys(m).length === 2 && m.type === members[0].type)
+  ) {
+    const { anyOf: _, ...outer } = out;
+    out = { type: members[0].type, enum: members.map((m) => m.const), ...outer };
   }
   const patterns = out.patternProperties as Json | undefined;
   if (patterns && Object.keys(patterns).length === 1 && "^(.*)$" in patterns) {

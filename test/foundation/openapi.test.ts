@@ -72,7 +72,9 @@ describe("the documents", () => {
     const bulk = doc.paths["/links/bulk"].post;
     expect(Object.keys(bulk.responses)).toEqual(expect.arrayContaining(["201", "207", "408", "422"]));
     expect(doc.paths["/links/{id}/og-image"].put.requestBody.content["image/png"]).toEqual({});
-    expect(doc.paths["/links"].get.parameters.find((p: any) => p.name === "per_page").schema.type).toBe("number");
+    const param = (name: string) => doc.paths["/links"].get.parameters.find((p: any) => p.name === name).schema;
+    expect(param("per_page").type).toBe("number");
+    expect(param("sort_by")).toMatchObject({ type: "string", enum: expect.arrayContaining(["created_at", "title"]) });
   });
 
   test("every example is valid against its schema", () => {
