@@ -90,10 +90,15 @@ export function buildDocument(routes: readonly InternalRoute[], opts: DocumentOp
   return { document, problems };
 }
 
-/** The shared headers some response refers to. */
+/** The shared headers some response refers to: `<name>` where it is required, `<name>.optional` where it may be absent. */
 function usedHeaders(paths: unknown) {
   const text = JSON.stringify(paths);
-  return Object.fromEntries(Object.entries(HEADERS).filter(([name]) => text.includes(`"#/components/headers/${name}"`)));
+  const out: Record<string, Json> = {};
+  for (const [name, header] of Object.entries(HEADERS)) {
+    if (text.includes(`"#/components/headers/${name}"`)) out[name] = { ...header, required: true };
+    if (text.includes(`"#/components/headers/${name}.optional"`)) out[`${name}.optional`] = header;
+  }
+  return out;
 }
 
 const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(prefix + "/");
@@ -159,9 +164,11 @@ function describeBody(spec: OperationSpec, body: TSchema | undefined, c: SchemaC
   return { required: true, content: { "application/json": { schema: c.convert(body) } } };
 }
 
-// A Reference Object cannot say `required`, so a required header is written out in full.
-const headerObject = (name: DocumentedHeader, required: boolean) =>
-  required ? [name, { ...HEADERS[name], required: true }] : [name, { $ref: `#/components/headers/${name}` }];
+// A Reference Object cannot add `required`, so each header has a required and an optional component.
+const headerObject = (name: DocumentedHeader, required: boolean) => [
+  name,
+  { $ref: `#/components/headers/${name}${required ? "" : ".optional"}` },
+];
 
 function headersOf(facts: RouteFacts, ok: boolean, extra: DocumentedHeader[] = []) {
   const names: [DocumentedHeader, boolean][] = [["X-Request-Id", true]];

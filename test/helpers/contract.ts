@@ -101,7 +101,7 @@ export class ContractChecker {
       const spec = raw.$ref ? this.doc.components.headers[String(raw.$ref).split("/").pop()!] : raw;
       const value = headers.get(name);
       if (value === null) {
-        if (raw.required) problems.push(`required header ${name} is missing`);
+        if (spec.required) problems.push(`required header ${name} is missing`);
         continue;
       }
       const schema = spec.schema ?? {};
