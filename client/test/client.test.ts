@@ -222,9 +222,23 @@ describe("retries", () => {
         // The test's fetch guard reads the document through the proxy too: that is not an attempt.
         if (url.pathname !== "/public-api/v1/journey/events") return forward();
         seen.push({ at: Date.now(), body, key: req.headers.get("x-idempotency-key") });
-        if (seen.length === 1) return new Response('{"success":false}', { status: 503, headers: { "retry-after": "1" } });
+        // Refusals in the documented form: 503 (ingest over capacity) and 429 (monthly limit), nothing stored.
+        const refuse = (status: number, code: string, retryAfter: string, details?: object) =>
+          Response.json(
+            {
+              success: false,
+              error: { code, message: "refused by the test proxy", details },
+              meta: { request_id: `proxy-${seen.length}`, timestamp: new Date().toISOString(), status },
+            },
+            { status, headers: { "retry-after": retryAfter, "x-request-id": `proxy-${seen.length}` } },
+          );
+        if (seen.length === 1) return refuse(503, "SERVICE_UNAVAILABLE", "1");
         if (seen.length === 2)
-          return new Response('{"success":false}', { status: 429, headers: { "retry-after": new Date(Date.now() + 1000).toUTCString() } });
+          return refuse(429, "JOURNEY_LIMIT_EXCEEDED", new Date(Date.now() + 1000).toUTCString(), {
+            events_this_month: 15,
+            limit: 10,
+            status: "blocked",
+          });
         return forward();
       },
     });
