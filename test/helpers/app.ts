@@ -9,7 +9,7 @@ import { serveApp } from "../../server/http/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
 import { assertDocumented, ContractViolation, type ContractChecker } from "./contract";
-import { checkerFor, violations } from "./fetch-contract";
+import { checkerFor, preloadContract, violations } from "./fetch-contract";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
@@ -120,6 +120,7 @@ export async function createTestApp(
 export function listen(app: TestApp): { url: string; stop(): Promise<void> } {
   const server = serveApp(app.runtime, { port: 0, hostname: "127.0.0.1" });
   const port = server.port;
+  preloadContract(`http://127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
