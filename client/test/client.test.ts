@@ -234,7 +234,7 @@ describe("retries", () => {
           );
         if (seen.length === 1) return refuse(503, "SERVICE_UNAVAILABLE", "1");
         if (seen.length === 2)
-          return refuse(429, "JOURNEY_LIMIT_EXCEEDED", new Date(Date.now() + 1000).toUTCString(), {
+          return refuse(429, "JOURNEY_LIMIT_EXCEEDED", "1", {
             events_this_month: 15,
             limit: 10,
             status: "blocked",
@@ -255,6 +255,7 @@ describe("retries", () => {
       expect(new Set(seen.map((s) => s.body)).size).toBe(1);
       expect(seen.map((s) => s.key)).toEqual(["retry-1", "retry-1", "retry-1"]);
       expect(seen[1].at - seen[0].at).toBeGreaterThanOrEqual(950);
+      expect(seen[2].at - seen[1].at).toBeGreaterThanOrEqual(950);
     } finally {
       proxy.stop(true);
     }
