@@ -1,6 +1,5 @@
 // createApp(deps): HTTP plumbing, then one plugin per feature. No I/O at import time.
-import { Elysia } from "elysia";
-import { swagger } from "@elysiajs/swagger";
+import { Elysia, type InternalRoute } from "elysia";
 import type { Config } from "./config";
 import type { Postgres } from "./storage/postgres/client";
 import type { Clickhouse } from "./storage/clickhouse/client";
@@ -17,6 +16,7 @@ import { authPlugin } from "./http/auth";
 import { adminRoutes } from "./accounts/admin-routes";
 import { opsRoutes } from "./ops/routes";
 import { FEATURES } from "./features";
+import { openApiRoutes } from "./openapi/routes";
 
 export interface AppDeps {
   config: Config;
@@ -40,28 +40,17 @@ import { API_PREFIX } from "./http/api-prefix";
 
 export function createApp(deps: AppDeps) {
   const featureDeps: FeatureDeps = { ...deps, auth: authPlugin({ keys: deps.keys, kv: deps.kv, trustProxy: deps.config.trustProxy }) };
-  return new Elysia()
-    .use(httpPlumbing({ ...deps, rawPaths: [`${API_PREFIX}/docs/json`] }))
+  // The documents describe the finished app's route table, read when they are first requested.
+  const built: { app?: { routes: readonly InternalRoute[] } } = {};
+  const app = new Elysia()
+    .use(httpPlumbing(deps))
     .use(readCors())
-    .use(
-      swagger({
-        path: `${API_PREFIX}/docs`,
-        specPath: `${API_PREFIX}/docs/json`,
-        exclude: [/^\/(?!public-api|admin)/],
-        documentation: {
-          info: { title: "Link shortening, analytics and journey tracking API", version: "1.0.0" },
-          components: {
-            securitySchemes: {
-              apiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
-              adminToken: { type: "http", scheme: "bearer" },
-            },
-          },
-        },
-      }),
-    )
+    .use(openApiRoutes(() => built.app?.routes ?? []))
     .use(opsRoutes({ pg: deps.pg, ch: deps.ch, metrics: deps.metrics, metricsToken: deps.config.metricsToken }))
     .use(adminRoutes({ pg: deps.pg, keys: deps.keys, adminToken: deps.config.adminToken }))
     .use(featureRoutes(featureDeps));
+  built.app = app;
+  return app;
 }
 
 /** Every feature's routes, in the order of FEATURES (the redirect's catch-all `/:code` comes last). */

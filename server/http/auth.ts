@@ -1,6 +1,6 @@
 // X-API-Key authentication, IP allowlists, scopes and the hourly rate limit, as one Elysia macro:
 // `{ scope: "links:read" }` on a route, or `{ scope: { scope: "journey:write", rateLimit: false } }`.
-import { Elysia } from "elysia";
+import { Elysia, type DocumentDecoration } from "elysia";
 import { AppError } from "../errors";
 import type { Scope } from "../scopes";
 import { TIER_LIMITS, type LimitOverrides, type Tier } from "../tiers";
@@ -39,7 +39,8 @@ export function authPlugin(deps: { keys: KeyResolver; kv: Kv; trustProxy: boolea
       const scope = typeof option === "string" ? option : option.scope;
       const rateLimited = typeof option === "string";
       return {
-        detail: { security: [{ apiKey: [] }], description: `Requires the \`${scope}\` permission.`, "x-required-scope": scope },
+        // Read by the OpenAPI document (server/openapi/document.ts): security, 401/403/429 and rate-limit headers.
+        detail: { "x-required-scope": scope, "x-rate-limited": rateLimited } as DocumentDecoration,
         // transform runs before validation, so an unauthenticated caller learns nothing about the schema.
         async transform({ request, server, set }) {
           const principal = await authenticate(deps.keys, request.headers.get("x-api-key"));

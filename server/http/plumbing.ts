@@ -6,16 +6,14 @@ import { beginRequest, requestFacts, requestIdOf } from "./request-context";
 import type { Metrics } from "./metrics";
 import type { Logger } from "./logger";
 
-/** `rawPaths` are answered as they are (the OpenAPI document), never wrapped in the envelope. */
-export function httpPlumbing(deps: { metrics: Metrics; logger: Logger; rawPaths?: string[] }) {
-  const raw = new Set(deps.rawPaths ?? []);
+/** A handler's Response (pages, redirects, the OpenAPI documents) is sent as it is; anything else is enveloped. */
+export function httpPlumbing(deps: { metrics: Metrics; logger: Logger }) {
   return new Elysia({ name: "http-plumbing" })
     .onRequest(({ request, set }) => {
       set.headers["x-request-id"] = beginRequest(request).id;
     })
     .onAfterHandle({ as: "global" }, ({ request, response, set }) => {
       if (response instanceof Response) return;
-      if (raw.size && raw.has(new URL(request.url).pathname)) return;
       if (response instanceof Envelope) {
         set.status = response.status;
         if (response.headers) Object.assign(set.headers, response.headers);

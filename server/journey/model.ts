@@ -1,6 +1,7 @@
 // Wire schemas of the journey API: the ingest batch (API_SPEC "Journey event (input object)") and
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 import type { JourneyEventWire } from "../../tracker/src/protocol";
 import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
@@ -105,3 +106,97 @@ export const FunnelQuery = t.Object({
   steps: t.String({ minLength: 1, maxLength: 4096 }),
 });
 export const MAX_FUNNEL_STEPS = 20;
+
+// Responses: the ingest answer, the summary, session and event items, the funnel, the usage object.
+// The tests check every answer against these.
+const Count = t.Integer({ minimum: 0 });
+const Time = t.String({ format: "date-time" });
+const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
+const strict = { additionalProperties: false } as const;
+
+export const JourneyUsage = t.Object(
+  { events_this_month: Count, limit: Count, status: t.Union([t.Literal("soft_limit"), t.Literal("hard_limit_approaching")]) },
+  { $id: "JourneyUsage", ...strict },
+);
+export const IngestAccepted = t.Object(
+  {
+    message: t.String(),
+    count: t.Integer({ minimum: 0, description: "Events queued (0 for a repeated X-Idempotency-Key)" }),
+    already_processed: t.Optional(t.Literal(true, { description: "The X-Idempotency-Key was seen in the last 5 minutes" })),
+    usage: t.Optional(JourneyUsage),
+  },
+  { $id: "IngestAccepted", ...strict },
+);
+export const JourneySummary = t.Object(
+  {
+    total_visitors: Count,
+    total_sessions: Count,
+    total_events: Count,
+    avg_session_duration_seconds: t.Number({ minimum: 0 }),
+    top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict)),
+    top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict)),
+  },
+  { $id: "JourneySummary", ...strict },
+);
+export const JourneySession = t.Object(
+  {
+    session_id: t.String(),
+    visitor_id: t.String(),
+    started_at: Time,
+    ended_at: Time,
+    duration_seconds: t.Number({ minimum: 0 }),
+    event_count: Count,
+    page_views: Count,
+    entry_page: t.String(),
+    exit_page: t.String(),
+    converted: t.Boolean(),
+    device_type: Nullable(t.String()),
+    country_code: Nullable(t.String()),
+  },
+  { $id: "JourneySession", ...strict },
+);
+const text = (max: number) => Nullable(t.String({ maxLength: max }));
+export const JourneyEventItem = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    link_id: t.String({ format: "uuid" }),
+    visitor_id: t.String(),
+    session_id: text(128),
+    event_type: t.Union(EVENT_TYPES.map((e) => t.Literal(e))),
+    event_name: text(256),
+    page_url: t.String(),
+    page_title: text(512),
+    scroll_percent: Nullable(t.Number()),
+    time_on_page: Nullable(t.Number()),
+    timestamp: Time,
+    conversion_name: text(256),
+    revenue_cents: Nullable(t.Integer({ minimum: 0 })),
+    currency: text(3),
+    country_code: text(2),
+    city: text(128),
+    region: text(128),
+    device_type: text(16),
+    browser: text(64),
+    browser_version: text(64),
+    os: text(64),
+    os_version: text(64),
+    properties: t.Record(t.String(), PropertyValue),
+  },
+  { $id: "JourneyEventItem", ...strict },
+);
+export const Funnel = t.Object(
+  {
+    steps: t.Array(
+      t.Object(
+        {
+          step_name: t.String(),
+          visitors: Count,
+          conversion_rate: t.Number({ minimum: 0, description: "Percent of the previous step's visitors (100 for the first step)" }),
+        },
+        strict,
+      ),
+    ),
+    total_visitors: t.Integer({ minimum: 0, description: "Every visitor of the link in the period" }),
+  },
+  { $id: "Funnel", ...strict },
+);

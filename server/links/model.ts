@@ -1,5 +1,6 @@
 // Wire schemas and types of the Links API (API_SPEC.md "Links").
 import { t, type Static } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 import { ISO_DATE_OR_TIME_PATTERN } from "../iso-time";
 
 const Str = (max: number) => t.String({ maxLength: max });
@@ -80,6 +81,76 @@ export type ListLinksInput = Static<typeof ListLinksQuery>;
 
 export const BulkCreateBody = t.Array(t.Unknown(), { minItems: 1 });
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
+
+// Responses. toLinkJson (serialize.ts) returns exactly a Link; the tests check every answer against these.
+const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
+const Time = t.String({ format: "date-time" });
+const Uuid = t.String({ format: "uuid" });
+export const Link = t.Object(
+  {
+    id: Uuid,
+    short_code: t.String(),
+    short_url: t.String({ description: "BASE_URL/short_code, or https://<custom domain>/short_code" }),
+    original_url: t.String(),
+    title: t.String({ description: "Read from the destination's HTML when omitted at creation (may stay empty)" }),
+    description: t.String(),
+    og_image: Nullable(t.String()),
+    tags: t.Array(t.String()),
+    is_active: t.Boolean(),
+    is_password_protected: t.Boolean(),
+    expires_at: Nullable(Time),
+    utm_source: Nullable(t.String()),
+    utm_medium: Nullable(t.String()),
+    utm_campaign: Nullable(t.String()),
+    utm_term: Nullable(t.String()),
+    utm_content: Nullable(t.String()),
+    domain_id: Nullable(Uuid),
+    campaign_id: Nullable(Uuid),
+    track_conversions: t.Boolean(),
+    created_at: Time,
+    updated_at: Time,
+    last_accessed_at: Nullable(Time),
+  },
+  { $id: "Link", additionalProperties: false },
+);
+export type LinkJson = Static<typeof Link>;
+
+const Count = t.Integer({ minimum: 0 });
+export const BulkCreateResult = t.Object(
+  {
+    created: t.Array(
+      t.Object(
+        {
+          index: t.Integer({ minimum: 0, description: "Position in the request array" }),
+          link: t.Object(
+            { id: Uuid, short_code: t.String(), short_url: t.String(), original_url: t.String() },
+            { additionalProperties: false },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    failed: t.Array(
+      t.Object(
+        {
+          index: t.Integer({ minimum: 0 }),
+          url: t.String(),
+          error: t.String(),
+          error_type: t.String({ description: "validation, tier, conflict, not_found, internal or error" }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    total_requested: Count,
+    success_count: Count,
+    failure_count: Count,
+  },
+  { $id: "BulkCreateResult", additionalProperties: false },
+);
+export const OgImageResult = t.Object(
+  { og_image: Nullable(t.String({ description: "CDN_URL/og/<file>.webp" })), message: t.String() },
+  { $id: "OgImageResult", additionalProperties: false },
+);
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
 /** Short codes that would shadow our own paths. */

@@ -10,6 +10,9 @@ import * as m from "./model";
 import * as links from "./service";
 import { bulkCreateLinks } from "./bulk";
 import { deleteOgImage, uploadOgImage } from "./og-image";
+import { operation } from "../openapi/operation";
+import { MessageResult } from "../openapi/envelope";
+import { t } from "elysia";
 
 export function linksRoutes(deps: FeatureDeps) {
   const ctx = {
@@ -20,8 +23,6 @@ export function linksRoutes(deps: FeatureDeps) {
     bulkTimeoutMs: deps.config.bulkTimeoutMs,
     og: { cdnUrl: deps.config.cdnUrl, dataDir: deps.config.dataDir, s3Bucket: deps.config.s3Bucket },
   };
-  // A fresh object per route: Elysia merges macro details into it in place.
-  const detail = () => ({ tags: ["Links"] });
   return (
     new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
@@ -29,13 +30,27 @@ export function linksRoutes(deps: FeatureDeps) {
       .get("/links", ({ account, query }) => links.listLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
         scope: "links:read",
         query: m.ListLinksQuery,
-        detail: detail(),
+        detail: operation({
+          id: "listLinks",
+          tag: "Links",
+          summary: "List links",
+          description: "Filters combine; `tags` matches links having any of them. Pages neither repeat nor skip links.",
+          responses: { 200: { description: "One page of links", data: t.Array(m.Link), paginated: true } },
+        }),
       })
       // POST /links
       .post("/links", async ({ account, body }) => new Envelope(await links.createLink(ctx, account, body), 201), {
         scope: "links:write",
         body: m.CreateLinkBody,
-        detail: detail(),
+        detail: operation({
+          id: "createLink",
+          tag: "Links",
+          summary: "Create a link",
+          description:
+            "`custom_alias` needs the Basic tier, `campaign_id` the Growth tier. Title and description are read from the destination when omitted.",
+          responses: { 201: { description: "The link", data: m.Link } },
+          errors: ["TIER_UPGRADE_REQUIRED", "NOT_FOUND", "ALIAS_TAKEN"],
+        }),
       })
       // POST /links/bulk
       .post(
@@ -44,45 +59,104 @@ export function linksRoutes(deps: FeatureDeps) {
           const { status, result } = await bulkCreateLinks(ctx, account, body);
           return new Envelope(result, status, status === 201);
         },
-        { scope: "links:write", body: m.BulkCreateBody, detail: detail() },
+        {
+          scope: "links:write",
+          body: m.BulkCreateBody,
+          detail: operation({
+            id: "bulkCreateLinks",
+            tag: "Links",
+            summary: "Create links in bulk",
+            description: "Items are validated one by one; at most the tier's batch maximum per request, processed within BULK_TIMEOUT_MS.",
+            body: { description: "Link create objects", content: { "application/json": t.Array(m.CreateLinkBody, { minItems: 1 }) } },
+            responses: {
+              201: { description: "Every link was created", data: m.BulkCreateResult },
+              207: { description: "Some links were created; see `failed`", data: m.BulkCreateResult, success: false },
+              422: { description: "No link was created", data: m.BulkCreateResult, success: false },
+            },
+            errors: [{ code: "REQUEST_TIMEOUT", details: m.BulkCreateResult }],
+          }),
+        },
       )
       // GET /links/{id}
       .get("/links/:id", ({ account, params }) => links.getLink(ctx, account.id, params.id), {
         scope: "links:read",
         params: m.LinkIdParams,
-        detail: detail(),
+        detail: operation({
+          id: "getLink",
+          tag: "Links",
+          summary: "Get a link",
+          responses: { 200: { description: "The link", data: m.Link } },
+          errors: ["NOT_FOUND"],
+        }),
       })
       // PATCH /links/{id}
       .patch("/links/:id", ({ account, params, body }) => links.updateLink(ctx, account, params.id, body), {
         scope: "links:write",
         params: m.LinkIdParams,
         body: m.UpdateLinkBody,
-        detail: detail(),
+        detail: operation({
+          id: "updateLink",
+          tag: "Links",
+          summary: "Update a link",
+          description: 'The destination cannot change (`url`/`original_url` → 400). Tags replace; UTM fields merge (`""` clears).',
+          responses: { 200: { description: "The updated link", data: m.Link } },
+          errors: ["TIER_UPGRADE_REQUIRED", "NOT_FOUND", "ALIAS_TAKEN"],
+        }),
       })
       // DELETE /links/{id}
       .delete("/links/:id", ({ account, params }) => links.deleteLink(ctx, account.id, params.id), {
         scope: "links:delete",
         params: m.LinkIdParams,
-        detail: detail(),
+        detail: operation({
+          id: "deleteLink",
+          tag: "Links",
+          summary: "Delete a link",
+          description: "Soft delete: the link stops resolving at once and can be restored for 7 days.",
+          responses: { 200: { description: "Deleted; the message says until when it can be restored", data: MessageResult } },
+          errors: ["NOT_FOUND"],
+        }),
       })
       // POST /links/{id}/restore (DESIGN.md: within 7 days, else 410)
       .post("/links/:id/restore", ({ account, params }) => links.restoreLink(ctx, account.id, params.id), {
         scope: "links:write",
         params: m.LinkIdParams,
-        detail: detail(),
+        detail: operation({
+          id: "restoreLink",
+          tag: "Links",
+          summary: "Restore a deleted link",
+          responses: { 200: { description: "The link, resolving again", data: m.Link } },
+          errors: ["NOT_FOUND", "GONE"],
+        }),
       })
       // PUT /links/{id}/og-image
       .put("/links/:id/og-image", ({ account, params, request }) => uploadOgImage(ctx, account, params.id, request), {
         scope: "links:write",
         params: m.LinkIdParams,
         parse: "none",
-        detail: detail(),
+        detail: operation({
+          id: "uploadLinkOgImage",
+          tag: "Links",
+          summary: "Upload a preview image",
+          description: "Growth tier or higher. Raw image bytes, at most 5 MB; stored as 1200×630 WebP.",
+          body: {
+            description: "The image",
+            content: { "image/png": null, "image/jpeg": null, "image/webp": null, "image/gif": null },
+          },
+          responses: { 200: { description: "The image's address", data: m.OgImageResult } },
+          errors: ["TIER_UPGRADE_REQUIRED", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+        }),
       })
       // DELETE /links/{id}/og-image
       .delete("/links/:id/og-image", ({ account, params }) => deleteOgImage(ctx, account, params.id), {
         scope: "links:write",
         params: m.LinkIdParams,
-        detail: detail(),
+        detail: operation({
+          id: "deleteLinkOgImage",
+          tag: "Links",
+          summary: "Remove the preview image",
+          responses: { 200: { description: "Removed (`og_image` is null)", data: m.OgImageResult } },
+          errors: ["NOT_FOUND"],
+        }),
       })
   );
 }

@@ -1,8 +1,9 @@
 // The Link object of the API (API_SPEC.md "Link"), from a row.
 import { shortUrl } from "./urls";
 import type { LinkRow } from "./repository";
+import type { LinkJson } from "./model";
 
-export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null) {
+export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null): LinkJson {
   return {
     id: row.id,
     short_code: row.shortCode,
@@ -28,4 +29,3 @@ export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | 
     last_accessed_at: row.lastAccessedAt?.toISOString() ?? null,
   };
 }
-export type LinkJson = ReturnType<typeof toLinkJson>;

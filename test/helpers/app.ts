@@ -8,13 +8,15 @@ import { preparePostgres, sharedChdb } from "./stores";
 import { serveApp } from "../../server/http/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
+import { assertDocumented, ContractViolation, type ContractChecker } from "./contract";
+import { checkerFor, preloadContract, violations } from "./fetch-contract";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export interface TestApp {
   runtime: Runtime;
   config: Config;
-  /** In-process request: path relative to the server root. */
+  /** In-process request: path relative to the server root. Answers of the public and admin API are checked against the OpenAPI document. */
   request(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<Response>;
   /** Like request, returning status, headers and parsed JSON. */
   call(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
@@ -50,7 +52,18 @@ export async function createTestApp(
     overrides,
   );
   const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse: await sharedChdb() });
-  const request = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
+  // The documents this app serves, read once (the admin one only while the admin API is on).
+  let checkers: Promise<ContractChecker[]> | undefined;
+  const contract = () =>
+    (checkers ??= (async () => {
+      const load = async (path: string, headers: Record<string, string> = {}) => {
+        const res = await runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, { headers }));
+        return res.ok ? [checkerFor(await res.text())] : [];
+      };
+      const admin = config.adminToken ? await load("/admin/v1/openapi.json", { authorization: `Bearer ${config.adminToken}` }) : [];
+      return [...(await load("/public-api/v1/docs/json")), ...admin];
+    })());
+  const request = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
     let body = init.body;
@@ -58,7 +71,15 @@ export async function createTestApp(
       headers.set("content-type", "application/json");
       body = JSON.stringify(init.json);
     }
-    return runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, { ...init, headers, body }));
+    const req = new Request(`http://127.0.0.1:3000${path}`, { ...init, headers, body });
+    const res = await runtime.app.handle(req);
+    try {
+      await assertDocumented(await contract(), req.method, req.url, res);
+    } catch (err) {
+      if (err instanceof ContractViolation) violations.push(err);
+      throw err;
+    }
+    return res;
   };
   const call = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const res = await request(path, init);
@@ -99,6 +120,7 @@ export async function createTestApp(
 export function listen(app: TestApp): { url: string; stop(): Promise<void> } {
   const server = serveApp(app.runtime, { port: 0, hostname: "127.0.0.1" });
   const port = server.port;
+  preloadContract(`http://127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     stop: async () => {
