@@ -27,7 +27,7 @@ export const toKeyJson = (k: repo.ApiKeyRow) => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-const toMemberJson = (m: repo.MemberRow) => ({ id: m.id, email: m.email, role: m.role, created_at: m.createdAt.toISOString() });
+export const toMemberJson = (m: repo.MemberRow) => ({ id: m.id, email: m.email, role: m.role, created_at: m.createdAt.toISOString() });
 
 /** Merges overrides; a null value clears that override. */
 function mergeOverrides(current: LimitOverrides, patch: LimitOverrides): LimitOverrides {

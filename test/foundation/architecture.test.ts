@@ -18,6 +18,8 @@ const FEATURES = [
   "webhooks",
   "assets",
   "ops",
+  "users",
+  "console",
 ];
 
 function files(dir: string): string[] {
