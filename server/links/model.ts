@@ -77,6 +77,10 @@ export const ListLinksQuery = t.Object({
   sort_order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")])),
 });
 export type ListLinksInput = Static<typeof ListLinksQuery>;
+export const DeletedLinksQuery = t.Object({
+  page: t.Optional(t.Numeric({ description: "1 to 1,000,000 (default 1)" })),
+  per_page: t.Optional(t.Numeric({ description: "1 to 250 (default 20)" })),
+});
 
 export const BulkCreateBody = t.Array(t.Unknown(), { minItems: 1 });
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -90,6 +94,7 @@ export const RESERVED_CODES = new Set([
   "healthz",
   "metrics",
   "dashboard",
+  "console",
   "widgets",
   "widgets.js",
   "t.js",

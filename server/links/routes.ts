@@ -10,6 +10,7 @@ import * as m from "./model";
 import * as links from "./service";
 import { bulkCreateLinks } from "./bulk";
 import { deleteOgImage, uploadOgImage } from "./og-image";
+import { listDeletedLinks } from "./trash";
 
 export function linksRoutes(deps: FeatureDeps) {
   const ctx = {
@@ -46,6 +47,12 @@ export function linksRoutes(deps: FeatureDeps) {
         },
         { scope: "links:write", body: m.BulkCreateBody, detail: detail() },
       )
+      // GET /links/deleted: the trash, deleted links that can still be restored (ours; the console lists it)
+      .get("/links/deleted", ({ account, query }) => listDeletedLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
+        scope: "links:read",
+        query: m.DeletedLinksQuery,
+        detail: detail(),
+      })
       // GET /links/{id}
       .get("/links/:id", ({ account, params }) => links.getLink(ctx, account.id, params.id), {
         scope: "links:read",
