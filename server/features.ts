@@ -15,6 +15,7 @@ import { journeyRoutes, startJourney } from "./journey/routes";
 import { conversionRoutes } from "./conversions/routes";
 import { usersRoutes } from "./users/routes";
 import { accountConsoleRoutes } from "./accounts/console-routes";
+import { consoleRoutes } from "./console/routes";
 import { startUserJobs } from "./users/jobs";
 
 export interface Feature {
@@ -36,6 +37,7 @@ export const FEATURES: Feature[] = [
   { name: "conversions", routes: conversionRoutes },
   { name: "users", routes: usersRoutes, start: startUserJobs },
   { name: "account-console", routes: accountConsoleRoutes },
+  { name: "console", routes: consoleRoutes },
   // The redirect's catch-all `/:code` stays last.
   { name: "redirect", routes: redirectRoutes },
 ];
