@@ -2,7 +2,7 @@
 // of the current path. Every page change moves focus to its heading and names the document.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, CONSOLE, get, post, setCsrfToken, whenSignedOut } from "./api";
-import { currentRoute, navigate, useRoute } from "./router";
+import { currentRoute, navigate, navigated, useRoute } from "./router";
 import { SessionContext, type SessionState } from "./session";
 import type { Session } from "./types";
 import { AuthPages } from "./pages/auth";
@@ -38,10 +38,11 @@ export function App() {
     if (session && (onAuthPath || route.path === "/")) navigate("/links", { replace: true });
   }, [session, route.path]);
 
-  // After each navigation the new page's heading gets focus (so it is announced) and names the document.
+  // After each navigation inside the console the new page's heading gets focus (so it is announced);
+  // a page loaded by the browser keeps the usual start (the skip link first). The heading names the document.
   useEffect(() => {
     const h1 = document.querySelector<HTMLElement>("main h1");
-    h1?.focus();
+    if (navigated) h1?.focus();
     document.title = `${h1?.textContent ?? "Console"} · Console`;
   }, [route.path, !!session]);
 

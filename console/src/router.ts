@@ -4,7 +4,11 @@ import { useEffect, useState } from "preact/hooks";
 
 export const BASE = "/console";
 
+/** Whether the console itself has changed the page (as opposed to the first load). */
+export let navigated = false;
+
 export function navigate(path: string, opts: { replace?: boolean } = {}) {
+  navigated = true;
   const url = path.startsWith("/") ? BASE + path : path;
   if (opts.replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
@@ -20,7 +24,10 @@ export function currentRoute() {
 export function useRoute() {
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
-    const update = () => setRoute(currentRoute());
+    const update = () => {
+      navigated = true;
+      setRoute(currentRoute());
+    };
     addEventListener("popstate", update);
     return () => removeEventListener("popstate", update);
   }, []);
