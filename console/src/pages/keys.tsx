@@ -60,8 +60,10 @@ export function KeysPage() {
       <PageHeader title="API keys" />
       {usage && (
         <p class="muted">
-          {fmtNumber(usage.api_keys)} active key{usage.api_keys === 1 ? "" : "s"} of{" "}
-          {usage.api_key_limit === null ? "unlimited" : fmtNumber(usage.api_key_limit)} on the {account.data!.account.tier} tier.
+          {fmtNumber(usage.api_keys)} active key{usage.api_keys === 1 ? "" : "s"}
+          {usage.api_key_limit === null
+            ? `; the ${account.data!.account.tier} tier has no limit.`
+            : ` of ${fmtNumber(usage.api_key_limit)} on the ${account.data!.account.tier} tier.`}
         </p>
       )}
       {created && (
