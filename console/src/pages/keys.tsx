@@ -5,7 +5,7 @@ import { CONSOLE, del, get, post } from "../api";
 import { fmtDateTime, fmtNumber, fmtRelative } from "../format";
 import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Empty, Failed, Field, Loading, PageHeader, Status } from "../ui/parts";
+import { Alert, CopyButton, Empty, Field, Loaded, Loading, PageHeader, Status } from "../ui/parts";
 
 const SCOPES = [
   ["links:read", "List and get links"],
@@ -134,57 +134,61 @@ export function KeysPage() {
         <h2 id="key-list">Keys</h2>
         <Alert error={revoke.error} />
         <Status>{revoked}</Status>
-        {keys.state === "error" ? (
-          <Failed error={keys.error} retry={keys.reload} />
-        ) : !keys.data ? (
-          <Loading what="Loading keys" />
-        ) : keys.data.length === 0 ? (
-          <Empty>
-            <p>No keys yet. A tracker needs one with journey:write only.</p>
-          </Empty>
-        ) : (
-          <table id="keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((k) => (
-                <tr class={k.revoked_at ? "revoked" : ""}>
-                  <td data-label="Name">{k.name}</td>
-                  <td data-label="Prefix">
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td data-label="Scopes">
-                    {k.scopes.map((s) => (
-                      <span class="tag">{s}</span>
-                    ))}
-                    {k.allowed_ips.length > 0 && <div class="muted">Only from {k.allowed_ips.join(", ")}</div>}
-                  </td>
-                  <td data-label="Created">{fmtDateTime(k.created_at)}</td>
-                  <td data-label="Last used">{fmtRelative(k.last_used_at)}</td>
-                  <td>
-                    {k.revoked_at ? (
-                      <span class="badge">Revoked {fmtRelative(k.revoked_at)}</span>
-                    ) : (
-                      <button type="button" class="danger" onClick={() => revoke.submit(k)} disabled={revoke.busy}>
-                        Revoke <span class="sr-only">{k.name}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Loaded
+          value={keys}
+          what="Loading keys"
+          empty={
+            <>
+              <p>No keys yet. A tracker needs one with journey:write only.</p>
+            </>
+          }
+        >
+          {(data) => (
+            <>
+              <table id="keys">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Prefix</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((k) => (
+                    <tr class={k.revoked_at ? "revoked" : ""}>
+                      <td data-label="Name">{k.name}</td>
+                      <td data-label="Prefix">
+                        <code>{k.prefix}…</code>
+                      </td>
+                      <td data-label="Scopes">
+                        {k.scopes.map((s) => (
+                          <span class="tag">{s}</span>
+                        ))}
+                        {k.allowed_ips.length > 0 && <div class="muted">Only from {k.allowed_ips.join(", ")}</div>}
+                      </td>
+                      <td data-label="Created">{fmtDateTime(k.created_at)}</td>
+                      <td data-label="Last used">{fmtRelative(k.last_used_at)}</td>
+                      <td>
+                        {k.revoked_at ? (
+                          <span class="badge">Revoked {fmtRelative(k.revoked_at)}</span>
+                        ) : (
+                          <button type="button" class="danger" onClick={() => revoke.submit(k)} disabled={revoke.busy}>
+                            Revoke <span class="sr-only">{k.name}</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        </Loaded>
       </section>
     </>
   );

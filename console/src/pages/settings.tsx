@@ -5,7 +5,7 @@ import { fmtDateTime, fmtRelative } from "../format";
 import { useSession } from "../session";
 import type { SessionItem } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, Failed, Field, Loading, PageHeader, Status } from "../ui/parts";
+import { Alert, Field, Loaded, Loading, PageHeader, Status } from "../ui/parts";
 
 export function SettingsPage() {
   const { session } = useSession();
@@ -65,27 +65,31 @@ export function SettingsPage() {
           </button>
         </div>
         <Alert error={end.error} />
-        {sessions.state === "error" ? (
-          <Failed error={sessions.error} retry={sessions.reload} />
-        ) : !sessions.data ? (
-          <Loading what="Loading sessions" />
-        ) : (
-          <ul class="plain" id="session-list">
-            {sessions.data.map((s) => (
-              <li>
-                <strong>{s.user_agent ?? "Unknown browser"}</strong> {s.current && <span class="badge ok">this browser</span>}
-                <div class="muted">
-                  {s.ip} · signed in {fmtDateTime(s.created_at)} · last seen {fmtRelative(s.last_seen_at)}
-                </div>
-                {!s.current && (
-                  <button type="button" class="secondary" onClick={() => end.submit(`${CONSOLE}/sessions/${s.id}`, "Session signed out")}>
-                    Sign out <span class="sr-only">this session</span>
-                  </button>
-                )}
-              </li>
-            ))}
-          </ul>
-        )}
+        <Loaded value={sessions} what="Loading sessions">
+          {(data) => (
+            <>
+              <ul class="plain" id="session-list">
+                {data.map((s) => (
+                  <li>
+                    <strong>{s.user_agent ?? "Unknown browser"}</strong> {s.current && <span class="badge ok">this browser</span>}
+                    <div class="muted">
+                      {s.ip} · signed in {fmtDateTime(s.created_at)} · last seen {fmtRelative(s.last_seen_at)}
+                    </div>
+                    {!s.current && (
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() => end.submit(`${CONSOLE}/sessions/${s.id}`, "Session signed out")}
+                      >
+                        Sign out <span class="sr-only">this session</span>
+                      </button>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </Loaded>
       </section>
     </>
   );

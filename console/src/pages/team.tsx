@@ -6,7 +6,7 @@ import { fmtDateTime } from "../format";
 import { useSession } from "../session";
 import type { Invitation, Team } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Failed, Field, Loading, PageHeader, Select, Status } from "../ui/parts";
+import { Alert, CopyButton, Field, Loaded, Loading, PageHeader, Select, Status } from "../ui/parts";
 
 const ROLES = ["owner", "admin", "member", "viewer"];
 const ROLE_TEXT: Record<string, string> = {
@@ -74,94 +74,94 @@ export function TeamPage() {
       )}
       <Alert error={act.error} />
       <Status>{note}</Status>
-      {team.state === "error" ? (
-        <Failed error={team.error} retry={team.reload} />
-      ) : !team.data ? (
-        <Loading what="Loading the team" />
-      ) : (
-        <>
-          <table id="members">
-            <caption class="sr-only">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {team.data.members.map((m) => {
-                const editable = manage && (m.role !== "owner" || can("owners:manage"));
-                return (
+      <Loaded value={team} what="Loading the team">
+        {(data) => (
+          <>
+            <>
+              <table id="members">
+                <caption class="sr-only">Members</caption>
+                <thead>
                   <tr>
-                    <td data-label="Email">
-                      {m.email} {m.you && <span class="badge">you</span>}{" "}
-                      {m.pending && <span class="badge warn">has not signed in yet</span>}
-                    </td>
-                    <td data-label="Role">
-                      {editable ? (
-                        <label>
-                          <span class="sr-only">Role of {m.email}</span>
-                          <select
-                            value={m.role}
-                            onChange={(e) => {
-                              const role = (e.target as HTMLSelectElement).value;
-                              void act.submit(() => patch(`${CONSOLE}/team/members/${m.id}`, { role }), `${m.email} is now ${role}`);
-                            }}
-                          >
-                            {roles.map((r) => (
-                              <option value={r}>{r}</option>
-                            ))}
-                          </select>
-                        </label>
-                      ) : (
-                        m.role
-                      )}
-                    </td>
-                    <td data-label="Since">{fmtDateTime(m.created_at)}</td>
-                    <td>
-                      {editable && (
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Since</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.members.map((m) => {
+                    const editable = manage && (m.role !== "owner" || can("owners:manage"));
+                    return (
+                      <tr>
+                        <td data-label="Email">
+                          {m.email} {m.you && <span class="badge">you</span>}{" "}
+                          {m.pending && <span class="badge warn">has not signed in yet</span>}
+                        </td>
+                        <td data-label="Role">
+                          {editable ? (
+                            <label>
+                              <span class="sr-only">Role of {m.email}</span>
+                              <select
+                                value={m.role}
+                                onChange={(e) => {
+                                  const role = (e.target as HTMLSelectElement).value;
+                                  void act.submit(() => patch(`${CONSOLE}/team/members/${m.id}`, { role }), `${m.email} is now ${role}`);
+                                }}
+                              >
+                                {roles.map((r) => (
+                                  <option value={r}>{r}</option>
+                                ))}
+                              </select>
+                            </label>
+                          ) : (
+                            m.role
+                          )}
+                        </td>
+                        <td data-label="Since">{fmtDateTime(m.created_at)}</td>
+                        <td>
+                          {editable && (
+                            <button
+                              type="button"
+                              class="danger"
+                              onClick={() =>
+                                confirm(`Remove ${m.email} from ${session.account.name}?`) &&
+                                act.submit(() => del(`${CONSOLE}/team/members/${m.id}`), `${m.email} removed`)
+                              }
+                            >
+                              Remove <span class="sr-only">{m.email}</span>
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+              {data.invitations.length > 0 && (
+                <section aria-labelledby="pending">
+                  <h2 id="pending">Open invitations</h2>
+                  <ul class="plain">
+                    {data.invitations.map((i) => (
+                      <li>
+                        {i.email} as {i.role}, until {fmtDateTime(i.expires_at)}{" "}
                         <button
                           type="button"
-                          class="danger"
-                          onClick={() =>
-                            confirm(`Remove ${m.email} from ${session.account.name}?`) &&
-                            act.submit(() => del(`${CONSOLE}/team/members/${m.id}`), `${m.email} removed`)
-                          }
+                          class="secondary"
+                          onClick={() => act.submit(() => del(`${CONSOLE}/team/invitations/${i.id}`), `Invitation of ${i.email} withdrawn`)}
                         >
-                          Remove <span class="sr-only">{m.email}</span>
+                          Withdraw <span class="sr-only">the invitation of {i.email}</span>
                         </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          {team.data.invitations.length > 0 && (
-            <section aria-labelledby="pending">
-              <h2 id="pending">Open invitations</h2>
-              <ul class="plain">
-                {team.data.invitations.map((i) => (
-                  <li>
-                    {i.email} as {i.role}, until {fmtDateTime(i.expires_at)}{" "}
-                    <button
-                      type="button"
-                      class="secondary"
-                      onClick={() => act.submit(() => del(`${CONSOLE}/team/invitations/${i.id}`), `Invitation of ${i.email} withdrawn`)}
-                    >
-                      Withdraw <span class="sr-only">the invitation of {i.email}</span>
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )}
-        </>
-      )}
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              )}
+            </>
+          </>
+        )}
+      </Loaded>
     </>
   );
 }

@@ -3,6 +3,7 @@
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
 import { useState } from "preact/hooks";
 import type { ApiError } from "../api";
+import type { Async } from "./async";
 import { navigate, BASE } from "../router";
 import { fmtNumber } from "../format";
 
@@ -186,3 +187,22 @@ export const NotAllowed = ({ role, what }: { role: string; what: string }) => (
     Your role ({role}) can't {what}.
   </p>
 );
+
+/**
+ * A page section's data through its states: the error (with a retry), loading, empty (when `empty` is
+ * given and the data is an empty list or `isEmpty` says so), then `children` with the data.
+ */
+export function Loaded<T>(props: {
+  value: Async<T>;
+  what: string;
+  empty?: ComponentChildren;
+  isEmpty?: (data: T) => boolean;
+  children: (data: T) => ComponentChildren;
+}) {
+  const { value, what, empty, isEmpty, children } = props;
+  if (value.state === "error") return <Failed error={value.error} retry={value.reload} />;
+  if (value.data === undefined) return <Loading what={what} />;
+  const none = isEmpty ? isEmpty(value.data) : Array.isArray(value.data) && value.data.length === 0;
+  if (empty !== undefined && none) return <Empty>{empty}</Empty>;
+  return <>{children(value.data)}</>;
+}

@@ -5,7 +5,7 @@ import { API, get, getPage } from "../../api";
 import { fmtDateTime, fmtDuration, fmtNumber } from "../../format";
 import type { JourneyEvent, JourneySession, JourneySummary } from "../../types";
 import { useAsync } from "../../ui/async";
-import { Empty, Failed, Loading, Pagination, Select } from "../../ui/parts";
+import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 
 const PERIODS = ["24h", "7d", "30d", "90d"];
 
@@ -28,49 +28,54 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
           ))}
         </Select>
       </div>
-      {summary.state === "error" ? (
-        <Failed error={summary.error} retry={summary.reload} />
-      ) : !summary.data ? (
-        <Loading what="Loading the journey summary" />
-      ) : (
-        <dl class="stats" id="journey-summary">
-          <div>
-            <dt>Visitors</dt>
-            <dd>{fmtNumber(summary.data.total_visitors)}</dd>
-          </div>
-          <div>
-            <dt>Sessions</dt>
-            <dd>{fmtNumber(summary.data.total_sessions)}</dd>
-          </div>
-          <div>
-            <dt>Events</dt>
-            <dd>{fmtNumber(summary.data.total_events)}</dd>
-          </div>
-          <div>
-            <dt>Average session</dt>
-            <dd>{fmtDuration(summary.data.avg_session_duration_seconds)}</dd>
-          </div>
-        </dl>
-      )}
+      <Loaded value={summary} what="Loading the journey summary">
+        {(data) => (
+          <>
+            <dl class="stats" id="journey-summary">
+              <div>
+                <dt>Visitors</dt>
+                <dd>{fmtNumber(data.total_visitors)}</dd>
+              </div>
+              <div>
+                <dt>Sessions</dt>
+                <dd>{fmtNumber(data.total_sessions)}</dd>
+              </div>
+              <div>
+                <dt>Events</dt>
+                <dd>{fmtNumber(data.total_events)}</dd>
+              </div>
+              <div>
+                <dt>Average session</dt>
+                <dd>{fmtDuration(data.avg_session_duration_seconds)}</dd>
+              </div>
+            </dl>
+          </>
+        )}
+      </Loaded>
       <h3>Sessions</h3>
-      {sessions.state === "error" ? (
-        <Failed error={sessions.error} retry={sessions.reload} />
-      ) : !sessions.data ? (
-        <Loading what="Loading sessions" />
-      ) : sessions.data.items.length === 0 ? (
-        <Empty>
-          <p>No sessions in this period. Add the tracker to the destination page with a key that has journey:write.</p>
-        </Empty>
-      ) : (
-        <>
-          <ul class="sessions">
-            {sessions.data.items.map((s) => (
-              <SessionItem base={base} period={period} s={s} />
-            ))}
-          </ul>
-          <Pagination page={sessions.data.page} totalPages={sessions.data.totalPages} total={sessions.data.total} onPage={setPage} />
-        </>
-      )}
+      <Loaded
+        value={sessions}
+        what="Loading sessions"
+        empty={
+          <>
+            <p>No sessions in this period. Add the tracker to the destination page with a key that has journey:write.</p>
+          </>
+        }
+        isEmpty={(d) => d.items.length === 0}
+      >
+        {(data) => (
+          <>
+            <>
+              <ul class="sessions">
+                {data.items.map((s) => (
+                  <SessionItem base={base} period={period} s={s} />
+                ))}
+              </ul>
+              <Pagination page={data.page} totalPages={data.totalPages} total={data.total} onPage={setPage} />
+            </>
+          </>
+        )}
+      </Loaded>
       <h3>Funnel</h3>
       <form
         class="inline-form"

@@ -6,7 +6,7 @@ import { navigate, setQuery } from "../../router";
 import { useSession } from "../../session";
 import type { Domain, Link } from "../../types";
 import { useAsync } from "../../ui/async";
-import { A, CopyButton, Empty, Failed, Loading, PageHeader, Pagination, Select, Field } from "../../ui/parts";
+import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select } from "../../ui/parts";
 
 const SORTS: [string, string][] = [
   ["created_at", "Created"],
@@ -87,76 +87,76 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
           )}
         </div>
       </form>
-      {links.state === "error" ? (
-        <Failed error={links.error} retry={links.reload} />
-      ) : !links.data ? (
-        <Loading what="Loading links" />
-      ) : links.data.items.length === 0 ? (
-        <Empty>
-          {filtered ? (
-            <p>No link matches these filters.</p>
-          ) : (
-            <p>
-              No links yet.{" "}
-              {can("links:write") && (
-                <A to="/links/new" class="button">
-                  Create your first link
-                </A>
-              )}
-            </p>
-          )}
-        </Empty>
-      ) : (
-        <div aria-busy={links.state === "loading"}>
-          <table class="links-table">
-            <caption class="sr-only">Links, sorted by {SORTS.find(([v]) => v === params.sort_by)?.[1]}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Short link</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Tags</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last click</th>
-              </tr>
-            </thead>
-            <tbody>
-              {links.data.items.map((l) => (
-                <tr>
-                  <td data-label="Short link">
-                    <A to={`/links/${l.id}`} class="strong">
-                      {l.short_url.replace(/^https?:\/\//, "")}
-                    </A>{" "}
-                    <CopyButton text={l.short_url} />
-                    {l.title && <div class="muted clip">{l.title}</div>}
-                  </td>
-                  <td data-label="Destination" class="clip">
-                    {l.original_url}
-                  </td>
-                  <td data-label="Tags">
-                    {l.tags.map((t) => (
-                      <span class="tag">{t}</span>
-                    ))}
-                  </td>
-                  <td data-label="Status">
-                    <span class={l.is_active ? "badge ok" : "badge"}>{l.is_active ? "Active" : "Inactive"}</span>
-                    {l.is_password_protected && <span class="badge">Password</span>}
-                    {l.expires_at && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
-                  </td>
-                  <td data-label="Created">{fmtDateTime(l.created_at)}</td>
-                  <td data-label="Last click">{fmtRelative(l.last_accessed_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pagination
-            page={links.data.page}
-            totalPages={links.data.totalPages}
-            total={links.data.total}
-            onPage={(p) => setQuery({ page: p })}
-          />
-        </div>
-      )}
+      <Loaded
+        value={links}
+        what="Loading links"
+        empty={
+          <>
+            {filtered ? (
+              <p>No link matches these filters.</p>
+            ) : (
+              <p>
+                No links yet.{" "}
+                {can("links:write") && (
+                  <A to="/links/new" class="button">
+                    Create your first link
+                  </A>
+                )}
+              </p>
+            )}
+          </>
+        }
+        isEmpty={(d) => d.items.length === 0}
+      >
+        {(data) => (
+          <>
+            <div aria-busy={links.state === "loading"}>
+              <table class="links-table">
+                <caption class="sr-only">Links, sorted by {SORTS.find(([v]) => v === params.sort_by)?.[1]}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Short link</th>
+                    <th scope="col">Destination</th>
+                    <th scope="col">Tags</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last click</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.items.map((l) => (
+                    <tr>
+                      <td data-label="Short link">
+                        <A to={`/links/${l.id}`} class="strong">
+                          {l.short_url.replace(/^https?:\/\//, "")}
+                        </A>{" "}
+                        <CopyButton text={l.short_url} />
+                        {l.title && <div class="muted clip">{l.title}</div>}
+                      </td>
+                      <td data-label="Destination" class="clip">
+                        {l.original_url}
+                      </td>
+                      <td data-label="Tags">
+                        {l.tags.map((t) => (
+                          <span class="tag">{t}</span>
+                        ))}
+                      </td>
+                      <td data-label="Status">
+                        <span class={l.is_active ? "badge ok" : "badge"}>{l.is_active ? "Active" : "Inactive"}</span>
+                        {l.is_password_protected && <span class="badge">Password</span>}
+                        {l.expires_at && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
+                      </td>
+                      <td data-label="Created">{fmtDateTime(l.created_at)}</td>
+                      <td data-label="Last click">{fmtRelative(l.last_accessed_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pagination page={data.page} totalPages={data.totalPages} total={data.total} onPage={(p) => setQuery({ page: p })} />
+            </div>
+          </>
+        )}
+      </Loaded>
     </>
   );
 }

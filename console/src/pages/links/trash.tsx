@@ -5,7 +5,7 @@ import { fmtDateTime, fmtRelative } from "../../format";
 import { useSession } from "../../session";
 import type { DeletedLink } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, Empty, Failed, Loading, PageHeader, Pagination, Status } from "../../ui/parts";
+import { A, Alert, Loaded, Loading, PageHeader, Pagination, Status } from "../../ui/parts";
 
 export function TrashPage() {
   const { can } = useSession();
@@ -29,53 +29,58 @@ export function TrashPage() {
       </p>
       <Alert error={restore.error} />
       <Status>{restored}</Status>
-      {links.state === "error" ? (
-        <Failed error={links.error} retry={links.reload} />
-      ) : !links.data ? (
-        <Loading what="Loading the trash" />
-      ) : links.data.items.length === 0 ? (
-        <Empty>
-          <p>The trash is empty.</p>
-        </Empty>
-      ) : (
-        <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Short link</th>
-                <th scope="col">Destination</th>
-                <th scope="col">Deleted</th>
-                <th scope="col">Restorable until</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {links.data.items.map((l) => (
-                <tr>
-                  <td data-label="Short link">{l.short_code}</td>
-                  <td data-label="Destination" class="clip">
-                    {l.original_url}
-                  </td>
-                  <td data-label="Deleted">{fmtDateTime(l.deleted_at)}</td>
-                  <td data-label="Restorable until">
-                    {fmtDateTime(l.restorable_until)} ({fmtRelative(l.restorable_until)})
-                  </td>
-                  <td>
-                    {can("links:write") && (
-                      <button type="button" class="secondary" onClick={() => restore.submit(l)} disabled={restore.busy}>
-                        Restore <span class="sr-only">{l.short_code}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pagination page={links.data.page} totalPages={links.data.totalPages} total={links.data.total} onPage={setPage} />
-        </>
-      )}
+      <Loaded
+        value={links}
+        what="Loading the trash"
+        empty={
+          <>
+            <p>The trash is empty.</p>
+          </>
+        }
+        isEmpty={(d) => d.items.length === 0}
+      >
+        {(data) => (
+          <>
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Short link</th>
+                    <th scope="col">Destination</th>
+                    <th scope="col">Deleted</th>
+                    <th scope="col">Restorable until</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.items.map((l) => (
+                    <tr>
+                      <td data-label="Short link">{l.short_code}</td>
+                      <td data-label="Destination" class="clip">
+                        {l.original_url}
+                      </td>
+                      <td data-label="Deleted">{fmtDateTime(l.deleted_at)}</td>
+                      <td data-label="Restorable until">
+                        {fmtDateTime(l.restorable_until)} ({fmtRelative(l.restorable_until)})
+                      </td>
+                      <td>
+                        {can("links:write") && (
+                          <button type="button" class="secondary" onClick={() => restore.submit(l)} disabled={restore.busy}>
+                            Restore <span class="sr-only">{l.short_code}</span>
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pagination page={data.page} totalPages={data.totalPages} total={data.total} onPage={setPage} />
+            </>
+          </>
+        )}
+      </Loaded>
     </>
   );
 }

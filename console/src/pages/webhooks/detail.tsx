@@ -7,7 +7,7 @@ import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Delivery, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { Alert, Empty, Failed, Loading, PageHeader, Status } from "../../ui/parts";
+import { Alert, Failed, Loaded, Loading, PageHeader, Status } from "../../ui/parts";
 import { EventPicker } from "./events";
 
 export function WebhookPage({ id }: { id: string }) {
@@ -96,34 +96,40 @@ export function WebhookPage({ id }: { id: string }) {
             Refresh
           </button>
         </div>
-        {deliveries.state === "error" ? (
-          <Failed error={deliveries.error} retry={deliveries.reload} />
-        ) : !deliveries.data ? (
-          <Loading what="Loading deliveries" />
-        ) : deliveries.data.length === 0 ? (
-          <Empty>
-            <p>No deliveries yet. Send a test to see one.</p>
-          </Empty>
-        ) : (
-          <ul class="deliveries" id="delivery-list">
-            {deliveries.data.map((d) => (
-              <li>
-                <details>
-                  <summary>
-                    <span class={d.status === "delivered" ? "badge ok" : d.status === "failed" ? "badge warn" : "badge"}>{d.status}</span>{" "}
-                    <code>{d.event_type}</code> · attempt {d.attempt_number} of {d.max_attempts}
-                    {d.http_status !== null && ` · HTTP ${d.http_status}`} · {fmtDateTime(d.created_at)}
-                  </summary>
-                  <h3>Request body</h3>
-                  <pre>{JSON.stringify(d.payload, null, 2)}</pre>
-                  <h3>Response</h3>
-                  <pre>{d.error_message ?? d.response_body ?? "—"}</pre>
-                  {d.next_retry_at && d.status === "retrying" && <p class="muted">Next attempt {fmtDateTime(d.next_retry_at)}</p>}
-                </details>
-              </li>
-            ))}
-          </ul>
-        )}
+        <Loaded
+          value={deliveries}
+          what="Loading deliveries"
+          empty={
+            <>
+              <p>No deliveries yet. Send a test to see one.</p>
+            </>
+          }
+        >
+          {(data) => (
+            <>
+              <ul class="deliveries" id="delivery-list">
+                {data.map((d) => (
+                  <li>
+                    <details>
+                      <summary>
+                        <span class={d.status === "delivered" ? "badge ok" : d.status === "failed" ? "badge warn" : "badge"}>
+                          {d.status}
+                        </span>{" "}
+                        <code>{d.event_type}</code> · attempt {d.attempt_number} of {d.max_attempts}
+                        {d.http_status !== null && ` · HTTP ${d.http_status}`} · {fmtDateTime(d.created_at)}
+                      </summary>
+                      <h3>Request body</h3>
+                      <pre>{JSON.stringify(d.payload, null, 2)}</pre>
+                      <h3>Response</h3>
+                      <pre>{d.error_message ?? d.response_body ?? "—"}</pre>
+                      {d.next_retry_at && d.status === "retrying" && <p class="muted">Next attempt {fmtDateTime(d.next_retry_at)}</p>}
+                    </details>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </Loaded>
       </section>
     </>
   );

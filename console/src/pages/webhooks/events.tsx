@@ -1,4 +1,6 @@
 // The events an endpoint subscribes to, as labelled checkboxes with "all" and "none".
+import type { EventType } from "../../../../server/events/bus";
+
 const EVENTS = [
   "link.created",
   "link.updated",
@@ -15,14 +17,17 @@ const EVENTS = [
   "subscription.downgraded",
   "bulk_import.completed",
   "conversion",
-];
+] as const satisfies readonly EventType[];
+// Fails to compile when the server gains an event type this list does not offer.
+const everyEventOffered: Exclude<EventType, (typeof EVENTS)[number]> extends never ? true : false = true;
+void everyEventOffered;
 
 export function EventPicker({ value, onChange, error }: { value: string[]; onChange: (v: string[]) => void; error?: string }) {
   return (
     <fieldset class="scopes events-picker" aria-describedby={error ? "events-error" : undefined}>
       <legend>Events</legend>
       <div class="presets">
-        <button type="button" class="secondary" onClick={() => onChange(EVENTS)}>
+        <button type="button" class="secondary" onClick={() => onChange([...EVENTS])}>
           All events
         </button>
         <button type="button" class="secondary" onClick={() => onChange([])}>

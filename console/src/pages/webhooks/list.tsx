@@ -6,7 +6,7 @@ import { fmtDateTime, fmtNumber } from "../../format";
 import { useSession } from "../../session";
 import type { NewWebhook, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, CopyButton, Empty, Failed, Field, Loading, NotAllowed, PageHeader } from "../../ui/parts";
+import { A, Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader } from "../../ui/parts";
 import { EventPicker } from "./events";
 
 export function WebhooksPage() {
@@ -63,42 +63,48 @@ export function WebhooksPage() {
       )}
       <section aria-labelledby="webhook-list">
         <h2 id="webhook-list">Endpoints</h2>
-        {hooks.state === "error" ? (
-          <Failed error={hooks.error} retry={hooks.reload} />
-        ) : !hooks.data ? (
-          <Loading what="Loading endpoints" />
-        ) : hooks.data.length === 0 ? (
-          <Empty>
-            <p>No endpoints yet.</p>
-          </Empty>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {hooks.data.map((h) => (
-                <tr>
-                  <td data-label="URL" class="clip">
-                    <A to={`/webhooks/${h.id}`}>{h.url}</A>
-                    {h.description && <div class="muted">{h.description}</div>}
-                  </td>
-                  <td data-label="Events">{fmtNumber(h.events.length)} events</td>
-                  <td data-label="Status">
-                    <span class={h.is_active ? "badge ok" : "badge warn"}>{h.is_active ? "Active" : "Disabled"}</span>
-                    {h.consecutive_failures > 0 && <span class="badge warn">{fmtNumber(h.consecutive_failures)} failures in a row</span>}
-                  </td>
-                  <td data-label="Created">{fmtDateTime(h.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        <Loaded
+          value={hooks}
+          what="Loading endpoints"
+          empty={
+            <>
+              <p>No endpoints yet.</p>
+            </>
+          }
+        >
+          {(data) => (
+            <>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">URL</th>
+                    <th scope="col">Events</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.map((h) => (
+                    <tr>
+                      <td data-label="URL" class="clip">
+                        <A to={`/webhooks/${h.id}`}>{h.url}</A>
+                        {h.description && <div class="muted">{h.description}</div>}
+                      </td>
+                      <td data-label="Events">{fmtNumber(h.events.length)} events</td>
+                      <td data-label="Status">
+                        <span class={h.is_active ? "badge ok" : "badge warn"}>{h.is_active ? "Active" : "Disabled"}</span>
+                        {h.consecutive_failures > 0 && (
+                          <span class="badge warn">{fmtNumber(h.consecutive_failures)} failures in a row</span>
+                        )}
+                      </td>
+                      <td data-label="Created">{fmtDateTime(h.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        </Loaded>
       </section>
     </>
   );
