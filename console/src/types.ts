@@ -1,6 +1,7 @@
 // Wire types of the responses the console reads, taken from the server's own serializers (type-only).
 import type { LinkJson } from "../../server/links/serialize";
-import type { describeSession, listSessions, toInvitationJson } from "../../server/users/service";
+import type { describeSession, listSessions } from "../../server/users/service";
+import type { toInvitationJson } from "../../server/users/invitations";
 import type { listTeam } from "../../server/users/team";
 import type { getAccountOverview } from "../../server/accounts/overview";
 import type { toKeyJson } from "../../server/accounts/service";

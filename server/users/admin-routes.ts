@@ -8,7 +8,8 @@ import { ADMIN_PREFIX } from "../http/api-prefix";
 import type { Postgres } from "../storage/postgres/client";
 import { getAccountOrThrow } from "../accounts/service";
 import * as m from "./model";
-import { createInvitation, createResetLink } from "./service";
+import { createInvitation } from "./invitations";
+import { createResetLink } from "./resets";
 
 export function usersAdminRoutes(deps: { pg: Postgres; baseUrl: string; adminToken?: string }) {
   const detail = () => ({ tags: ["Admin"], security: [{ adminToken: [] }] });

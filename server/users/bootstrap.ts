@@ -2,7 +2,7 @@
 // owner of the default account. A new link is made at every start until one is used (the old ones stop working).
 import type { Postgres } from "../storage/postgres/client";
 import { firstAccountWithoutUsers } from "./repository";
-import { createInvitation } from "./service";
+import { createInvitation } from "./invitations";
 
 export async function bootstrapSetupLink(pg: Postgres, baseUrl: string): Promise<string | null> {
   if (pg.kind !== "pglite") return null;

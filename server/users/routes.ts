@@ -10,6 +10,8 @@ import { PASSWORD_MIN_LENGTH } from "./passwords";
 import * as m from "./model";
 import * as users from "./service";
 import * as team from "./team";
+import * as invitations from "./invitations";
+import * as resets from "./resets";
 import type { UsersDeps } from "./service";
 import type { Principal } from "../http/auth";
 
@@ -59,20 +61,20 @@ export function usersRoutes(deps: FeatureDeps) {
         body: m.SignUpBody,
       },
     )
-    .post("/invitation", ({ body }) => users.previewInvitation(deps.pg, body.token), { body: m.InvitationTokenBody })
+    .post("/invitation", ({ body }) => invitations.previewInvitation(deps.pg, body.token), { body: m.InvitationTokenBody })
     .post(
       "/accept-invitation",
-      async ({ body, request, server, set }) => signedIn(set, await users.acceptInvitation(ctx, body, client(request, server))),
+      async ({ body, request, server, set }) => signedIn(set, await invitations.acceptInvitation(ctx, body, client(request, server))),
       { body: m.AcceptInvitationBody },
     )
     .post(
       "/password-reset",
-      async ({ body, request, server }) => new Envelope(await users.requestPasswordReset(ctx, body.email, client(request, server)), 202),
+      async ({ body, request, server }) => new Envelope(await resets.requestPasswordReset(ctx, body.email, client(request, server)), 202),
       {
         body: m.ResetRequestBody,
       },
     )
-    .post("/password-reset/confirm", ({ body }) => users.confirmPasswordReset(ctx, body.token, body.password), {
+    .post("/password-reset/confirm", ({ body }) => resets.confirmPasswordReset(ctx, body.token, body.password), {
       body: m.ResetConfirmBody,
     });
 

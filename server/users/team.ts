@@ -6,7 +6,8 @@ import { toMemberJson } from "../accounts/service";
 import { roleHas, type Role } from "../roles";
 import type { SessionInfo } from "../http/auth";
 import * as repo from "./repository";
-import { createInvitation, toInvitationJson, type UsersDeps } from "./service";
+import { createInvitation, toInvitationJson } from "./invitations";
+import type { UsersDeps } from "./service";
 
 export interface Actor {
   accountId: string;
