@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createTestApp, listen, type TestApp } from "../helpers/app";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { serveApp } from "../../server/http/serve";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
 
@@ -25,13 +26,18 @@ let page: Page;
 let errors: string[];
 const state: { linkId?: string; code?: string; key?: string; secret?: string; webhookId?: string; invitation?: string } = {};
 
-const local = (url: string) => url.replace("http://127.0.0.1:3000", server.url);
 /** The browser logs a failed load for answers we expect (401 before sign-in, 403/404 we provoke). */
 const unexpected = (errs: string[]) => errs.filter((e) => !/status of (401|403|404)/.test(e));
 
 beforeAll(async () => {
-  t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" });
-  server = listen(t);
+  // BASE_URL is the address the server listens on, so short links, uploaded images and the setup link work as printed.
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  const base = `http://127.0.0.1:${port}`;
+  t = await createTestApp({}, { BASE_URL: base, WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" });
+  const bun = serveApp(t.runtime, { port, hostname: "127.0.0.1" });
+  server = { url: base, stop: () => bun.stop() };
   browser = await launchBrowser();
   receiver = startReceiver();
   owner = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: "light", locale: "en-US", timezoneId: "UTC" });
@@ -73,7 +79,7 @@ async function api(path: string, init: RequestInit = {}, key = state.key) {
 
 describe("the console in Chromium", () => {
   test("a new owner follows the setup link and lands on an empty links page", async () => {
-    await page.goto(local(t.runtime.setupUrl!));
+    await page.goto(t.runtime.setupUrl!);
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Set up your console");
     await page.getByLabel("Email").fill("owner@example.com");
     await page.getByLabel("Password").fill("short");
@@ -154,6 +160,29 @@ describe("the console in Chromium", () => {
     await page.waitForFunction(() => (document.getElementById("w-funnel") as any)?.state === "loaded", undefined, { timeout: 20_000 });
   }, 60_000);
 
+  test("edits the link with an uploaded preview image, then deletes it and restores it from the trash", async () => {
+    const sharp = (await import("sharp")).default;
+    const png = await sharp({ create: { width: 120, height: 63, channels: 3, background: "#2454d6" } })
+      .png()
+      .toBuffer();
+    await page.goto(`${server.url}/console/links/${state.linkId}/edit`);
+    await page.getByLabel(/Or upload an image/).setInputFiles({ name: "og.png", mimeType: "image/png", buffer: png });
+    expect(await page.locator("img.og-preview").getAttribute("src")).toMatch(/^blob:/);
+    await page.getByLabel("Tags").fill("launch, e2e, edited");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.waitForURL(new RegExp(`/console/links/${state.linkId}$`));
+    const img = page.locator("img.og-preview");
+    await img.waitFor();
+    expect(await img.getAttribute("src")).toMatch(/\/cdn\/og\/.+\.webp$/);
+    await expect(page.locator("dl.details").textContent()).resolves.toContain("edited");
+
+    await page.getByRole("button", { name: "Delete" }).click();
+    await page.waitForURL(/\/console\/trash$/);
+    await page.getByRole("button", { name: `Restore ${state.code}` }).click();
+    await page.getByText(`${state.code} is back`).waitFor();
+    expect((await fetch(`${server.url}/${state.code}`, { redirect: "manual" })).status).toBe(302);
+  }, 60_000);
+
   test("adds a webhook (secret shown once), sends a test and sees the signed delivery arrive", async () => {
     await page.getByRole("link", { name: "Webhooks" }).click();
     await page.getByLabel("URL").fill(receiver.url);
@@ -197,7 +226,7 @@ describe("the console in Chromium", () => {
     const viewer = await viewerCtx.newPage();
     const viewerErrors = watchErrors(viewer);
     viewer.on("dialog", (d) => void d.accept());
-    await viewer.goto(local(state.invitation));
+    await viewer.goto(state.invitation);
     await viewer.getByText("You are invited to default as viewer.").waitFor();
     await viewer.getByLabel("Password").fill(PASSWORD);
     await viewer.getByRole("button", { name: "Accept the invitation" }).click();
