@@ -275,6 +275,26 @@ describe("sessions", () => {
   });
 });
 
+test("behind https (BASE_URL), the cookie is Secure with the __Host- prefix, and that name is the one read", async () => {
+  const https = await createTestApp({}, { BASE_URL: "https://links.example" });
+  try {
+    const res = await publicPost(https, "/accept-invitation", {
+      token: tokenOf(https.runtime.setupUrl!),
+      password: PASSWORD,
+      email: "s@example.com",
+    });
+    expect(https.runtime.setupUrl).toStartWith("https://links.example/console/setup#");
+    expect(res.headers.get("set-cookie")).toMatch(
+      /^__Host-svc_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; Secure; HttpOnly; SameSite=Lax$/,
+    );
+    const cookie = cookieOf(res.headers);
+    expect((await https.call("/console/api/session", { headers: { cookie } })).status).toBe(200);
+    expect((await https.call("/console/api/session", { headers: { cookie: cookie.replace("__Host-", "") } })).status).toBe(401);
+  } finally {
+    await https.close();
+  }
+});
+
 describe("sign-up modes", () => {
   test("invite-only by default: sign-up is refused and creates nothing", async () => {
     const res = await publicPost(t, "/sign-up", { email: "new@example.com", password: PASSWORD, account_name: "New" });
