@@ -10,10 +10,13 @@ import type { CachedKeyResolver } from "./accounts/api-keys";
 import type { Streams } from "./ingest/streams";
 import type { LinkCache } from "./links/cache";
 import type { DomainHostCache } from "./domains/host-cache";
+import type { SessionStore } from "./users/sessions";
+import type { Mailer } from "./mail/mailer";
 import { httpPlumbing } from "./http/plumbing";
 import { readCors } from "./http/read-cors";
 import { authPlugin } from "./http/auth";
 import { adminRoutes } from "./accounts/admin-routes";
+import { usersAdminRoutes } from "./users/admin-routes";
 import { opsRoutes } from "./ops/routes";
 import { FEATURES } from "./features";
 import { openApiRoutes } from "./openapi/routes";
@@ -31,6 +34,10 @@ export interface AppDeps {
   domainCache: DomainHostCache;
   /** TXT lookups for domain verification (injectable so tests can answer them). */
   resolveTxt: (name: string) => Promise<string[][]>;
+  /** Console sessions (cookie, lookup, CSRF tokens). */
+  sessions: SessionStore;
+  /** Outgoing email, when SMTP_URL is set. */
+  mailer: Mailer | null;
 }
 
 export type FeatureDeps = AppDeps & { auth: ReturnType<typeof authPlugin> };
@@ -39,7 +46,14 @@ export { API_PREFIX } from "./http/api-prefix";
 import { API_PREFIX } from "./http/api-prefix";
 
 export function createApp(deps: AppDeps) {
-  const featureDeps: FeatureDeps = { ...deps, auth: authPlugin({ keys: deps.keys, kv: deps.kv, trustProxy: deps.config.trustProxy }) };
+  const auth = authPlugin({
+    keys: deps.keys,
+    sessions: deps.sessions,
+    kv: deps.kv,
+    trustProxy: deps.config.trustProxy,
+    origins: [new URL(deps.config.baseUrl).origin],
+  });
+  const featureDeps: FeatureDeps = { ...deps, auth };
   // The documents describe the finished app's route table, read when they are first requested.
   const built: { app?: { routes: readonly InternalRoute[] } } = {};
   const app = new Elysia()
@@ -48,6 +62,7 @@ export function createApp(deps: AppDeps) {
     .use(openApiRoutes(() => built.app?.routes ?? []))
     .use(opsRoutes({ pg: deps.pg, ch: deps.ch, metrics: deps.metrics, metricsToken: deps.config.metricsToken }))
     .use(adminRoutes({ pg: deps.pg, keys: deps.keys, adminToken: deps.config.adminToken }))
+    .use(usersAdminRoutes({ pg: deps.pg, baseUrl: deps.config.baseUrl, adminToken: deps.config.adminToken }))
     .use(featureRoutes(featureDeps));
   built.app = app;
   return app;

@@ -33,6 +33,11 @@ const EnvSchema = Type.Object({
   SPOOL_FLUSH_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   BULK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   LOG_LEVEL: Type.Optional(Type.Union([Type.Literal("info"), Type.Literal("error"), Type.Literal("silent")])),
+  SIGNUP_MODE: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("invite"), Type.Literal("closed")])),
+  SESSION_IDLE_HOURS: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,4}$" })),
+  SESSION_MAX_DAYS: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$" })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: "^smtps?://[^\\s]+$" })),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -57,6 +62,12 @@ export interface Config {
   spoolFlushMs: number;
   logLevel: "info" | "error" | "silent";
   bulkTimeoutMs: number;
+  /** Who may create a console user: anyone (open), invited people (invite), or only the operator (closed). */
+  signupMode: "open" | "invite" | "closed";
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  smtpUrl?: string;
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +118,11 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
     spoolFlushMs: Number(e.SPOOL_FLUSH_MS ?? 250),
     logLevel: e.LOG_LEVEL ?? "info",
     bulkTimeoutMs: Number(e.BULK_TIMEOUT_MS ?? 60_000),
+    signupMode: e.SIGNUP_MODE ?? "invite",
+    sessionIdleMs: Number(e.SESSION_IDLE_HOURS ?? 168) * 3_600_000,
+    sessionMaxMs: Number(e.SESSION_MAX_DAYS ?? 30) * 86_400_000,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `svc <no-reply@${new URL(baseUrl).hostname}>`,
     ...overrides,
   };
   if (!config.appSecret) config.appSecret = readOrCreateAppSecret(config.dataDir);

@@ -21,6 +21,9 @@ if (runtime.devKeyPath) {
   console.log(`Created the default account and an all-scopes API key. The key is in ${runtime.devKeyPath}`);
   console.log(`Try: curl -H "X-API-Key: $(cat ${runtime.devKeyPath})" ${config.baseUrl}/public-api/v1/links`);
 }
+if (runtime.setupUrl) {
+  console.log(`Open the console and choose the owner's email and password (one-time link, 7 days): ${runtime.setupUrl}`);
+}
 
 let stopping = false;
 async function shutdown(signal: string) {

@@ -9,6 +9,9 @@ import { createMetrics } from "./http/metrics";
 import { createLogger } from "./http/logger";
 import { createKeyResolver } from "./accounts/api-keys";
 import { bootstrapDevAccount } from "./accounts/bootstrap";
+import { bootstrapSetupLink } from "./users/bootstrap";
+import { createSessionStore } from "./users/sessions";
+import { createMailer } from "./mail/mailer";
 import { openStreams } from "./ingest/streams";
 import { missingById } from "./ingest/sinks";
 import type { JourneyRecord, RawClick } from "./ingest/records";
@@ -23,6 +26,8 @@ export interface Runtime {
   deps: AppDeps;
   app: ReturnType<typeof createApp>;
   devKeyPath: string | null;
+  /** The one-time console setup link, while nobody has a user (embedded mode). */
+  setupUrl: string | null;
   /** Stop background work, drain the spools into ClickHouse, close the stores. */
   close(): Promise<void>;
 }
@@ -81,9 +86,17 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     linkCache,
     domainCache,
     resolveTxt: opts.resolveTxt ?? resolveTxt,
+    sessions: createSessionStore(pg, {
+      appSecret: config.appSecret,
+      idleMs: config.sessionIdleMs,
+      maxMs: config.sessionMaxMs,
+      secure: config.baseUrl.startsWith("https://"),
+    }),
+    mailer: createMailer(config.smtpUrl, config.mailFrom),
   };
   const app = createApp(deps);
   const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
+  const setupUrl = await bootstrapSetupLink(pg, config.baseUrl);
   for (const s of streams.all) s.start();
   const stops = FEATURES.map((f) => f.start?.(deps)).filter((stop): stop is () => Promise<void> | void => !!stop);
   // Replay whatever an earlier process left unflushed.
@@ -93,11 +106,13 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     deps,
     app,
     devKeyPath,
+    setupUrl,
     async close() {
       for (const stop of stops) await stop();
       for (const s of streams.all) await s.close();
       await clickFlusher.close();
       keys.close();
+      deps.mailer?.close();
       await kv.close();
       await ch.close();
       await pg.close();

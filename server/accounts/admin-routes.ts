@@ -1,19 +1,13 @@
 // Admin API (/admin/v1, bearer ADMIN_TOKEN): accounts, API keys, team members. 404 when ADMIN_TOKEN is unset.
 import { Elysia, t } from "elysia";
 import { operation } from "../openapi/operation";
-import { AppError } from "../errors";
 import { Envelope } from "../http/envelope";
-import { bearerMatches } from "../http/bearer";
+import { requireAdminBearer } from "../http/bearer";
 import { ADMIN_PREFIX, isUnder, pathOf } from "../http/api-prefix";
 import type { Postgres } from "../storage/postgres/client";
 import type { CachedKeyResolver } from "./api-keys";
 import * as m from "./model";
 import * as service from "./service";
-
-function checkBearer(adminToken: string | undefined, header: string | null) {
-  if (!adminToken) throw new AppError("NOT_FOUND", "Route not found");
-  if (!bearerMatches(header, adminToken)) throw new AppError("UNAUTHORIZED", "Missing or invalid admin bearer token");
-}
 
 export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; adminToken?: string }) {
   const { pg, keys } = deps;
@@ -22,7 +16,7 @@ export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; admin
       // Before the body is read: without ADMIN_TOKEN the admin API does not exist (404), and without the
       // bearer it is 401, whatever the body holds.
       .onRequest(({ request }) => {
-        if (isUnder(pathOf(request.url), ADMIN_PREFIX)) checkBearer(deps.adminToken, request.headers.get("authorization"));
+        if (isUnder(pathOf(request.url), ADMIN_PREFIX)) requireAdminBearer(deps.adminToken, request.headers.get("authorization"));
       })
       .post("/accounts", async ({ body }) => new Envelope(await service.createAccount(pg, body), 201), {
         body: m.CreateAccountBody,

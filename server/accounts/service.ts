@@ -28,7 +28,7 @@ export const toKeyJson = (k: repo.ApiKeyRow): ApiKeyJson => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-const toMemberJson = (m: repo.MemberRow): MemberJson => ({
+export const toMemberJson = (m: repo.MemberRow): MemberJson => ({
   id: m.id,
   email: m.email,
   role: m.role as MemberJson["role"],

@@ -12,3 +12,6 @@ export function pathOf(url: string): string {
 
 /** Whether `path` is `prefix` or below it. */
 export const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(prefix + "/");
+
+/** The console's own routes (session cookie only): people, sessions, team, keys, account. */
+export const CONSOLE_API_PREFIX = "/console/api";

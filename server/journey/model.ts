@@ -100,6 +100,7 @@ export const EventsQuery = t.Object({
   page: t.Optional(t.Integer({ description: "1 to 1,000,000 (default 1)" })),
   limit: t.Optional(t.Integer({ description: "1 to 200 (default 50)" })),
   event_type: t.Optional(t.Union(EVENT_TYPES.map((e) => t.Literal(e)))),
+  session_id: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
 });
 export const FunnelQuery = t.Object({
   period: t.Optional(PeriodSchema),

@@ -78,6 +78,10 @@ export const ListLinksQuery = t.Object({
   sort_order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")])),
 });
 export type ListLinksInput = Static<typeof ListLinksQuery>;
+export const DeletedLinksQuery = t.Object({
+  page: t.Optional(t.Numeric({ description: "1 to 1,000,000 (default 1)" })),
+  per_page: t.Optional(t.Numeric({ description: "1 to 250 (default 20)" })),
+});
 
 export const BulkCreateBody = t.Array(t.Unknown(), { minItems: 1 });
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -114,6 +118,12 @@ export const Link = t.Object(
   { $id: "Link", additionalProperties: false },
 );
 export type LinkJson = Static<typeof Link>;
+
+/** An item of the trash: a deleted link that can still be restored. */
+export const DeletedLink = t.Composite([Link, t.Object({ deleted_at: Time, restorable_until: Time })], {
+  $id: "DeletedLink",
+  additionalProperties: false,
+});
 
 const Count = t.Integer({ minimum: 0 });
 export const BulkCreateResult = t.Object(
@@ -161,6 +171,7 @@ export const RESERVED_CODES = new Set([
   "healthz",
   "metrics",
   "dashboard",
+  "console",
   "widgets",
   "widgets.js",
   "t.js",

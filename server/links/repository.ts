@@ -138,3 +138,19 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
   ]);
   return { rows, total, page, perPage };
 }
+
+/** Deleted links still inside the recovery window, most recently deleted first (the console's trash). */
+export async function listDeletedLinkRows(db: DbOrTx, accountId: string, since: Date, page: number, perPage: number) {
+  const condition = and(eq(links.accountId, accountId), gt(links.deletedAt, since));
+  const [rows, [{ n }]] = await Promise.all([
+    db
+      .select()
+      .from(links)
+      .where(condition)
+      .orderBy(desc(links.deletedAt), desc(links.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    db.select({ n: count() }).from(links).where(condition),
+  ]);
+  return { rows, total: n };
+}

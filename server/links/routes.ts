@@ -13,6 +13,7 @@ import { deleteOgImage, uploadOgImage } from "./og-image";
 import { operation } from "../openapi/operation";
 import { MessageResult } from "../openapi/envelope";
 import { t } from "elysia";
+import { listDeletedLinks } from "./trash";
 
 export function linksRoutes(deps: FeatureDeps) {
   const ctx = {
@@ -77,6 +78,18 @@ export function linksRoutes(deps: FeatureDeps) {
           }),
         },
       )
+      // GET /links/deleted: the trash, deleted links that can still be restored (ours; the console lists it)
+      .get("/links/deleted", ({ account, query }) => listDeletedLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
+        scope: "links:read",
+        query: m.DeletedLinksQuery,
+        detail: operation({
+          id: "listDeletedLinks",
+          tag: "Links",
+          summary: "List deleted links that can still be restored",
+          description: "Newest deletion first; a link stays here for 7 days after DELETE /links/{id}, then it is purged.",
+          responses: { 200: { description: "One page of deleted links", data: t.Array(m.DeletedLink), paginated: true } },
+        }),
+      })
       // GET /links/{id}
       .get("/links/:id", ({ account, params }) => links.getLink(ctx, account.id, params.id), {
         scope: "links:read",

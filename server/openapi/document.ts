@@ -204,7 +204,8 @@ function errorResponses(spec: OperationSpec, facts: RouteFacts, opts: DocumentOp
   if (opts.security === "AdminToken" || facts.scope) declared.push("UNAUTHORIZED");
   // The admin API answers 404 as a whole while the server has no ADMIN_TOKEN, and for unknown ids.
   if (opts.security === "AdminToken") declared.push("NOT_FOUND");
-  if (facts.scope) declared.push("INSUFFICIENT_PERMISSIONS", "IP_NOT_ALLOWED");
+  // CROSS_SITE_REQUEST: the web console's session cookie is accepted too, and refused from another origin or without its token.
+  if (facts.scope) declared.push("INSUFFICIENT_PERMISSIONS", "IP_NOT_ALLOWED", "CROSS_SITE_REQUEST");
   if (facts.rateLimited) declared.push("RATE_LIMIT_EXCEEDED");
   if (facts.hasInput) declared.push("VALIDATION_ERROR");
   declared.push("INTERNAL_ERROR");

@@ -35,6 +35,15 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex("api_keys_key_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
 );
 
+/** People who sign in to the console; the email is stored lower-cased. */
+export const users = pgTable("users", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  email: text("email").notNull().unique("users_email_key"),
+  passwordHash: text("password_hash").notNull(),
+  createdAt: createdAt(),
+  passwordChangedAt: ts("password_changed_at").notNull().defaultNow(),
+});
+
 export const teamMembers = pgTable(
   "team_members",
   {
@@ -44,9 +53,70 @@ export const teamMembers = pgTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     role: text("role").notNull(),
+    /** The user who holds this membership; null until the invited person accepts. */
+    userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email)],
+  (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email), index("team_members_user_idx").on(t.userId)],
+);
+
+/** Console sessions: only the SHA-256 of the cookie's token is stored. */
+export const userSessions = pgTable(
+  "user_sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique("user_sessions_token_hash_key"),
+    userAgent: text("user_agent"),
+    ip: text("ip"),
+    createdAt: createdAt(),
+    lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("user_sessions_user_idx").on(t.userId)],
+);
+
+/**
+ * Invitations to an account (token stored as SHA-256). A setup link is an owner invitation without
+ * an email: whoever opens it chooses the email.
+ */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email"),
+    role: text("role").notNull(),
+    tokenHash: text("token_hash").notNull().unique("invitations_token_hash_key"),
+    invitedBy: uuid("invited_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    acceptedAt: ts("accepted_at"),
+  },
+  (t) => [index("invitations_account_idx").on(t.accountId)],
+);
+
+/** One-time password reset tokens (SHA-256), from the email form or the operator's CLI. */
+export const passwordResets = pgTable(
+  "password_resets",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique("password_resets_token_hash_key"),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+  },
+  (t) => [index("password_resets_user_idx").on(t.userId)],
 );
 
 /** Exact monthly counters; month is the first day of the calendar month (UTC). */
