@@ -11,6 +11,7 @@ import type { CachedKeyResolver } from "./accounts/api-keys";
 import type { Streams } from "./ingest/streams";
 import type { LinkCache } from "./links/cache";
 import type { DomainHostCache } from "./domains/host-cache";
+import type { ClickLimiter } from "./links/click-limit";
 import { httpPlumbing } from "./http/plumbing";
 import { readCors } from "./http/read-cors";
 import { authPlugin } from "./http/auth";
@@ -29,6 +30,8 @@ export interface AppDeps {
   streams: Streams;
   linkCache: LinkCache;
   domainCache: DomainHostCache;
+  /** Exact max_clicks counting for the redirect. */
+  clickLimits: ClickLimiter;
   /** TXT lookups for domain verification (injectable so tests can answer them). */
   resolveTxt: (name: string) => Promise<string[][]>;
 }

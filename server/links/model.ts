@@ -13,6 +13,86 @@ const Utm = {
 };
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 });
 
+export const DEVICE_TYPES = ["mobile", "tablet", "desktop"] as const;
+export const OS_FAMILIES = ["ios", "android", "windows", "macos", "linux", "chromeos"] as const;
+export const MAX_RULES = 50;
+export const MAX_VARIANTS = 10;
+const Destination = (description: string) => t.String({ minLength: 1, maxLength: 4096, description });
+const NullableUrl = (description: string) => t.Union([Destination(description), t.Null()], { description });
+
+export const RuleSchema = t.Object(
+  {
+    if: t.Object(
+      {
+        country: t.Optional(
+          t.Array(t.String({ minLength: 1, maxLength: 8 }), {
+            minItems: 1,
+            maxItems: 250,
+            description: "ISO 3166-1 alpha-2 codes; holds when the visitor's country is one of them",
+          }),
+        ),
+        device: t.Optional(
+          t.Array(t.Union(DEVICE_TYPES.map((d) => t.Literal(d))), {
+            minItems: 1,
+            description: "mobile, tablet or desktop (as the click analytics classify them)",
+          }),
+        ),
+        os: t.Optional(
+          t.Array(t.Union(OS_FAMILIES.map((o) => t.Literal(o))), {
+            minItems: 1,
+            description: "ios, android, windows, macos, linux or chromeos",
+          }),
+        ),
+        language: t.Optional(
+          t.Array(t.String({ minLength: 1, maxLength: 16 }), {
+            minItems: 1,
+            maxItems: 100,
+            description:
+              "BCP 47 primary language subtags (en, de, pt…); holds when the visitor's preferred Accept-Language entry has one of them",
+          }),
+        ),
+        query: t.Optional(
+          t.Object(
+            {
+              name: t.String({ minLength: 1, maxLength: 128, description: "query parameter of the short URL" }),
+              value: t.String({ maxLength: 512, description: "its exact value" }),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, description: "Conditions, at least one; all of them must hold" },
+    ),
+    url: Destination("Destination when the rule matches (http or https, as the link's url)"),
+  },
+  { additionalProperties: false },
+);
+export const VariantSchema = t.Object(
+  {
+    url: Destination("Destination of this variant (http or https, as the link's url)"),
+    weight: t.Integer({ minimum: 0, maximum: 100, description: "Share of new visitors in percent; the weights sum to 100" }),
+  },
+  { additionalProperties: false },
+);
+const Rules = t.Array(RuleSchema, {
+  maxItems: MAX_RULES,
+  description: "Targeting rules in order: the first whose conditions all hold chooses the destination",
+});
+const Variants = t.Array(VariantSchema, {
+  maxItems: MAX_VARIANTS,
+  description: "A/B destinations (2 to 10, weights summing to 100), sticky per visitor through a cookie",
+});
+const MaxClicks = t.Union([t.Integer({ minimum: 1, maximum: 2_147_483_647 }), t.Null()], {
+  description: "Human clicks the link serves before max_clicks_url (or a 410 page) takes over; null: no limit",
+});
+const Targeting = {
+  rules: t.Optional(t.Union([Rules, t.Null()])),
+  variants: t.Optional(t.Union([Variants, t.Null()])),
+  max_clicks: t.Optional(MaxClicks),
+  max_clicks_url: t.Optional(NullableUrl("Where visitors go once max_clicks is reached (instead of a 410 page)")),
+  expired_url: t.Optional(NullableUrl("Where visitors go after expires_at (instead of a 410 page)")),
+};
+
 export const CreateLinkBody = t.Object(
   {
     url: t.String({ minLength: 1, maxLength: 4096 }),
@@ -28,6 +108,7 @@ export const CreateLinkBody = t.Object(
     domain_id: t.Optional(t.String({ format: "uuid" })),
     campaign_id: t.Optional(t.String({ format: "uuid" })),
     track_conversions: t.Optional(t.Boolean()),
+    ...Targeting,
   },
   { additionalProperties: false },
 );
@@ -48,6 +129,7 @@ export const UpdateLinkBody = t.Object(
     domain_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
     ...Utm,
     track_conversions: t.Optional(t.Boolean()),
+    ...Targeting,
     // Present only to answer "the destination cannot be changed" clearly.
     url: t.Optional(t.Unknown()),
     original_url: t.Optional(t.Unknown()),
