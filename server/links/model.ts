@@ -76,18 +76,19 @@ export const VariantSchema = t.Object(
 );
 const Rules = t.Array(RuleSchema, {
   maxItems: MAX_RULES,
-  description: "Targeting rules in order: the first whose conditions all hold chooses the destination",
+  description: "Targeting rules in order: the first whose conditions all hold chooses the destination; [] removes them",
 });
 const Variants = t.Array(VariantSchema, {
   maxItems: MAX_VARIANTS,
-  description: "A/B destinations (2 to 10, weights summing to 100), sticky per visitor through a cookie",
+  description: "A/B destinations (2 to 10, weights summing to 100), sticky per visitor through a cookie; [] removes them",
 });
 const MaxClicks = t.Union([t.Integer({ minimum: 1, maximum: 2_147_483_647 }), t.Null()], {
   description: "Human clicks the link serves before max_clicks_url (or a 410 page) takes over; null: no limit",
 });
 const Targeting = {
-  rules: t.Optional(t.Union([Rules, t.Null()])),
-  variants: t.Optional(t.Union([Variants, t.Null()])),
+  // Arrays only ([] clears), so that validation errors name the field inside a rule or variant.
+  rules: t.Optional(Rules),
+  variants: t.Optional(Variants),
   max_clicks: t.Optional(MaxClicks),
   max_clicks_url: t.Optional(NullableUrl("Where visitors go once max_clicks is reached (instead of a 410 page)")),
   expired_url: t.Optional(NullableUrl("Where visitors go after expires_at (instead of a 410 page)")),
