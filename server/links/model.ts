@@ -161,6 +161,25 @@ export const ListLinksQuery = t.Object({
 });
 export type ListLinksInput = Static<typeof ListLinksQuery>;
 
+/** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
+export const QR_BOUNDS = { size: [64, 2048], margin: [1, 16] } as const;
+const HexColour = (description: string) => t.String({ maxLength: 7, description });
+export const QrQuery = t.Object({
+  format: t.Optional(t.Union([t.Literal("svg"), t.Literal("png")], { description: "svg (default) or png" })),
+  size: t.Optional(t.Numeric({ description: "Width and height in pixels, 64 to 2048 (default 512)" })),
+  margin: t.Optional(t.Numeric({ description: "Quiet zone in modules, 1 to 16 (default 4)" })),
+  level: t.Optional(
+    t.Union(
+      ["L", "M", "Q", "H"].map((l) => t.Literal(l as "L" | "M" | "Q" | "H")),
+      { description: "Error correction: L, M (default), Q or H (default with a logo; a logo needs Q or H)" },
+    ),
+  ),
+  fg: t.Optional(HexColour("Foreground hex colour, #rgb or #rrggbb (default #000000); darker than bg, contrast at least 3:1")),
+  bg: t.Optional(HexColour("Background hex colour (default #ffffff)")),
+  logo: t.Optional(t.BooleanString({ description: "true: draw the link's uploaded QR logo in the middle" })),
+});
+export type QrQueryInput = Static<typeof QrQuery>;
+
 export const BulkCreateBody = t.Array(t.Unknown(), { minItems: 1 });
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
 

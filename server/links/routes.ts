@@ -10,6 +10,7 @@ import * as m from "./model";
 import * as links from "./service";
 import { bulkCreateLinks } from "./bulk";
 import { deleteOgImage, uploadOgImage } from "./og-image";
+import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
 
 export function linksRoutes(deps: FeatureDeps) {
   const ctx = {
@@ -84,19 +85,44 @@ export function linksRoutes(deps: FeatureDeps) {
         params: m.LinkIdParams,
         detail: detail(),
       })
+      // GET /links/{id}/qr: the short URL (with the scan marker qr=1) as an SVG or PNG QR code
+      .get("/links/:id/qr", ({ account, params, query }) => getLinkQr(ctx, account.id, params.id, checkQueryBounds(query, m.QR_BOUNDS)), {
+        scope: "links:read",
+        params: m.LinkIdParams,
+        query: m.QrQuery,
+        detail: {
+          ...detail(),
+          summary: "QR code of the short URL",
+          description: "image/svg+xml or image/png; errors in the JSON envelope",
+        },
+      })
+      // PUT /links/{id}/qr-logo (Growth+): raw image bytes, kept as PNG for QR codes with logo=true
+      .put("/links/:id/qr-logo", ({ account, params, request }) => uploadQrLogo(ctx, account, params.id, request), {
+        scope: "links:write",
+        params: m.LinkIdParams,
+        parse: "none",
+        detail: detail(),
+      })
+      // DELETE /links/{id}/qr-logo
+      .delete("/links/:id/qr-logo", ({ account, params }) => deleteQrLogo(ctx, account, params.id), {
+        scope: "links:write",
+        params: m.LinkIdParams,
+        detail: detail(),
+      })
   );
 }
 
-/** Uploaded images when no S3 bucket is configured: GET /cdn/og/<file>.webp from DATA_DIR/cdn. */
+/** Uploaded images when no S3 bucket is configured: /cdn/og/<file>.webp and /cdn/qr-logo/<file>.png from DATA_DIR/cdn. */
 export function cdnRoutes(deps: FeatureDeps) {
-  return new Elysia().get(
-    "/cdn/og/:file",
-    async ({ params }) => {
-      if (!/^[A-Za-z0-9-]+\.webp$/.test(params.file)) throw new AppError("NOT_FOUND", "Not found");
-      const file = Bun.file(join(deps.config.dataDir, "cdn", "og", params.file));
+  const serve =
+    (folder: string, ext: string, type: string) =>
+    async ({ params }: { params: { file: string } }) => {
+      if (!new RegExp(`^[A-Za-z0-9-]+\\.${ext}$`).test(params.file)) throw new AppError("NOT_FOUND", "Not found");
+      const file = Bun.file(join(deps.config.dataDir, "cdn", folder, params.file));
       if (!(await file.exists())) throw new AppError("NOT_FOUND", "Not found");
-      return new Response(file, { headers: { "content-type": "image/webp", "cache-control": "public, max-age=31536000, immutable" } });
-    },
-    { detail: { hide: true } },
-  );
+      return new Response(file, { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable" } });
+    };
+  return new Elysia()
+    .get("/cdn/og/:file", serve("og", "webp", "image/webp"), { detail: { hide: true } })
+    .get("/cdn/qr-logo/:file", serve("qr-logo", "png", "image/png"), { detail: { hide: true } });
 }
