@@ -7,6 +7,17 @@ export type BotFilter = (typeof BOT_FILTERS)[number];
 
 const DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 
+export const CLICK_SOURCES = ["link", "qr"] as const;
+export type ClickSource = (typeof CLICK_SOURCES)[number];
+export const CLICK_GROUPS = ["variant", "rule", "source"] as const;
+export type ClickGroup = (typeof CLICK_GROUPS)[number];
+const GroupBy = t.Optional(
+  t.Union(
+    CLICK_GROUPS.map((g) => t.Literal(g)),
+    { description: "Adds `groups`: the numbers per A/B variant (by URL), per targeting rule (1-based) or per source (link, qr)" },
+  ),
+);
+
 export const AnalyticsQuery = t.Object({
   // Bounds are checked in range.ts (checkQueryBounds): Elysia's coerced-integer bound errors lose the field name.
   days: t.Optional(t.Integer({ description: "Rolling window in days including today, 1 to 365 (default 30)" })),
@@ -21,7 +32,17 @@ export const AnalyticsQuery = t.Object({
   domain_name: t.Optional(
     t.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$", description: "A custom domain" }),
   ),
+  source: t.Optional(
+    t.Union(
+      CLICK_SOURCES.map((s) => t.Literal(s)),
+      { description: "Only clicks of this source: qr (scans of the link's QR code) or link (every other click)" },
+    ),
+  ),
 });
+/** The summary and timeseries also take group_by. */
+export const GroupedAnalyticsQuery = t.Composite([AnalyticsQuery, t.Object({ group_by: GroupBy })]);
+export type GroupedAnalyticsQuery = Static<typeof GroupedAnalyticsQuery>;
+export const LinkStatsQuery = t.Object({ group_by: GroupBy });
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>;
 
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -38,6 +59,7 @@ export interface ClickScope {
   range: DateRange;
   botFilter: BotFilter;
   domain?: string;
+  source?: ClickSource;
 }
 
 export interface AnalyticsUsage {

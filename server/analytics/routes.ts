@@ -1,7 +1,7 @@
 // Click analytics routes: the six account reports and one link's stats (scope analytics:read).
 import { Elysia } from "elysia";
 import type { FeatureDeps } from "../app";
-import { AnalyticsQuery, LinkIdParams } from "./model";
+import { AnalyticsQuery, GroupedAnalyticsQuery, LinkIdParams, LinkStatsQuery } from "./model";
 import * as service from "./service";
 
 export function analyticsRoutes(deps: FeatureDeps) {
@@ -12,9 +12,15 @@ export function analyticsRoutes(deps: FeatureDeps) {
     new Elysia({ prefix: "/public-api/v1" })
       .use(deps.auth)
       // API_SPEC "Analytics": GET /analytics/summary
-      .get("/analytics/summary", ({ account, query }) => service.getSummaryReport(d, account, query), opts)
+      .get("/analytics/summary", ({ account, query }) => service.getSummaryReport(d, account, query), {
+        ...opts,
+        query: GroupedAnalyticsQuery,
+      })
       // API_SPEC "Analytics": GET /analytics/timeseries
-      .get("/analytics/timeseries", ({ account, query }) => service.getTimeseriesReport(d, account, query), opts)
+      .get("/analytics/timeseries", ({ account, query }) => service.getTimeseriesReport(d, account, query), {
+        ...opts,
+        query: GroupedAnalyticsQuery,
+      })
       // API_SPEC "Analytics": GET /analytics/geo
       .get("/analytics/geo", ({ account, query }) => service.getGeoReport(d, account, query), opts)
       // API_SPEC "Analytics": GET /analytics/devices
@@ -24,9 +30,10 @@ export function analyticsRoutes(deps: FeatureDeps) {
       // API_SPEC "Analytics": GET /analytics/hourly
       .get("/analytics/hourly", ({ account, query }) => service.getHourlyReport(d, account, query), opts)
       // API_SPEC "Links": GET /links/{id}/stats
-      .get("/links/:id/stats", ({ account, params }) => service.getLinkStats(d, account.id, params.id), {
+      .get("/links/:id/stats", ({ account, params, query }) => service.getLinkStats(d, account.id, params.id, query.group_by), {
         scope: "analytics:read",
         params: LinkIdParams,
+        query: LinkStatsQuery,
         detail,
       })
   );
