@@ -18,6 +18,8 @@ export interface CompiledVariant {
   weight: number;
   /** Cookie value: a hash of the URL, so a visitor keeps a variant across reorderings and weight changes. */
   key: string;
+  /** The Set-Cookie header that keeps it, made by the redirect on first use. */
+  setCookie?: string;
 }
 
 export interface LinkTargeting {

@@ -150,17 +150,21 @@ export interface CountedClicks {
 /**
  * Counts human clicks of limited links, several links per statement: each link's count moves up by
  * what its limit still allows. The row lock orders concurrent instances, so the count is exact.
+ * With `lease`, a link is granted more than asked while far from its limit (a twentieth of what
+ * remains, at most 2,000): the caller serves those from memory and gives back what it does not use.
  */
-export async function countLimitedClicks(pg: Postgres, asked: Map<string, number>): Promise<CountedClicks[]> {
+export async function countLimitedClicks(pg: Postgres, asked: Map<string, number>, lease = false): Promise<CountedClicks[]> {
   if (asked.size === 0) return [];
   const values = sql.join(
     [...asked].map(([id, n]) => sql`(${id}::uuid, ${n}::int)`),
     sql`, `,
   );
+  const share = lease ? sql`least(ceil((l.max_clicks - l.counted_clicks) / 20.0)::int, 2000)` : sql`0`;
   const rows = await pg.query<{ id: string; granted: number | string; counted: number | string; max: number | string }>(sql`
     with asked(id, n) as (values ${values}),
     cur as (
-      select l.id, l.counted_clicks, l.max_clicks, least(asked.n, greatest(l.max_clicks - l.counted_clicks, 0)) as granted
+      select l.id, l.counted_clicks, l.max_clicks,
+        least(greatest(asked.n, ${share}), greatest(l.max_clicks - l.counted_clicks, 0)) as granted
       from links l join asked on asked.id = l.id
       where l.max_clicks is not null
       for update of l)
@@ -168,6 +172,18 @@ export async function countLimitedClicks(pg: Postgres, asked: Map<string, number
     from cur where l.id = cur.id
     returning l.id, cur.granted, l.counted_clicks as counted, l.max_clicks as max`);
   return rows.map((r) => ({ id: r.id, granted: Number(r.granted), counted: Number(r.counted), max: Number(r.max) }));
+}
+
+/** Gives back leased clicks that were not served. */
+export async function returnLeasedClicks(pg: Postgres, unused: Map<string, number>): Promise<void> {
+  if (unused.size === 0) return;
+  const values = sql.join(
+    [...unused].map(([id, n]) => sql`(${id}::uuid, ${n}::int)`),
+    sql`, `,
+  );
+  await pg.query(sql`
+    update links l set counted_clicks = greatest(0, l.counted_clicks - v.n)
+    from (values ${values}) as v(id, n) where l.id = v.id`);
 }
 
 export interface ReachedLimit {

@@ -65,8 +65,11 @@ export function serveLink(
   if (link.limitReached) return Promise.resolve(limitReached(t, clickIdHeader));
   ctx.agent = requestAgent(request, ua);
   if (ctx.agent.is_bot) return serve(); // bots do not use up the limit
-  return deps.clickLimits.take(link).then(
-    (granted) => (granted ? serve() : limitReached(t, clickIdHeader)),
+  const granted = deps.clickLimits.take(link);
+  if (granted === true) return serve();
+  if (granted === false) return Promise.resolve(limitReached(t, clickIdHeader));
+  return granted.then(
+    (yes) => (yes ? serve() : limitReached(t, clickIdHeader)),
     () => unavailablePage(),
   );
 }

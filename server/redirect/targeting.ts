@@ -85,14 +85,13 @@ function chooseVariant(link: CachedLink, variants: CompiledVariant[], ctx: Targe
     }
     draw -= v.weight;
   }
-  const secure = link.domainId !== null || ctx.config.baseUrl.startsWith("https:");
   // Scoped to this link's path, so other links' requests do not carry it.
-  const setCookie = new Bun.Cookie(VARIANT_COOKIE, chosen.key, {
+  chosen.setCookie ??= new Bun.Cookie(VARIANT_COOKIE, chosen.key, {
     path: `/${link.code}`,
     maxAge: VARIANT_COOKIE_MAX_AGE,
     sameSite: "lax",
     httpOnly: true,
-    secure,
+    secure: link.domainId !== null || ctx.config.baseUrl.startsWith("https:"),
   }).serialize();
-  return { url: chosen.url, variant: chosen.url, setCookie };
+  return { url: chosen.url, variant: chosen.url, setCookie: chosen.setCookie };
 }

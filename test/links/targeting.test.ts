@@ -334,6 +334,16 @@ describe("click limits and fallback URLs", () => {
     expect(await location(`/${link.short_code}`)).toBe("https://example.com/sold-out");
   });
 
+  test("far from its limit, a link's count is its served human clicks once this instance settles its lease", async () => {
+    const link = await createOk({ max_clicks: 100_000 });
+    for (let i = 0; i < 30; i++) expect(await location(`/${link.short_code}`)).toBe("https://example.com/home");
+    await Promise.all(Array.from({ length: 30 }, () => location(`/${link.short_code}`)));
+    // Embedded Postgres leases a block and serves it from memory; a server counts every click.
+    await t.runtime.deps.clickLimits.settle();
+    expect((await t.call(`${P}/links/${link.id}`, { key })).body.data.counted_clicks).toBe(60);
+    expect(await clicksOf(link.id)).toHaveLength(60);
+  });
+
   test("without max_clicks_url a reached limit is a 410 page; link.expired is emitted once with reason max_clicks", async () => {
     await t.call(`${P}/webhooks`, { method: "POST", key, json: { url: "http://127.0.0.1:9/in", events: ["link.expired"] } });
     const link = await createOk({ max_clicks: 1 });
