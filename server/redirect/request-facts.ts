@@ -43,9 +43,20 @@ export function requestAgent(request: Request, ua: string): ParsedAgent {
 type OsFamily = (typeof OS_FAMILIES)[number];
 const LINUX = /linux|ubuntu|debian|fedora|mint|arch|gentoo|centos|red ?hat|suse|manjaro|kubuntu|xubuntu|slackware|mandriva/;
 
+const families = new Map<string, OsFamily | "">();
+
 /** ua-parser-js' OS name as one of the rules' families ("" when none fits). */
 export function osFamily(os: string): OsFamily | "" {
-  const name = os.toLowerCase();
+  let family = families.get(os);
+  if (family === undefined) {
+    family = familyOf(os.toLowerCase());
+    if (families.size >= 1_000) families.clear();
+    families.set(os, family);
+  }
+  return family;
+}
+
+function familyOf(name: string): OsFamily | "" {
   if (name === "ios" || name === "ipados") return "ios";
   if (name === "android" || name === "harmonyos") return "android";
   if (name.startsWith("windows")) return "windows";

@@ -60,6 +60,7 @@ function firstMatchingRule(t: LinkTargeting, ctx: TargetingContext): CompiledRul
       if (!rule.language.has(language)) continue;
     }
     if (rule.query) {
+      if (ctx.search.length <= 1) continue; // no query: no parameter can match
       query ??= new URLSearchParams(ctx.search);
       if (query.get(rule.query.name) !== rule.query.value) continue;
     }

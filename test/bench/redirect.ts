@@ -26,7 +26,7 @@ const createLink = (s: { url: string; key: string }, extra: Record<string, unkno
     .then((r) => r.json() as Promise<{ data: { short_code: string } }>)
     .then((j) => j.data.short_code);
 const code = await createLink(ours);
-const targetedCode = await createLink(ours, {
+const TARGETED = {
   rules: [
     { if: { country: ["DE", "AT", "CH"] }, url: "https://example.com/de" },
     { if: { device: ["tablet"] }, url: "https://example.com/tablet" },
@@ -39,7 +39,9 @@ const targetedCode = await createLink(ours, {
     { url: "https://example.com/b", weight: 50 },
   ],
   max_clicks: 1_000_000_000,
-});
+};
+const targetedCode = await createLink(ours, TARGETED);
+const pausedTargetedCode = await createLink(paused, TARGETED);
 const pausedCode = await createLink(paused);
 
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, "lib-bare-302.ts"), "3902"], { stdout: "pipe" });
@@ -82,7 +84,13 @@ const measure = async (pid: number, url: string, after?: () => Promise<unknown>)
 };
 
 // Each round starts with our flusher caught up, so no round pays for the one before it.
-const results: { bare: Round[]; ours: Round[]; paused: Round[]; targeted: Round[] } = { bare: [], ours: [], paused: [], targeted: [] };
+const results: Record<"bare" | "ours" | "paused" | "targeted" | "pausedTargeted", Round[]> = {
+  bare: [],
+  ours: [],
+  paused: [],
+  targeted: [],
+  pausedTargeted: [],
+};
 const drains: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   results.bare.push(await measure(bare.pid, `http://127.0.0.1:3902/x`));
@@ -93,6 +101,7 @@ for (let round = 0; round < ROUNDS; round++) {
   const t = await measure(ours.proc.pid, `${ours.url}/${targetedCode}`, async () => drains.push(await drain()));
   results.targeted.push(t);
   served += t.requests;
+  results.pausedTargeted.push(await measure(paused.proc.pid, `${paused.url}/${pausedTargetedCode}`));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -108,7 +117,8 @@ const b = summarize("bare Bun.serve 302", results.bare);
 const o = summarize("GET /{code} + click logging", results.ours);
 const p = summarize("  … with the flusher paused", results.paused);
 const tg = summarize("GET /{code}: 5 rules, variants, max_clicks", results.targeted);
-table([b, o, p, tg].map((r) => ({ ...r, "ratio to bare": (r["req/s (median)"] / b["req/s (median)"]).toFixed(3) })));
+const ptg = summarize("  … with the flusher paused", results.pausedTargeted);
+table([b, o, p, tg, ptg].map((r) => ({ ...r, "ratio to bare": (r["req/s (median)"] / b["req/s (median)"]).toFixed(3) })));
 const ratio = o["req/s (median)"] / b["req/s (median)"];
 console.log(
   `\nratio ours/bare: ${ratio.toFixed(3)} (target ≥ 0.9); p99 ${o["p99 ms"]} ms (target < 5 ms); ${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s alternating rounds`,
