@@ -128,9 +128,10 @@ console.log(
 const stored = await fetch(`${ours.url}/public-api/v1/analytics/summary?bot_filter=all`, { headers: { "x-api-key": ours.key } })
   .then((r) => r.json() as Promise<{ data: { analytics: { total_clicks: number } } }>)
   .then((j) => j.data.analytics.total_clicks);
-const cpuRatio = Number(tg["server CPU µs/req"]) / Number(o["server CPU µs/req"]);
+const cpuRatio = (x: typeof o, y: typeof o) => (Number(x["server CPU µs/req"]) / Number(y["server CPU µs/req"])).toFixed(3);
 console.log(
-  `link with 5 rules, variants and max_clicks: server CPU per redirect ${cpuRatio.toFixed(3)} × the plain link's (target ≤ 1.15)`,
+  `link with 5 rules, variants and max_clicks: server CPU per redirect ${cpuRatio(tg, o)} × the plain link's as deployed, ` +
+    `${cpuRatio(ptg, p)} × with the flusher paused (serving alone); target ≤ 1.15`,
 );
 console.log(
   `after each ${SECONDS} s round, all its clicks were in ClickHouse within ${Math.max(...drains).toFixed(1)} s (median ${median(drains).toFixed(1)} s)`,
