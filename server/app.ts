@@ -12,6 +12,7 @@ import type { LinkCache } from "./links/cache";
 import type { DomainHostCache } from "./domains/host-cache";
 import type { SessionStore } from "./users/sessions";
 import type { Mailer } from "./mail/mailer";
+import type { ClickLimiter } from "./links/click-limit";
 import { httpPlumbing } from "./http/plumbing";
 import { readCors } from "./http/read-cors";
 import { authPlugin } from "./http/auth";
@@ -32,6 +33,8 @@ export interface AppDeps {
   streams: Streams;
   linkCache: LinkCache;
   domainCache: DomainHostCache;
+  /** Exact max_clicks counting for the redirect. */
+  clickLimits: ClickLimiter;
   /** TXT lookups for domain verification (injectable so tests can answer them). */
   resolveTxt: (name: string) => Promise<string[][]>;
   /** Console sessions (cookie, lookup, CSRF tokens). */

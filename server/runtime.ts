@@ -20,6 +20,7 @@ import { createJourneySinks, journeyEventId } from "./journey/pipeline";
 import { FEATURES } from "./features";
 import { LinkCache } from "./links/cache";
 import { DomainHostCache } from "./domains/host-cache";
+import { ClickLimiter } from "./links/click-limit";
 import { resolveTxt } from "node:dns/promises";
 
 export interface Runtime {
@@ -85,6 +86,10 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     streams,
     linkCache,
     domainCache,
+    clickLimits: new ClickLimiter(pg, {
+      baseUrl: config.baseUrl,
+      onError: (err) => logger.error({ msg: "click limit count failed", error: String(err) }),
+    }),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
     sessions: createSessionStore(pg, {
       appSecret: config.appSecret,
@@ -109,6 +114,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     setupUrl,
     async close() {
       for (const stop of stops) await stop();
+      await deps.clickLimits.drain();
       for (const s of streams.all) await s.close();
       await clickFlusher.close();
       keys.close();

@@ -8,6 +8,17 @@ export type BotFilter = (typeof BOT_FILTERS)[number];
 
 const DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
 
+export const CLICK_SOURCES = ["link", "qr"] as const;
+export type ClickSource = (typeof CLICK_SOURCES)[number];
+export const CLICK_GROUPS = ["variant", "rule", "source"] as const;
+export type ClickGroup = (typeof CLICK_GROUPS)[number];
+const GroupBy = t.Optional(
+  t.Union(
+    CLICK_GROUPS.map((g) => t.Literal(g)),
+    { description: "Adds `groups`: the numbers per A/B variant (by URL), per targeting rule (1-based) or per source (link, qr)" },
+  ),
+);
+
 export const AnalyticsQuery = t.Object({
   // Bounds are checked in range.ts (checkQueryBounds): Elysia's coerced-integer bound errors lose the field name.
   days: t.Optional(t.Integer({ description: "Rolling window in days including today, 1 to 365 (default 30)" })),
@@ -22,7 +33,17 @@ export const AnalyticsQuery = t.Object({
   domain_name: t.Optional(
     t.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$", description: "A custom domain" }),
   ),
+  source: t.Optional(
+    t.Union(
+      CLICK_SOURCES.map((s) => t.Literal(s)),
+      { description: "Only clicks of this source: qr (scans of the link's QR code) or link (every other click)" },
+    ),
+  ),
 });
+/** The summary and timeseries also take group_by. */
+export const GroupedAnalyticsQuery = t.Composite([AnalyticsQuery, t.Object({ group_by: GroupBy })]);
+export type GroupedAnalyticsQuery = Static<typeof GroupedAnalyticsQuery>;
+export const LinkStatsQuery = t.Object({ group_by: GroupBy });
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>;
 
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -39,6 +60,7 @@ export interface ClickScope {
   range: DateRange;
   botFilter: BotFilter;
   domain?: string;
+  source?: ClickSource;
 }
 
 // Responses (the usage object, the report rows, link stats): the types the
@@ -57,6 +79,19 @@ export const AnalyticsUsage = row("AnalyticsUsage", {
 });
 export type AnalyticsUsage = Static<typeof AnalyticsUsage>;
 
+/** The value a group row stands for: one of these, after group_by. */
+const GroupValue = {
+  variant: t.Optional(t.String({ description: "group_by=variant: the variant's URL" })),
+  rule: t.Optional(t.Integer({ minimum: 1, description: "group_by=rule: the rule's 1-based position" })),
+  source: t.Optional(t.Union([t.Literal("link"), t.Literal("qr")], { description: "group_by=source" })),
+};
+export const ClickGroupJson = row("ClickGroup", {
+  ...GroupValue,
+  link_id: t.Optional(t.String({ format: "uuid", description: "For variant and rule: the link they belong to" })),
+  ...Clicks,
+});
+const Groups = t.Optional(t.Array(ClickGroupJson, { description: "Only with group_by" }));
+
 export const SummaryRow = row("AnalyticsSummary", {
   total_clicks: Count,
   unique_visitors: Count,
@@ -68,9 +103,10 @@ export const SummaryRow = row("AnalyticsSummary", {
   total_links_count: Count,
   links_this_month: Count,
   clicks_this_month: Count,
+  groups: Groups,
 });
 export type SummaryRow = Static<typeof SummaryRow>;
-export const TimeseriesRow = row("TimeseriesRow", { date: t.String({ pattern: DATE }), ...Clicks });
+export const TimeseriesRow = row("TimeseriesRow", { date: t.String({ pattern: DATE }), ...Clicks, groups: Groups });
 export type TimeseriesRow = Static<typeof TimeseriesRow>;
 export const GeoRow = row("GeoRow", { country_code: t.String({ description: "ISO 3166-1 alpha-2; XX when unknown" }), ...Clicks });
 export type GeoRow = Static<typeof GeoRow>;
@@ -84,6 +120,19 @@ export type HourlyRow = Static<typeof HourlyRow>;
 /** `data` of an analytics report: the rows and the account's click usage. */
 export const analyticsResult = (analytics: TSchema) => t.Object({ analytics, usage: AnalyticsUsage }, { additionalProperties: false });
 
+export const LinkStatsGroup = row("LinkStatsGroup", {
+  ...GroupValue,
+  weight: t.Optional(t.Union([Count, t.Null()], { description: "A variant's weight; null for one no longer on the link" })),
+  url: t.Optional(t.Union([t.String(), t.Null()], { description: "A rule's destination; null for one no longer on the link" })),
+  total_clicks: Count,
+  human_clicks: Count,
+  bot_clicks: Count,
+  unique_visitors: Count,
+  conversions: Count,
+  revenue: t.Number({ minimum: 0, description: "In the major unit (cents ÷ 100)" }),
+  conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
+});
+
 export const LinkStats = row("LinkStats", {
   short_code: t.String(),
   original_url: t.String(),
@@ -96,5 +145,6 @@ export const LinkStats = row("LinkStats", {
   days_active: t.Integer({ minimum: 1 }),
   average_clicks_per_day: t.Number({ minimum: 0 }),
   conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
+  groups: t.Optional(t.Array(LinkStatsGroup, { description: "Only with group_by" })),
 });
 export type LinkStats = Static<typeof LinkStats>;

@@ -7,9 +7,15 @@ import * as m from "./model";
 import * as service from "./service";
 
 /** A report's route options: its query, permission and document entry. */
-const report = (id: string, summary: string, analytics: TSchema, description: string) => ({
+const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
+  id: string,
+  summary: string,
+  analytics: TSchema,
+  description: string,
+  query?: Q,
+) => ({
   scope: "analytics:read" as const,
-  query: m.AnalyticsQuery,
+  query: (query ?? m.AnalyticsQuery) as Q,
   detail: operation({
     id,
     tag: "Analytics",
@@ -28,7 +34,13 @@ export function analyticsRoutes(deps: FeatureDeps) {
       .get(
         "/analytics/summary",
         ({ account, query }) => service.getSummaryReport(d, account, query),
-        report("getAnalyticsSummary", "Click totals", m.SummaryRow, "Totals over the range and filters."),
+        report(
+          "getAnalyticsSummary",
+          "Click totals",
+          m.SummaryRow,
+          "Totals over the range and filters; with `group_by`, `groups` splits them by A/B variant, targeting rule or source.",
+          m.GroupedAnalyticsQuery,
+        ),
       )
       // API_SPEC "Analytics": GET /analytics/timeseries
       .get(
@@ -38,7 +50,8 @@ export function analyticsRoutes(deps: FeatureDeps) {
           "getAnalyticsTimeseries",
           "Clicks per day",
           t.Array(m.TimeseriesRow),
-          "One row per UTC day, oldest first, empty days as zeros.",
+          "One row per UTC day, oldest first, empty days as zeros; with `group_by`, each day's `groups`.",
+          m.GroupedAnalyticsQuery,
         ),
       )
       // API_SPEC "Analytics": GET /analytics/geo
@@ -71,14 +84,16 @@ export function analyticsRoutes(deps: FeatureDeps) {
         report("getAnalyticsHourly", "Clicks by hour of day", t.Array(m.HourlyRow), "Always 24 rows, hours 0–23 UTC."),
       )
       // API_SPEC "Links": GET /links/{id}/stats
-      .get("/links/:id/stats", ({ account, params }) => service.getLinkStats(d, account.id, params.id), {
+      .get("/links/:id/stats", ({ account, params, query }) => service.getLinkStats(d, account.id, params.id, query.group_by), {
         scope: "analytics:read",
         params: m.LinkIdParams,
+        query: m.LinkStatsQuery,
         detail: operation({
           id: "getLinkStats",
           tag: "Links",
           summary: "Click stats of a link",
-          description: "Lifetime numbers; `total_clicks = human_clicks + bot_clicks`.",
+          description:
+            "Lifetime numbers; `total_clicks = human_clicks + bot_clicks`. With `group_by`, `groups` gives clicks, visitors, conversions and revenue per variant, rule or source.",
           responses: { 200: { description: "The link's stats", data: m.LinkStats } },
           errors: ["NOT_FOUND"],
         }),

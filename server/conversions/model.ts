@@ -4,7 +4,7 @@ import { PeriodSchema } from "../journey/model";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];
-export const DIMENSIONS = ["device", "country", "link", "name"] as const;
+export const DIMENSIONS = ["device", "country", "link", "name", "variant"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 const common = {

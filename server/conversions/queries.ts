@@ -56,25 +56,45 @@ export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: I
   return rows.map((r) => ({ bucket: Number(r.bucket), conversions: Number(r.n), revenueCents: Number(r.cents) }));
 }
 
+/**
+ * Per A/B variant (its URL): the journey events of visitors who came through a click of that variant
+ * (their visitor id is the click id, as the tracker sends it after an svc_ref redirect). The rate divides
+ * the variant's converters by its visitors with any journey event in the period.
+ */
+function variantBreakdownSql(ch: Clickhouse, s: Scope) {
+  const links = s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "";
+  return `SELECT c.variant AS label, countIf(j.event_type = 'conversion') AS n, sumIf(j.revenue_cents, j.event_type = 'conversion') AS cents,
+      uniqExactIf(j.visitor_id, j.event_type = 'conversion') AS converters, uniqExact(j.visitor_id) AS visitors
+    FROM ${ch.table("journey_events")} AS j
+    INNER JOIN (SELECT toString(click_id) AS cid, variant FROM ${ch.table("clicks")}
+                WHERE account_id = {account:UUID} AND variant != ''${links}) AS c ON c.cid = j.visitor_id
+    WHERE j.account_id = {account:UUID} AND j.timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${links.replace("link_id", "j.link_id")}
+    GROUP BY label`;
+}
+
 /** Per label: conversions, revenue, unique converters and the visitors the rate divides by. */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
   const hourly = ch.table("journey_hourly");
   const dims = ch.table("journey_dims_hourly");
   const sql =
-    dimension === "link"
-      ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+    dimension === "variant"
+      ? variantBreakdownSql(ch, s)
+      : dimension === "link"
+        ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
          uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
        FROM ${hourly} WHERE ${where} GROUP BY label`
-      : dimension === "name"
-        ? // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
-          `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
+        : dimension === "name"
+          ? // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
+            `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
            (SELECT uniqMerge(visitors) FROM ${hourly} WHERE ${where}) AS visitors
          FROM ${dims} WHERE ${where} AND dimension = 'name' GROUP BY label`
-        : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+          : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
            uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
          FROM ${dims} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
-  const rows = await ch.query<Record<string, string>>(`${sql} HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`, { ...params, dimension });
+  // Variants are compared by their rates, so one with visitors and no conversion stays in.
+  const having = dimension === "variant" ? "" : " HAVING n > 0";
+  const rows = await ch.query<Record<string, string>>(`${sql}${having} ORDER BY n DESC, label LIMIT 1000`, { ...params, dimension });
   return rows.map((r) => ({
     label: r.label,
     conversions: Number(r.n),

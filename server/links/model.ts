@@ -14,6 +14,87 @@ const Utm = {
 };
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 });
 
+export const DEVICE_TYPES = ["mobile", "tablet", "desktop"] as const;
+export const OS_FAMILIES = ["ios", "android", "windows", "macos", "linux", "chromeos"] as const;
+export const MAX_RULES = 50;
+export const MAX_VARIANTS = 10;
+const Destination = (description: string) => t.String({ minLength: 1, maxLength: 4096, description });
+const NullableUrl = (description: string) => t.Union([Destination(description), t.Null()], { description });
+
+export const RuleSchema = t.Object(
+  {
+    if: t.Object(
+      {
+        country: t.Optional(
+          t.Array(t.String({ minLength: 1, maxLength: 8 }), {
+            minItems: 1,
+            maxItems: 250,
+            description: "ISO 3166-1 alpha-2 codes; holds when the visitor's country is one of them",
+          }),
+        ),
+        device: t.Optional(
+          t.Array(t.Union(DEVICE_TYPES.map((d) => t.Literal(d))), {
+            minItems: 1,
+            description: "mobile, tablet or desktop (as the click analytics classify them)",
+          }),
+        ),
+        os: t.Optional(
+          t.Array(t.Union(OS_FAMILIES.map((o) => t.Literal(o))), {
+            minItems: 1,
+            description: "ios, android, windows, macos, linux or chromeos",
+          }),
+        ),
+        language: t.Optional(
+          t.Array(t.String({ minLength: 1, maxLength: 16 }), {
+            minItems: 1,
+            maxItems: 100,
+            description:
+              "BCP 47 primary language subtags (en, de, pt…); holds when the visitor's preferred Accept-Language entry has one of them",
+          }),
+        ),
+        query: t.Optional(
+          t.Object(
+            {
+              name: t.String({ minLength: 1, maxLength: 128, description: "query parameter of the short URL" }),
+              value: t.String({ maxLength: 512, description: "its exact value" }),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false, description: "Conditions, at least one; all of them must hold" },
+    ),
+    url: Destination("Destination when the rule matches (http or https, as the link's url)"),
+  },
+  { additionalProperties: false },
+);
+export const VariantSchema = t.Object(
+  {
+    url: Destination("Destination of this variant (http or https, as the link's url)"),
+    weight: t.Integer({ minimum: 0, maximum: 100, description: "Share of new visitors in percent; the weights sum to 100" }),
+  },
+  { additionalProperties: false },
+);
+const Rules = t.Array(RuleSchema, {
+  maxItems: MAX_RULES,
+  description: "Targeting rules in order: the first whose conditions all hold chooses the destination; [] removes them",
+});
+const Variants = t.Array(VariantSchema, {
+  maxItems: MAX_VARIANTS,
+  description: "A/B destinations (2 to 10, weights summing to 100), sticky per visitor through a cookie; [] removes them",
+});
+const MaxClicks = t.Union([t.Integer({ minimum: 1, maximum: 2_147_483_647 }), t.Null()], {
+  description: "Human clicks the link serves before max_clicks_url (or a 410 page) takes over; null: no limit",
+});
+const Targeting = {
+  // Arrays only ([] clears), so that validation errors name the field inside a rule or variant.
+  rules: t.Optional(Rules),
+  variants: t.Optional(Variants),
+  max_clicks: t.Optional(MaxClicks),
+  max_clicks_url: t.Optional(NullableUrl("Where visitors go once max_clicks is reached (instead of a 410 page)")),
+  expired_url: t.Optional(NullableUrl("Where visitors go after expires_at (instead of a 410 page)")),
+};
+
 export const CreateLinkBody = t.Object(
   {
     url: t.String({ minLength: 1, maxLength: 4096 }),
@@ -29,6 +110,7 @@ export const CreateLinkBody = t.Object(
     domain_id: t.Optional(t.String({ format: "uuid" })),
     campaign_id: t.Optional(t.String({ format: "uuid" })),
     track_conversions: t.Optional(t.Boolean()),
+    ...Targeting,
   },
   { additionalProperties: false },
 );
@@ -49,6 +131,7 @@ export const UpdateLinkBody = t.Object(
     domain_id: t.Optional(t.Union([t.String({ format: "uuid" }), t.Null()])),
     ...Utm,
     track_conversions: t.Optional(t.Boolean()),
+    ...Targeting,
     // Present only to answer "the destination cannot be changed" clearly.
     url: t.Optional(t.Unknown()),
     original_url: t.Optional(t.Unknown()),
@@ -83,6 +166,25 @@ export const DeletedLinksQuery = t.Object({
   per_page: t.Optional(t.Numeric({ description: "1 to 250 (default 20)" })),
 });
 
+/** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
+export const QR_BOUNDS = { size: [64, 2048], margin: [1, 16] } as const;
+const HexColour = (description: string) => t.String({ maxLength: 7, description });
+export const QrQuery = t.Object({
+  format: t.Optional(t.Union([t.Literal("svg"), t.Literal("png")], { description: "svg (default) or png" })),
+  size: t.Optional(t.Numeric({ description: "Width and height in pixels, 64 to 2048 (default 512)" })),
+  margin: t.Optional(t.Numeric({ description: "Quiet zone in modules, 1 to 16 (default 4)" })),
+  level: t.Optional(
+    t.Union(
+      ["L", "M", "Q", "H"].map((l) => t.Literal(l as "L" | "M" | "Q" | "H")),
+      { description: "Error correction: L, M (default), Q or H (default with a logo; a logo needs Q or H)" },
+    ),
+  ),
+  fg: t.Optional(HexColour("Foreground hex colour, #rgb or #rrggbb (default #000000); darker than bg, contrast at least 3:1")),
+  bg: t.Optional(HexColour("Background hex colour (default #ffffff)")),
+  logo: t.Optional(t.BooleanString({ description: "true: draw the link's uploaded QR logo in the middle" })),
+});
+export type QrQueryInput = Static<typeof QrQuery>;
+
 export const BulkCreateBody = t.Array(t.Unknown(), { minItems: 1 });
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
 
@@ -111,6 +213,13 @@ export const Link = t.Object(
     domain_id: Nullable(Uuid),
     campaign_id: Nullable(Uuid),
     track_conversions: t.Boolean(),
+    rules: Rules,
+    variants: Variants,
+    max_clicks: MaxClicks,
+    max_clicks_url: Nullable(t.String({ description: "Where visitors go once max_clicks is reached; null: a 410 page" })),
+    expired_url: Nullable(t.String({ description: "Where visitors go after expires_at; null: a 410 page" })),
+    counted_clicks: Nullable(t.Integer({ minimum: 0, description: "Human clicks counted against max_clicks; null without a limit" })),
+    qr_logo: Nullable(t.String({ description: "The uploaded logo used by GET /links/{id}/qr?logo=true" })),
     created_at: Time,
     updated_at: Time,
     last_accessed_at: Nullable(Time),
@@ -160,6 +269,11 @@ export const BulkCreateResult = t.Object(
 export const OgImageResult = t.Object(
   { og_image: Nullable(t.String({ description: "CDN_URL/og/<file>.webp" })), message: t.String() },
   { $id: "OgImageResult", additionalProperties: false },
+);
+
+export const QrLogoResult = t.Object(
+  { qr_logo: Nullable(t.String({ description: "CDN_URL/qr-logo/<file>.png" })), message: t.String() },
+  { $id: "QrLogoResult", additionalProperties: false },
 );
 
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;

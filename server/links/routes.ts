@@ -14,6 +14,7 @@ import { operation } from "../openapi/operation";
 import { MessageResult } from "../openapi/envelope";
 import { t } from "elysia";
 import { listDeletedLinks } from "./trash";
+import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
 
 export function linksRoutes(deps: FeatureDeps) {
   const ctx = {
@@ -171,19 +172,65 @@ export function linksRoutes(deps: FeatureDeps) {
           errors: ["NOT_FOUND"],
         }),
       })
+      // GET /links/{id}/qr: the short URL (with the scan marker qr=1) as an SVG or PNG QR code
+      .get("/links/:id/qr", ({ account, params, query }) => getLinkQr(ctx, account.id, params.id, checkQueryBounds(query, m.QR_BOUNDS)), {
+        scope: "links:read",
+        params: m.LinkIdParams,
+        query: m.QrQuery,
+        detail: operation({
+          id: "getLinkQr",
+          tag: "Links",
+          summary: "QR code of the short URL",
+          description:
+            "Encodes the short URL with the scan marker `qr=1`, which the redirect strips and click analytics report as `source=qr`. `fg` must be darker than `bg` with a contrast of at least 3:1; a logo needs level Q or H.",
+          responses: { 200: { description: "The QR code image", media: ["image/svg+xml", "image/png"] } },
+          errors: ["NOT_FOUND"],
+        }),
+      })
+      // PUT /links/{id}/qr-logo (Growth+): raw image bytes, kept as PNG for QR codes with logo=true
+      .put("/links/:id/qr-logo", ({ account, params, request }) => uploadQrLogo(ctx, account, params.id, request), {
+        scope: "links:write",
+        params: m.LinkIdParams,
+        parse: "none",
+        detail: operation({
+          id: "uploadLinkQrLogo",
+          tag: "Links",
+          summary: "Upload a logo for the link's QR codes",
+          description: "Growth tier or higher. Raw image bytes, at most 5 MB; kept as PNG of at most 512×512.",
+          body: {
+            description: "The image",
+            content: { "image/png": null, "image/jpeg": null, "image/webp": null, "image/gif": null },
+          },
+          responses: { 200: { description: "The logo's address", data: m.QrLogoResult } },
+          errors: ["TIER_UPGRADE_REQUIRED", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"],
+        }),
+      })
+      // DELETE /links/{id}/qr-logo
+      .delete("/links/:id/qr-logo", ({ account, params }) => deleteQrLogo(ctx, account, params.id), {
+        scope: "links:write",
+        params: m.LinkIdParams,
+        detail: operation({
+          id: "deleteLinkQrLogo",
+          tag: "Links",
+          summary: "Remove the QR logo",
+          responses: { 200: { description: "Removed (`qr_logo` is null)", data: m.QrLogoResult } },
+          errors: ["NOT_FOUND"],
+        }),
+      })
   );
 }
 
-/** Uploaded images when no S3 bucket is configured: GET /cdn/og/<file>.webp from DATA_DIR/cdn. */
+/** Uploaded images when no S3 bucket is configured: /cdn/og/<file>.webp and /cdn/qr-logo/<file>.png from DATA_DIR/cdn. */
 export function cdnRoutes(deps: FeatureDeps) {
-  return new Elysia().get(
-    "/cdn/og/:file",
-    async ({ params }) => {
-      if (!/^[A-Za-z0-9-]+\.webp$/.test(params.file)) throw new AppError("NOT_FOUND", "Not found");
-      const file = Bun.file(join(deps.config.dataDir, "cdn", "og", params.file));
+  const serve =
+    (folder: string, ext: string, type: string) =>
+    async ({ params }: { params: { file: string } }) => {
+      if (!new RegExp(`^[A-Za-z0-9-]+\\.${ext}$`).test(params.file)) throw new AppError("NOT_FOUND", "Not found");
+      const file = Bun.file(join(deps.config.dataDir, "cdn", folder, params.file));
       if (!(await file.exists())) throw new AppError("NOT_FOUND", "Not found");
-      return new Response(file, { headers: { "content-type": "image/webp", "cache-control": "public, max-age=31536000, immutable" } });
-    },
-    { detail: { hide: true } },
-  );
+      return new Response(file, { headers: { "content-type": type, "cache-control": "public, max-age=31536000, immutable" } });
+    };
+  return new Elysia()
+    .get("/cdn/og/:file", serve("og", "webp", "image/webp"), { detail: { hide: true } })
+    .get("/cdn/qr-logo/:file", serve("qr-logo", "png", "image/png"), { detail: { hide: true } });
 }

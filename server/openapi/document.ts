@@ -181,7 +181,11 @@ function headersOf(facts: RouteFacts, ok: boolean, extra: DocumentedHeader[] = [
 function successResponses(spec: OperationSpec, facts: RouteFacts, c: SchemaComponents) {
   return Object.fromEntries(
     Object.entries(spec.responses).map(([status, doc]) => {
-      const d = { example: CAPTURED[spec.id]?.[status], ...(doc as SuccessDoc) };
+      if ("media" in doc) {
+        const content = Object.fromEntries(doc.media.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]));
+        return [status, { description: doc.description, headers: headersOf(facts, true, doc.headers), content }];
+      }
+      const d = { example: CAPTURED[spec.id]?.[status], ...doc };
       const schema = c.convert(successEnvelope(d.data, { paginated: d.paginated, success: d.success }));
       const media: Json = { schema };
       if (d.example !== undefined) media.example = exampleEnvelope(d);

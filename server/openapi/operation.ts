@@ -39,6 +39,13 @@ export interface SuccessDoc {
   example?: unknown;
 }
 
+/** A success answer that is not the JSON envelope (an image): its media types; errors stay in the envelope. */
+export interface RawSuccessDoc {
+  description: string;
+  media: string[];
+  headers?: DocumentedHeader[];
+}
+
 /** An error the route itself raises; `details` overrides the code's usual details schema. */
 export type ErrorDoc = ErrorCode | { code: ErrorCode; details: TSchema };
 
@@ -58,7 +65,7 @@ export interface OperationSpec {
   body?: RequestBodyDoc;
   /** Request headers the route reads, e.g. X-Idempotency-Key. */
   headers?: { name: string; description: string; schema: TSchema }[];
-  responses: Partial<Record<SuccessStatus, SuccessDoc>>;
+  responses: Partial<Record<SuccessStatus, SuccessDoc | RawSuccessDoc>>;
   errors?: ErrorDoc[];
 }
 

@@ -21,7 +21,10 @@ export async function startServer(port: number, env: Record<string, string> = {}
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
+  // Up to 5 minutes: a first start (PGlite's initdb) on a machine shared with other work can take long.
+  for (let i = 0; i < 3000; i++) {
+    // Never measure someone else's server on the same port.
+    if (proc.exitCode !== null) throw new Error(`the server on port ${port} exited (${proc.exitCode}); is the port in use?`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {}

@@ -2,6 +2,16 @@
 import { sql } from "drizzle-orm";
 import { pgTable, uuid, text, timestamp, jsonb, boolean, integer, bigint, index, uniqueIndex, primaryKey, date } from "drizzle-orm/pg-core";
 
+/** Stored shapes of a link's rules and variants (validated by the links feature before they get here). */
+export interface LinkRuleJson {
+  if: { country?: string[]; device?: string[]; os?: string[]; language?: string[]; query?: { name: string; value: string } };
+  url: string;
+}
+export interface LinkVariantJson {
+  url: string;
+  weight: number;
+}
+
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
@@ -206,6 +216,16 @@ export const links = pgTable(
     deletedAt: ts("deleted_at"),
     lastAccessedAt: ts("last_accessed_at"),
     expiredNotifiedAt: ts("expired_notified_at"),
+    /** Targeting rules and A/B variants as the API takes them (links/model.ts); null when none. */
+    rules: jsonb("rules").$type<LinkRuleJson[]>(),
+    variants: jsonb("variants").$type<LinkVariantJson[]>(),
+    maxClicks: integer("max_clicks"),
+    maxClicksUrl: text("max_clicks_url"),
+    expiredUrl: text("expired_url"),
+    /** Human clicks served while the link has max_clicks (exact: the redirect adds to it atomically). */
+    countedClicks: bigint("counted_clicks", { mode: "number" }).notNull().default(0),
+    limitNotifiedAt: ts("limit_notified_at"),
+    qrLogo: text("qr_logo"),
   },
   (t) => [
     uniqueIndex("links_code_default_domain_idx").on(t.shortCode).where(sql`${t.domainId} IS NULL`),
@@ -231,6 +251,8 @@ export const links = pgTable(
     ),
     index("links_deleted_idx").on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`),
     index("links_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL AND ${t.expiredNotifiedAt} IS NULL`),
+    // The sweeper's limited links that have not announced a reached limit yet (migration 0008).
+    index("links_click_limit_idx").on(t.id).where(sql`${t.maxClicks} IS NOT NULL AND ${t.limitNotifiedAt} IS NULL`),
   ],
 );
 
