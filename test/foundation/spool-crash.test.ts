@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -32,12 +32,15 @@ test("kill -9 in the middle of a stream of appends: every acknowledged record is
   // Run i numbers its records from i × 10,000,000 + 1; everything up to its last "ack" must arrive.
   // Records written but not acknowledged before a kill may arrive too (at most once): allowed.
   const ranges: [number, number][] = [];
+  const ids = new Set<string>();
   for (const [i, ms] of [2500, 1800, 2200].entries()) {
     const start = i * 10_000_000;
     const acked = await runAndKill(dir, start, ms);
     expect(acked).toBeGreaterThan(start);
     ranges.push([start + 1, acked]);
+    ids.add(JSON.parse(readFileSync(join(dir, "spool", "spool-id.json"), "utf8")).id);
   }
+  expect(ids.size).toBe(1); // every replay sends the tokens of the same spool id
   const counted = Bun.spawnSync([process.execPath, WRITER, dir, "count", JSON.stringify(ranges)], { stderr: "inherit" });
   const { rows, distinct, present } = JSON.parse(counted.stdout.toString().trim().split("\n").pop()!);
   expect(rows).toBe(distinct); // nothing twice
