@@ -109,8 +109,33 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
     bulkTimeoutMs: Number(e.BULK_TIMEOUT_MS ?? 60_000),
     ...overrides,
   };
+  if (config.clickhouse.cluster && !config.clickhouse.url) {
+    throw new ConfigError(
+      `CLICKHOUSE_CLUSTER=${config.clickhouse.cluster} needs CLICKHOUSE_URL: a cluster is reached over HTTP, the embedded ClickHouse has no cluster`,
+    );
+  }
   if (!config.appSecret) config.appSecret = readOrCreateAppSecret(config.dataDir);
   return Object.freeze(config);
+}
+
+/**
+ * REDIS_URL exists to share rate limits, idempotency keys and usage counters between instances; with an
+ * embedded store next to it, each instance would keep its own links or analytics while sharing counters.
+ * Refused at start-up (main.ts) rather than in loadConfig, since tests wire shared stores in-process.
+ * One instance on a Postgres server with embedded ClickHouse (no REDIS_URL) is a legitimate setup.
+ */
+export function multiInstanceProblem(config: Config): string | null {
+  if (!config.redisUrl) return null;
+  const embedded = [
+    ...(config.databaseUrl ? [] : ["Postgres (DATABASE_URL is unset)"]),
+    ...(config.clickhouse.url ? [] : ["ClickHouse (CLICKHOUSE_URL is unset)"]),
+  ];
+  if (embedded.length === 0) return null;
+  return (
+    `REDIS_URL is set, which is for several instances sharing their stores, but ${embedded.join(" and ")} ` +
+    `${embedded.length > 1 ? "are" : "is"} embedded in DATA_DIR: each instance would keep its own data. ` +
+    "Set DATABASE_URL and CLICKHOUSE_URL to servers every instance shares, or unset REDIS_URL to run one instance."
+  );
 }
 
 /** APP_SECRET defaults to a random value generated once into DATA_DIR (mode 0600). */

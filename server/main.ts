@@ -1,11 +1,13 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
-import { loadConfig, ConfigError } from "./config";
+import { loadConfig, ConfigError, multiInstanceProblem } from "./config";
 import { openRuntime } from "./runtime";
 import { serveApp } from "./http/serve";
 
 let config;
 try {
   config = loadConfig();
+  const problem = multiInstanceProblem(config);
+  if (problem) throw new ConfigError(problem);
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(err.message);

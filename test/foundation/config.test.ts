@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, ConfigError } from "../../server/config";
+import { loadConfig, ConfigError, multiInstanceProblem } from "../../server/config";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "svc-config-"));
 
@@ -40,5 +40,42 @@ describe("config", () => {
     const p = Bun.spawnSync([process.execPath, "server/main.ts"], { env: { ...process.env, PORT: "nope", DATA_DIR: dataDir() } });
     expect(p.exitCode).toBe(1);
     expect(p.stderr.toString()).toContain("PORT");
+  });
+
+  test("CLICKHOUSE_CLUSTER without CLICKHOUSE_URL is refused, naming both", () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_CLUSTER: "main" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_CLUSTER: "main" })).toThrow(/CLICKHOUSE_CLUSTER=main needs CLICKHOUSE_URL/);
+    expect(loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_CLUSTER: "main", CLICKHOUSE_URL: "http://ch:8123" }).clickhouse.cluster).toBe(
+      "main",
+    );
+  });
+
+  test("REDIS_URL (several instances) with an embedded store is named; shared servers, or one instance, are fine", () => {
+    const base = { DATA_DIR: dataDir() };
+    const servers = { DATABASE_URL: "postgres://db/svc", CLICKHOUSE_URL: "http://ch:8123" };
+    const problem = (env: Record<string, string>) => multiInstanceProblem(loadConfig({ ...base, ...env }));
+    expect(problem({ REDIS_URL: "redis://r:6379" })).toContain(
+      "Postgres (DATABASE_URL is unset) and ClickHouse (CLICKHOUSE_URL is unset) are embedded",
+    );
+    expect(problem({ REDIS_URL: "redis://r:6379", DATABASE_URL: servers.DATABASE_URL })).toContain(
+      "ClickHouse (CLICKHOUSE_URL is unset) is embedded",
+    );
+    expect(problem({ REDIS_URL: "redis://r:6379", CLICKHOUSE_URL: servers.CLICKHOUSE_URL })).toContain(
+      "Postgres (DATABASE_URL is unset) is embedded",
+    );
+    expect(problem({ REDIS_URL: "redis://r:6379", ...servers })).toBeNull();
+    expect(problem({ DATABASE_URL: servers.DATABASE_URL })).toBeNull(); // one instance on a Postgres server, embedded ClickHouse
+    expect(problem({})).toBeNull();
+  });
+
+  test.each([
+    [{ CLICKHOUSE_CLUSTER: "main" }, ["CLICKHOUSE_CLUSTER", "CLICKHOUSE_URL"]],
+    [{ REDIS_URL: "redis://127.0.0.1:1" }, ["REDIS_URL", "DATABASE_URL", "CLICKHOUSE_URL"]],
+  ])("the server refuses to start with %o and names the variables", (env, names) => {
+    const p = Bun.spawnSync([process.execPath, "server/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: dataDir(), ...env },
+    });
+    expect(p.exitCode).toBe(1);
+    for (const name of names) expect(p.stderr.toString()).toContain(name);
   });
 });
