@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
 import { applyClickhouseMigrations } from "./migrate";
+import { CLUSTER_SETTINGS } from "./cluster-ddl";
 
 export interface ClickhouseOptions {
   url?: string;
@@ -50,7 +51,13 @@ export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhous
 }
 
 function openHttp(opts: ClickhouseOptions): Clickhouse {
-  const client = createClient({ url: opts.url, username: opts.user, password: opts.password, request_timeout: 30_000 });
+  const client = createClient({
+    url: opts.url,
+    username: opts.user,
+    password: opts.password,
+    request_timeout: 30_000,
+    clickhouse_settings: opts.cluster ? { ...CLUSTER_SETTINGS } : undefined,
+  });
   return wrap(client, "http", opts);
 }
 
