@@ -19,16 +19,25 @@ export function clickhouseSink<T, Row extends object>(ch: Clickhouse, table: str
   };
 }
 
+/**
+ * Ids per lookup: bound parameters travel in the URL, and a chunk holds tens of thousands of records
+ * (a ClickHouse server takes URLs up to 1 MiB by default, many proxies far less).
+ */
+const IDS_PER_LOOKUP = 200;
+
 /** Keeps the records whose id is not in `table` yet (for the spool's reconcile after a crash). */
 export function missingById<T>(ch: Clickhouse, table: string, column: string, type: string, idOf: (record: T) => string | number) {
   return async (records: T[]): Promise<T[]> => {
     if (records.length === 0) return records;
     const ids = records.map(idOf);
-    const stored = await ch.query<{ id: string }>(
-      `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`,
-      { ids },
-    );
-    const present = new Set(stored.map((r) => r.id));
+    const present = new Set<string>();
+    for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP) {
+      const stored = await ch.query<{ id: string }>(
+        `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`,
+        { ids: ids.slice(i, i + IDS_PER_LOOKUP) },
+      );
+      for (const r of stored) present.add(r.id);
+    }
     return records.filter((r) => !present.has(String(idOf(r))));
   };
 }

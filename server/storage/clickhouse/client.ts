@@ -15,6 +15,8 @@ export interface ClickhouseOptions {
   dataDir: string;
   /** An already open client (tests share one chDB per process); it is not closed by this wrapper. */
   sharedClient?: ClickHouseClient;
+  /** Serializes the migrations of instances starting at once (runtime.ts holds a Postgres advisory lock). */
+  migrationLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export interface Clickhouse {
@@ -46,7 +48,8 @@ export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhous
     : opts.url
       ? openHttp(opts)
       : await openChdb(opts);
-  await applyClickhouseMigrations(ch);
+  const lock = opts.migrationLock ?? ((fn) => fn());
+  await lock(() => applyClickhouseMigrations(ch));
   return ch;
 }
 
