@@ -2,7 +2,7 @@
 // the `scale` benchmark: a Postgres server (CI's when SVC_TEST_DATABASE_URL is set, else a private one
 // made with initdb as the `postgres` user), a redis-server, one ClickHouse HTTP endpoint (the stand-in
 // over chDB, test/support/clickhouse-http.ts), and `bun server/main.ts` with an explicit environment.
-import { chownSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
@@ -12,7 +12,22 @@ export const ADMIN_TOKEN = "scale-admin-token-0123456789";
 
 export interface Service {
   url: string;
+  /** The processes serving it now (for CPU accounting); empty when not ours. */
+  pids(): number[];
   stop(): Promise<void>;
+}
+
+/** A process and its children (Postgres forks a backend per connection). */
+function withChildren(pid: number): number[] {
+  const all = [pid];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) all.push(Number(entry));
+    } catch {} // exited meanwhile
+  }
+  return all;
 }
 
 /** A TCP port nothing listens on right now (the OS picks it). */
@@ -74,7 +89,7 @@ export async function startPostgres(): Promise<Service> {
     await admin.end();
     const url = new URL(shared);
     url.pathname = `/${name}`;
-    return { url: url.toString(), stop: async () => {} };
+    return { url: url.toString(), pids: () => [], stop: async () => {} };
   }
   const bin = readdirSync("/usr/lib/postgresql")
     .sort()
@@ -97,6 +112,7 @@ export async function startPostgres(): Promise<Service> {
   );
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pids: () => withChildren(Number(readFileSync(`${root}/data/postmaster.pid`, "utf8").split("\n")[0])),
     stop: async () => asPg(`${bin}/pg_ctl -D ${root}/data -m immediate stop >/dev/null`),
   };
 }
@@ -114,6 +130,7 @@ export async function startRedis(): Promise<Service> {
   await watchLines(child.stdout, lines)((l) => l.includes("Ready to accept connections"), child, "redis-server", 20_000);
   return {
     url: `redis://127.0.0.1:${port}`,
+    pids: () => [child.pid],
     stop: async () => {
       child.kill();
       await child.exited;
@@ -133,6 +150,7 @@ export async function startClickhouse(): Promise<Service> {
   const line = await watchLines(child.stdout, lines)((l) => /https?:\/\/\S+/.test(l), child, "ClickHouse endpoint");
   return {
     url: /https?:\/\/[^\s"]+/.exec(line)![0].replace(/\/$/, ""),
+    pids: () => [child.pid],
     stop: async () => {
       child.kill();
       await child.exited;
@@ -141,6 +159,7 @@ export async function startClickhouse(): Promise<Service> {
 }
 
 export interface Stores {
+  services?: { postgres: Service; redis: Service; clickhouse: Service };
   databaseUrl: string;
   clickhouseUrl: string;
   clickhouseDatabase: string;
@@ -151,6 +170,7 @@ export interface Stores {
 export async function startStores(): Promise<Stores & { stop(): Promise<void> }> {
   const [pg, redis, ch] = await Promise.all([startPostgres(), startRedis(), startClickhouse()]);
   return {
+    services: { postgres: pg, redis, clickhouse: ch },
     databaseUrl: pg.url,
     redisUrl: redis.url,
     clickhouseUrl: ch.url,
@@ -168,6 +188,9 @@ export class Instance {
   readonly url = `http://127.0.0.1:${this.port}`;
   readonly dataDir: string;
   private child: Subprocess<"ignore", "pipe", "inherit"> | null = null;
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
   readonly log: string[] = [];
 
   constructor(
