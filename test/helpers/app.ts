@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../../server/runtime";
-import { preparePostgres, sharedChdb } from "./stores";
+import { freshClickhouseDatabase, freshRedisUrl, preparePostgres, sharedChdb, testClickhouseUrl } from "./stores";
 import { serveApp } from "../../server/http/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
@@ -37,19 +37,24 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
   const databaseUrl = await preparePostgres(dataDir);
+  const redisUrl = env.REDIS_URL ? undefined : await freshRedisUrl();
   const config = loadConfig(
     {
       DATA_DIR: dataDir,
       ADMIN_TOKEN,
       LOG_LEVEL: "error",
       BASE_URL: "http://127.0.0.1:3000",
-      CLICKHOUSE_DATABASE: `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
+      CLICKHOUSE_DATABASE: freshClickhouseDatabase(),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(testClickhouseUrl ? { CLICKHOUSE_URL: testClickhouseUrl } : {}),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
       ...env,
     },
     overrides,
   );
-  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse: await sharedChdb() });
+  // Embedded, every app of the process shares one chDB (one directory per process); over HTTP each has its client.
+  const sharedClickhouse = config.clickhouse.url ? undefined : await sharedChdb();
+  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse });
   const request = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
