@@ -48,7 +48,8 @@ export async function sharedStoresEnv(): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   if (testClickhouseUrl) Object.assign(env, { CLICKHOUSE_URL: testClickhouseUrl, CLICKHOUSE_DATABASE: freshClickhouseDatabase() });
   const redisUrl = await freshRedisUrl();
-  if (redisUrl) env.REDIS_URL = redisUrl;
+  // With REDIS_URL the service takes itself for one of several instances and needs APP_SECRET set.
+  if (redisUrl) Object.assign(env, { REDIS_URL: redisUrl, APP_SECRET: "test-app-secret-0123456789abcdef0123" });
   return env;
 }
 

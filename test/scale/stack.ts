@@ -6,6 +6,8 @@ import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { spawnClickhouseHttp } from "../support/clickhouse-http/spawn";
+import { childEnv } from "../helpers/stores";
 
 const ROOT = join(import.meta.dir, "..", "..");
 export const ADMIN_TOKEN = "scale-admin-token-0123456789";
@@ -76,7 +78,7 @@ function watchLines(stream: ReadableStream<Uint8Array>, into: string[]) {
     });
 }
 
-const baseEnv = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir(), TMPDIR: tmpdir() });
+const baseEnv = () => childEnv({ TMPDIR: tmpdir() });
 
 /** A fresh Postgres database: on CI's server when SVC_TEST_DATABASE_URL is set, else on a private server. */
 export async function startPostgres(): Promise<Service> {
@@ -140,22 +142,8 @@ export async function startRedis(): Promise<Service> {
 
 /** One ClickHouse HTTP endpoint that several instances share (the chDB stand-in, in its own process). */
 export async function startClickhouse(): Promise<Service> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-scale-ch-"));
-  const child = Bun.spawn([process.execPath, join(ROOT, "test/support/clickhouse-http.ts"), "--port", "0", "--path", dir], {
-    env: baseEnv(),
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const lines: string[] = [];
-  const line = await watchLines(child.stdout, lines)((l) => /https?:\/\/\S+/.test(l), child, "ClickHouse endpoint");
-  return {
-    url: /https?:\/\/[^\s"]+/.exec(line)![0].replace(/\/$/, ""),
-    pids: () => [child.pid],
-    stop: async () => {
-      child.kill();
-      await child.exited;
-    },
-  };
+  const ch = await spawnClickhouseHttp({ path: mkdtempSync(join(tmpdir(), "svc-scale-ch-")) });
+  return { url: ch.url.replace(/\/$/, ""), pids: () => [ch.process.pid], stop: () => ch.stop() };
 }
 
 export interface Stores {
