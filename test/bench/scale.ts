@@ -207,6 +207,34 @@ costs.push(
 );
 table(costs);
 
+// The capacity model: what N instances (2 cores each) carry with a Postgres server and a ClickHouse
+// deployment of the given cores, from the per-unit costs above; the first part to run out is the bottleneck.
+const perUnit = (row: Record<string, string | number>, part: string) => Number(row[`${part} µs`]) / 1e6;
+const [redirectCost, eventCost, missCost] = costs;
+const PG_CORES = Number(process.env.MODEL_PG_CORES ?? 4);
+const CH_CORES = Number(process.env.MODEL_CH_CORES ?? 8);
+const MISS = Number(process.env.MODEL_MISS_RATE ?? 0.01); // share of redirects whose code is not in the instance's cache
+const capacity = (instances: number, kind: "redirects" | "events") => {
+  const limits: Record<string, number> =
+    kind === "redirects"
+      ? {
+          instances: (instances * 2) / perUnit(redirectCost, "instance"),
+          postgres: PG_CORES / ((1 - MISS) * perUnit(redirectCost, "postgres") + MISS * perUnit(missCost, "postgres")),
+          clickhouse: CH_CORES / perUnit(redirectCost, "clickhouse"),
+        }
+      : {
+          instances: (instances * 2) / perUnit(eventCost, "instance"),
+          postgres: PG_CORES / perUnit(eventCost, "postgres"),
+          clickhouse: CH_CORES / perUnit(eventCost, "clickhouse"),
+        };
+  const [first, value] = Object.entries(limits).sort((x, y) => x[1] - y[1])[0];
+  return `${Math.round(value).toLocaleString("en")} /s (${first})`;
+};
+console.log(
+  `\nCapacity model: instances of 2 cores, Postgres ${PG_CORES} cores, ClickHouse ${CH_CORES} cores, ${MISS * 100}% cache misses`,
+);
+table([1, 2, 4, 8, 16].map((n) => ({ instances: n, "redirects alone": capacity(n, "redirects"), "events alone": capacity(n, "events") })));
+
 // Exactly once: every answered redirect and every accepted event is one row in ClickHouse.
 const totals = await counted([a, b]);
 await Promise.all([a.stop(), b.stop()]);
