@@ -66,13 +66,7 @@ export async function createTestApp(
     return runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, { ...init, headers, body }));
   };
   const call = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
-    const res = await request(path, init);
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, headers: res.headers, body };
+    return parsed(await request(path, init));
   };
   const admin = (method: string, path: string, json?: unknown) =>
     call(`/admin/v1${path}`, { method, json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -98,6 +92,16 @@ export async function createTestApp(
     },
     close: () => runtime.close(),
   };
+}
+
+/** Status, headers and the body as JSON (or text when it is not JSON). */
+export async function parsed(res: Response): Promise<{ status: number; headers: Headers; body: any }> {
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, headers: res.headers, body };
 }
 
 /** A real HTTP server of ours on a loopback port, for tests about HTTP itself. */

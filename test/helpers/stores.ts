@@ -81,18 +81,21 @@ function pgliteTemplate(): Promise<string> {
   return template;
 }
 
+/** A new, empty database on a Postgres server; returns its URL. */
+export async function freshServerDatabase(serverUrl: string, prefix: string): Promise<string> {
+  const { default: postgres } = await import("postgres");
+  const name = `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 /** Prepares DATA_DIR's Postgres and returns the DATABASE_URL to use (undefined: embedded PGlite). */
 export async function preparePostgres(dataDir: string): Promise<string | undefined> {
-  if (testDatabaseUrl) {
-    const { default: postgres } = await import("postgres");
-    const name = `svc_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    const admin = postgres(testDatabaseUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(testDatabaseUrl);
-    url.pathname = `/${name}`;
-    return url.toString();
-  }
+  if (testDatabaseUrl) return freshServerDatabase(testDatabaseUrl, "svc_test");
   const target = join(dataDir, "pg");
   if (!existsSync(target)) cpSync(await pgliteTemplate(), target, { recursive: true });
   return undefined;

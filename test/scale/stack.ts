@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { spawnClickhouseHttp } from "../support/clickhouse-http/spawn";
-import { childEnv } from "../helpers/stores";
+import { childEnv, freshServerDatabase } from "../helpers/stores";
 
 const ROOT = join(import.meta.dir, "..", "..");
 export const ADMIN_TOKEN = "scale-admin-token-0123456789";
@@ -83,16 +83,7 @@ const baseEnv = () => childEnv({ TMPDIR: tmpdir() });
 /** A fresh Postgres database: on CI's server when SVC_TEST_DATABASE_URL is set, else on a private server. */
 export async function startPostgres(): Promise<Service> {
   const shared = process.env.SVC_TEST_DATABASE_URL;
-  if (shared) {
-    const { default: postgres } = await import("postgres");
-    const name = `svc_scale_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    const admin = postgres(shared, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(shared);
-    url.pathname = `/${name}`;
-    return { url: url.toString(), pids: () => [], stop: async () => {} };
-  }
+  if (shared) return { url: await freshServerDatabase(shared, "svc_scale"), pids: () => [], stop: async () => {} };
   const bin = readdirSync("/usr/lib/postgresql")
     .sort()
     .map((v) => join("/usr/lib/postgresql", v, "bin"))

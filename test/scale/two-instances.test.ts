@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient, type ClickHouseClient } from "@clickhouse/client";
 import postgres from "postgres";
 import { ADMIN_TOKEN, Instance, startStores, type Stores } from "./stack";
+import { parsed } from "../helpers/app";
 import { startReceiver, type Receiver } from "../webhooks/receiver";
 import { SCOPES } from "../../server/scopes";
 
@@ -58,12 +59,7 @@ async function call(
     body: init.json === undefined ? undefined : JSON.stringify(init.json),
     redirect: "manual",
   });
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {}
-  return { status: res.status, headers: res.headers, body };
+  return parsed(res);
 }
 
 async function account(tier: string, limit_overrides?: Record<string, number>) {
