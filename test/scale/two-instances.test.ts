@@ -184,7 +184,7 @@ describe("two instances behind a load balancer", () => {
     console.log(`scale: B refused the deactivated link after ${JSON.stringify(linkMs)} and the revoked key after ${JSON.stringify(keyMs)}`);
   });
 
-  test("concurrent load through both, B killed -9 mid-load and restarted: every answered click and accepted event stored exactly once, idempotency shared, webhooks delivered once each", async () => {
+  test("concurrent load through both, B killed -9 mid-load and restarted: every answered click and accepted event stored exactly once, idempotency shared, a key revoked and a link deactivated on A refused at once, webhooks delivered once each", async () => {
     const s = await account("scale");
     const links = await Promise.all(
       [0, 1, 2, 3].map(async (i) => {
@@ -200,6 +200,20 @@ describe("two instances behind a load balancer", () => {
       key: s.key,
       json: { url: receiver.url, events: ["link.updated", "conversion"] },
     });
+    // Changed on A in the middle of the load: a second key (revoked) and a fifth link (deactivated).
+    const doomedKey = (
+      await call(a, "POST", `/admin/v1/accounts/${s.accountId}/keys`, { admin: true, json: { name: "doomed", scopes: ["links:read"] } })
+    ).body.data as { id: string; key: string };
+    const doomedLink = (
+      await call(a, "POST", "/public-api/v1/links", {
+        key: s.key,
+        json: { url: "https://example.com/doomed", title: "t", description: "d", track_conversions: true },
+      })
+    ).body.data as { id: string; short_code: string };
+    let revokedAt = Number.POSITIVE_INFINITY;
+    let deactivatedAt = Number.POSITIVE_INFINITY;
+    const servedAfterChange: string[] = [];
+    let probesAfterChange = 0;
     expect(hook.status).toBe(201);
 
     const answeredClicks = new Set<string>();
@@ -273,12 +287,28 @@ describe("two instances behind a load balancer", () => {
       }
     };
 
-    const load = [...[0, 1, 2, 3, 4, 5].map(clicker), ...[0, 1, 2].map(ingester), editor()];
+    // Both instances are asked, over and over, with the doomed key and for the doomed link; once A has
+    // answered the change, no request sent after that may be served by either.
+    const prober = async (w: number) => {
+      for (let i = w; running; i++) {
+        const sentAt = performance.now();
+        const [key, hop] = await Promise.all([
+          call(pick(i), "GET", "/public-api/v1/links?per_page=1", { key: doomedKey.key }).catch(() => null),
+          fetch(`${pick(i + 1).url}/${doomedLink.short_code}`, { redirect: "manual", headers: BROWSER }).catch(() => null),
+        ]);
+        if (sentAt > revokedAt) probesAfterChange++;
+        if (key && key.status !== 401 && sentAt > revokedAt) servedAfterChange.push(`key ${key.status} on ${pick(i).name}`);
+        if (hop && hop.status !== 404 && sentAt > deactivatedAt) servedAfterChange.push(`link ${hop.status} on ${pick(i + 1).name}`);
+        if (hop?.status === 302) answeredClicks.add(/svc_ref=[^.]+\.([0-9a-f-]{36})/.exec(hop.headers.get("location") ?? "")![1]);
+      }
+    };
+    const load = [...[0, 1, 2, 3, 4, 5].map(clicker), ...[0, 1, 2].map(ingester), editor(), prober(0), prober(1)];
     // Progress, not time, decides: some traffic through both before the kill, and after the restart.
     const progress = async () => ({
       clicks: answeredClicks.size,
       events: acceptedVisitors.size,
       pairs: idempotent.filter((p) => p.first && p.second).length,
+      probes: probesAfterChange,
     });
     const before = await eventually("load before the kill", progress, (p) => p.clicks >= 300 && p.events >= 600 && p.pairs >= 2);
     killedAt = Date.now();
@@ -289,10 +319,14 @@ describe("two instances behind a load balancer", () => {
       (n) => n >= 20,
     );
     await b.start(); // the same DATA_DIR: its spool replays what it had accepted
+    expect((await call(a, "PATCH", `/public-api/v1/links/${doomedLink.id}`, { key: s.key, json: { is_active: false } })).status).toBe(200);
+    deactivatedAt = performance.now();
+    expect((await call(a, "DELETE", `/admin/v1/accounts/${s.accountId}/keys/${doomedKey.id}`, { admin: true })).status).toBe(200);
+    revokedAt = performance.now();
     await eventually(
       "load after the restart",
       progress,
-      (p) => p.clicks >= before.clicks + 300 && p.events >= before.events + 600 && p.pairs >= before.pairs + 2,
+      (p) => p.clicks >= before.clicks + 300 && p.events >= before.events + 600 && p.pairs >= before.pairs + 2 && p.probes >= 10,
     );
     running = false;
     await Promise.all(load);
@@ -300,6 +334,8 @@ describe("two instances behind a load balancer", () => {
     expect(answeredClicks.size).toBeGreaterThan(200);
     expect(acceptedVisitors.size).toBeGreaterThan(500);
     expect(refusedWhileDown).toBeGreaterThan(0); // the kill did hit traffic
+    expect(probesAfterChange).toBeGreaterThanOrEqual(10);
+    expect(servedAfterChange).toEqual([]); // revoked and deactivated on A: refused by both at once, under load
 
     // Webhooks: every delivery reaches `delivered` (those B had leased when it died are retried once
     // their lease runs out: at-least-once, documented).
