@@ -232,12 +232,21 @@ describe("errors as a server reports them", () => {
   });
 });
 
-test("runs on its own: --user/--password required of clients, /ping, and SIGTERM ends it cleanly", async () => {
-  const own = await spawnClickhouseHttp({ path: mkdtempSync(join(tmpdir(), "svc-ch-own-")), user: "svc", password: "s3cret" });
+test("runs on its own: --user/--password required of clients, --setting as the default profile, /ping, and SIGTERM ends it cleanly", async () => {
+  const own = await spawnClickhouseHttp({
+    path: mkdtempSync(join(tmpdir(), "svc-ch-own-")),
+    user: "svc",
+    password: "s3cret",
+    profile: { output_format_json_quote_64bit_integers: "1" }, // a server before 25.8
+  });
   expect(own.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(await (await fetch(`${own.url}/ping`)).text()).toBe("Ok.\n");
   const good = createClient({ url: own.url, username: "svc", password: "s3cret" });
   expect((await good.ping({ select: true })).success).toBe(true);
+  const big = async (settings = {}) =>
+    (await (await good.query({ query: "SELECT toUInt64(7) AS n", format: "JSONEachRow", clickhouse_settings: settings })).json())[0];
+  expect(await big()).toEqual({ n: "7" });
+  expect(await big({ output_format_json_quote_64bit_integers: 0 })).toEqual({ n: 7 });
   const bad = createClient({ url: own.url, username: "svc", password: "wrong", ...quiet });
   const err = await bad.query({ query: "SELECT 1" }).catch((e) => e);
   expect(err.type).toBe("AUTHENTICATION_FAILED");
