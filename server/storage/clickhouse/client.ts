@@ -63,7 +63,14 @@ export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhous
 export const SERVER_INSERT_SETTINGS = { async_insert: 0, wait_end_of_query: 1, insert_deduplicate: 1 } as const;
 
 function openHttp(opts: ClickhouseOptions): Clickhouse {
-  const client = createClient({ url: opts.url, username: opts.user, password: opts.password, request_timeout: 30_000 });
+  const client = createClient({
+    url: opts.url,
+    username: opts.user,
+    password: opts.password,
+    request_timeout: 30_000,
+    // Parameters past 4 KB go in a multipart body: proxies refuse long URLs (a server takes 1 MiB).
+    use_multipart_params_auto: true,
+  });
   return wrap(client, "http", opts);
 }
 
