@@ -251,6 +251,19 @@ test("runs on its own: --user/--password required of clients, --setting as the d
   const err = await bad.query({ query: "SELECT 1" }).catch((e) => e);
   expect(err.type).toBe("AUTHENTICATION_FAILED");
   await Promise.all([good.close(), bad.close()]);
+  // SIGTERM while a client is halfway through sending a request (the server has read its headers: it
+  // answered `Expect: 100-continue`): the process still ends.
+  let continued: () => void;
+  const headersRead = new Promise<void>((resolve) => (continued = resolve));
+  const half = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(own.url).port),
+    socket: { data: (_socket, bytes) => void (bytes.toString().startsWith("HTTP/1.1 100") && continued()) },
+  });
+  half.write("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n");
+  await headersRead;
+  half.write("SELECT");
   own.process.kill("SIGTERM");
   expect(await own.process.exited).toBe(0);
-});
+  half.end();
+}, 60_000);

@@ -91,8 +91,11 @@ export function startClickhouseHttp(opts: ClickhouseHttpOptions): ClickhouseHttp
     url: `http://${server.hostname}:${server.port}`,
     engine,
     async stop() {
-      await server.stop();
+      const drained = server.stop(); // no new connections; the requests in flight go on
       await engine.idle();
+      // Their answers get a moment to leave; idle keep-alive connections would hold `drained` open for good.
+      await Promise.race([drained, Bun.sleep(1_000)]);
+      await server.stop(true);
       engine.close();
     },
   };
