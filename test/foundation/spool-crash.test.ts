@@ -2,12 +2,15 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childEnv, freshClickhouseDatabase, testClickhouseUrl } from "../helpers/stores";
 
 const WRITER = join(import.meta.dir, "..", "fixtures", "spool-writer.ts");
+// The writer's ClickHouse: embedded in its directory, or the servers pass's server (one database for every run).
+const writerEnv = childEnv(testClickhouseUrl ? { CLICKHOUSE_URL: testClickhouseUrl, CLICKHOUSE_DATABASE: freshClickhouseDatabase() } : {});
 
 /** Runs the writer until `ms` after its first acknowledgement, then SIGKILLs it; returns the last acknowledged sequence number. */
 async function runAndKill(dir: string, start: number, ms: number): Promise<number> {
-  const child = Bun.spawn([process.execPath, WRITER, dir, "write", String(start)], { stdout: "pipe", stderr: "inherit" });
+  const child = Bun.spawn([process.execPath, WRITER, dir, "write", String(start)], { env: writerEnv, stdout: "pipe", stderr: "inherit" });
   let acked = start;
   let buffer = "";
   const reader = (async () => {
@@ -41,7 +44,7 @@ test("kill -9 in the middle of a stream of appends: every acknowledged record is
     ids.add(JSON.parse(readFileSync(join(dir, "spool", "spool-id.json"), "utf8")).id);
   }
   expect(ids.size).toBe(1); // every replay sends the tokens of the same spool id
-  const counted = Bun.spawnSync([process.execPath, WRITER, dir, "count", JSON.stringify(ranges)], { stderr: "inherit" });
+  const counted = Bun.spawnSync([process.execPath, WRITER, dir, "count", JSON.stringify(ranges)], { env: writerEnv, stderr: "inherit" });
   const { rows, distinct, present } = JSON.parse(counted.stdout.toString().trim().split("\n").pop()!);
   expect(rows).toBe(distinct); // nothing twice
   expect(present).toEqual(ranges.map(([lo, hi]) => hi - lo + 1)); // every acknowledged record

@@ -41,13 +41,16 @@ export async function freshRedisUrl(): Promise<string | undefined> {
 }
 
 /**
- * The variables a service started as a child process needs for this pass's shared stores: ClickHouse over
- * HTTP in a fresh database, and Redis (Postgres comes from preparePostgres). Empty in the embedded pass.
+ * The variables a service started as a child process needs for this pass's stores: DATABASE_URL when
+ * preparePostgres gave one, ClickHouse over HTTP in a fresh database, and Redis, but only beside a Postgres
+ * server (REDIS_URL next to embedded Postgres is the shape of several instances each with its own data).
+ * Empty in the embedded pass.
  */
-export async function sharedStoresEnv(): Promise<Record<string, string>> {
+export async function sharedStoresEnv(databaseUrl?: string): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
   if (testClickhouseUrl) Object.assign(env, { CLICKHOUSE_URL: testClickhouseUrl, CLICKHOUSE_DATABASE: freshClickhouseDatabase() });
-  const redisUrl = await freshRedisUrl();
+  const redisUrl = databaseUrl ? await freshRedisUrl() : undefined;
   // With REDIS_URL the service takes itself for one of several instances and needs APP_SECRET set.
   if (redisUrl) Object.assign(env, { REDIS_URL: redisUrl, APP_SECRET: "test-app-secret-0123456789abcdef0123" });
   return env;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { childEnv, preparePostgres, sharedStoresEnv } from "../helpers/stores";
 
 const ADMIN = "crash-test-admin-token-0123456789";
 const dataDir = mkdtempSync(join(tmpdir(), "svc-crash-"));
@@ -22,18 +23,22 @@ function freePort(): number {
   return p;
 }
 
+// The stores every restart shares: Postgres, ClickHouse and Redis servers in the servers passes, else embedded.
+let stores: Promise<Record<string, string>> | undefined;
+const storesEnv = () => (stores ??= preparePostgres(dataDir).then(sharedStoresEnv));
+
 async function startServer(): Promise<void> {
   port ||= freePort();
   child = Bun.spawn([process.execPath, "server/main.ts"], {
-    env: {
-      ...process.env,
+    env: childEnv({
+      ...(await storesEnv()),
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: "127.0.0.1",
       ADMIN_TOKEN: ADMIN,
       LOG_LEVEL: "error",
       SPOOL_FLUSH_MS: "100",
-    },
+    }),
     stdout: "ignore",
     stderr: "inherit",
   });

@@ -232,16 +232,38 @@ describe("errors as a server reports them", () => {
   });
 });
 
-test("runs on its own: --user/--password required of clients, /ping, and SIGTERM ends it cleanly", async () => {
-  const own = await spawnClickhouseHttp({ path: mkdtempSync(join(tmpdir(), "svc-ch-own-")), user: "svc", password: "s3cret" });
+test("runs on its own: --user/--password required of clients, --setting as the default profile, /ping, and SIGTERM ends it cleanly", async () => {
+  const own = await spawnClickhouseHttp({
+    path: mkdtempSync(join(tmpdir(), "svc-ch-own-")),
+    user: "svc",
+    password: "s3cret",
+    profile: { output_format_json_quote_64bit_integers: "1" }, // a server before 25.8
+  });
   expect(own.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(await (await fetch(`${own.url}/ping`)).text()).toBe("Ok.\n");
   const good = createClient({ url: own.url, username: "svc", password: "s3cret" });
   expect((await good.ping({ select: true })).success).toBe(true);
+  const big = async (settings = {}) =>
+    (await (await good.query({ query: "SELECT toUInt64(7) AS n", format: "JSONEachRow", clickhouse_settings: settings })).json())[0];
+  expect(await big()).toEqual({ n: "7" });
+  expect(await big({ output_format_json_quote_64bit_integers: 0 })).toEqual({ n: 7 });
   const bad = createClient({ url: own.url, username: "svc", password: "wrong", ...quiet });
   const err = await bad.query({ query: "SELECT 1" }).catch((e) => e);
   expect(err.type).toBe("AUTHENTICATION_FAILED");
   await Promise.all([good.close(), bad.close()]);
+  // SIGTERM while a client is halfway through sending a request (the server has read its headers: it
+  // answered `Expect: 100-continue`): the process still ends.
+  let continued: () => void;
+  const headersRead = new Promise<void>((resolve) => (continued = resolve));
+  const half = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(own.url).port),
+    socket: { data: (_socket, bytes) => void (bytes.toString().startsWith("HTTP/1.1 100") && continued()) },
+  });
+  half.write("POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n");
+  await headersRead;
+  half.write("SELECT");
   own.process.kill("SIGTERM");
   expect(await own.process.exited).toBe(0);
-});
+  half.end();
+}, 60_000);

@@ -73,6 +73,8 @@ function openHttp(opts: ClickhouseOptions): Clickhouse {
     password: opts.password,
     request_timeout: 30_000,
     clickhouse_settings: opts.cluster ? { ...CLUSTER_SETTINGS } : undefined,
+    // Parameters past 4 KB go in a multipart body: proxies refuse long URLs (a server takes 1 MiB).
+    use_multipart_params_auto: true,
   });
   return wrap(client, "http", opts);
 }

@@ -48,7 +48,12 @@ const UNSUPPORTED: Record<string, string> = {
 /** Statements a read-only request (GET, or readonly=1) may run. */
 const READ_KEYWORDS = new Set(["SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXISTS", "EXPLAIN", "SET", "USE"]);
 
-export async function parseRequest(req: Request, url: URL, credentials: Credentials): Promise<ParsedRequest> {
+export async function parseRequest(
+  req: Request,
+  url: URL,
+  credentials: Credentials,
+  profile: Record<string, string>,
+): Promise<ParsedRequest> {
   checkCredentials(req, url, credentials);
   const params = new Map(url.searchParams);
   let body = decompress(Buffer.from(await req.arrayBuffer()), req.headers.get("content-encoding"));
@@ -78,6 +83,7 @@ export async function parseRequest(req: Request, url: URL, credentials: Credenti
     if (name.startsWith("param_")) bound[name.slice(6)] = value;
     else if (!RESERVED.has(name) && !(name in UNSUPPORTED)) settings.push([name, value]);
   }
+  for (const [name, value] of Object.entries(profile)) if (!params.has(name)) settings.push([name, value]);
   // An INSERT over HTTP with an empty body stores nothing and succeeds (chDB, like clickhouse-client, refuses it).
   if (data?.length === 0 && !params.has("throw_if_no_data_to_insert")) settings.push(["throw_if_no_data_to_insert", "0"]);
   const compression = params.get("enable_http_compression");

@@ -12,6 +12,8 @@ export interface ClickhouseHttpOptions {
   /** chDB's data directory. */
   path: string;
   credentials?: Credentials;
+  /** Settings every request gets unless it sets them itself, like a server's default profile. */
+  profile?: Record<string, string>;
 }
 
 export interface ClickhouseHttpServer {
@@ -48,7 +50,7 @@ export function startClickhouseHttp(opts: ClickhouseHttpOptions): ClickhouseHttp
         });
       let parsed: ParsedRequest | undefined;
       try {
-        parsed = await parseRequest(req, url, credentials);
+        parsed = await parseRequest(req, url, credentials, opts.profile ?? {});
         return answer(parsed, await engine.run(parsed.engine));
       } catch (err) {
         const e = err instanceof ClickhouseException ? err : ClickhouseException.fromEngine(err);
@@ -89,8 +91,11 @@ export function startClickhouseHttp(opts: ClickhouseHttpOptions): ClickhouseHttp
     url: `http://${server.hostname}:${server.port}`,
     engine,
     async stop() {
-      await server.stop();
+      const drained = server.stop(); // no new connections; the requests in flight go on
       await engine.idle();
+      // Their answers get a moment to leave; idle keep-alive connections would hold `drained` open for good.
+      await Promise.race([drained, Bun.sleep(1_000)]);
+      await server.stop(true);
       engine.close();
     },
   };

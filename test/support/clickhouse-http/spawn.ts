@@ -12,9 +12,15 @@ export interface ClickhouseHttpProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnClickhouseHttp(opts: { path: string; user?: string; password?: string }): Promise<ClickhouseHttpProcess> {
+export async function spawnClickhouseHttp(opts: {
+  path: string;
+  user?: string;
+  password?: string;
+  profile?: Record<string, string>;
+}): Promise<ClickhouseHttpProcess> {
   const args = ["--port", "0", "--path", opts.path];
   if (opts.user !== undefined) args.push("--user", opts.user, "--password", opts.password ?? "");
+  for (const [name, value] of Object.entries(opts.profile ?? {})) args.push("--setting", `${name}=${value}`);
   const child = Bun.spawn([process.execPath, ENTRY, ...args], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", TZ: "UTC" },
     stdout: "pipe",
