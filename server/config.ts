@@ -125,8 +125,51 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
     mailFrom: e.MAIL_FROM ?? `svc <no-reply@${new URL(baseUrl).hostname}>`,
     ...overrides,
   };
+  if (config.clickhouse.cluster && !config.clickhouse.url) {
+    throw new ConfigError(
+      `CLICKHOUSE_CLUSTER=${config.clickhouse.cluster} needs CLICKHOUSE_URL: a cluster is reached over HTTP, the embedded ClickHouse has no cluster`,
+    );
+  }
   if (!config.appSecret) config.appSecret = readOrCreateAppSecret(config.dataDir);
   return Object.freeze(config);
+}
+
+/**
+ * A configuration that looks like one of several instances (REDIS_URL set: it exists to share rate limits,
+ * idempotency keys and usage counters) but keeps something per instance. Errors stop start-up (main.ts;
+ * not in loadConfig, since tests wire shared stores in-process); warnings are logged.
+ * One instance on a Postgres server with embedded ClickHouse (no REDIS_URL) is a legitimate setup.
+ */
+export function multiInstanceCheck(
+  config: Config,
+  env: Record<string, string | undefined> = Bun.env,
+): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (!config.redisUrl) return { errors, warnings };
+  const embedded = [
+    ...(config.databaseUrl ? [] : ["Postgres (DATABASE_URL is unset)"]),
+    ...(config.clickhouse.url ? [] : ["ClickHouse (CLICKHOUSE_URL is unset)"]),
+  ];
+  if (embedded.length) {
+    errors.push(
+      `REDIS_URL is set, which is for several instances sharing their stores, but ${embedded.join(" and ")} ` +
+        `${embedded.length > 1 ? "are" : "is"} embedded in DATA_DIR: each instance would keep its own data. ` +
+        "Set DATABASE_URL and CLICKHOUSE_URL to servers every instance shares, or unset REDIS_URL to run one instance.",
+    );
+  }
+  if (!env.APP_SECRET) {
+    errors.push(
+      "REDIS_URL is set (several instances) but APP_SECRET is not: each instance would generate its own into DATA_DIR, " +
+        "so webhook secrets stored by one could not be read by another and visitor hashes would differ. Give every instance the same APP_SECRET.",
+    );
+  }
+  if (!config.s3Bucket) {
+    warnings.push(
+      "REDIS_URL is set (several instances) but S3_BUCKET is not: uploaded OG images stay on the disk of the instance that took them.",
+    );
+  }
+  return { errors, warnings };
 }
 
 /** APP_SECRET defaults to a random value generated once into DATA_DIR (mode 0600). */

@@ -1,11 +1,14 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
-import { loadConfig, ConfigError } from "./config";
+import { loadConfig, ConfigError, multiInstanceCheck } from "./config";
 import { openRuntime } from "./runtime";
 import { serveApp } from "./http/serve";
 
 let config;
 try {
   config = loadConfig();
+  const { errors, warnings } = multiInstanceCheck(config);
+  if (errors.length) throw new ConfigError(errors.join("\n"));
+  for (const msg of warnings) console.log(JSON.stringify({ time: new Date().toISOString(), level: "warn", msg }));
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(err.message);

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import type { Config } from "./config";
 import { createApp, type AppDeps } from "./app";
 import { openPostgres } from "./storage/postgres/client";
+import { withAdvisoryLock } from "./storage/postgres/migrate";
 import { openClickhouse } from "./storage/clickhouse/client";
 import { openKv } from "./storage/kv";
 import { createMetrics } from "./http/metrics";
@@ -23,6 +24,8 @@ import { DomainHostCache } from "./domains/host-cache";
 import { ClickLimiter } from "./links/click-limit";
 import { resolveTxt } from "node:dns/promises";
 
+const CLICKHOUSE_MIGRATION_LOCK_ID = 727_002; // arbitrary, constant for this application
+
 export interface Runtime {
   deps: AppDeps;
   app: ReturnType<typeof createApp>;
@@ -42,7 +45,12 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const logger = createLogger(config.logLevel);
   const metrics = createMetrics();
   const pg = await openPostgres({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const ch = await openClickhouse({ ...config.clickhouse, dataDir: config.dataDir, sharedClient: opts.sharedClickhouse });
+  const ch = await openClickhouse({
+    ...config.clickhouse,
+    dataDir: config.dataDir,
+    sharedClient: opts.sharedClickhouse,
+    migrationLock: (fn) => withAdvisoryLock(pg, CLICKHOUSE_MIGRATION_LOCK_ID, fn),
+  });
   const kv = openKv(config.redisUrl);
   const keys = await createKeyResolver(pg);
   const journeySinks = createJourneySinks(ch);

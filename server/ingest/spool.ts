@@ -5,8 +5,9 @@
 // fsync); `appendSoon` (the redirect path) resolves once written, sharing one write per event-loop
 // turn, and a timer fsyncs. The flusher reads from
 // the checkpoint, records its intent (byte range) before inserting, and inserts with a
-// deduplication token derived from that range: a replay after a crash re-sends the identical
-// range with the identical token, which ClickHouse drops as a duplicate.
+// deduplication token derived from that range and the spool's own id (spool-identity.ts): a replay
+// after a crash re-sends the identical range with the identical token, which ClickHouse drops as a
+// duplicate, and no other spool ever sends that token.
 import {
   closeSync,
   existsSync,
@@ -24,6 +25,7 @@ import {
 } from "node:fs";
 import { open, rename } from "node:fs/promises";
 import { join } from "node:path";
+import { chunkToken, readOrCreateSpoolIdentity, type SpoolIdentity } from "./spool-identity";
 
 export interface SpoolOptions<T> {
   dir: string;
@@ -93,6 +95,7 @@ export class Spool<T> {
   private closed = false;
   /** The pending chunk found at start-up, if any: its insert may or may not have landed. */
   private uncertain: Checkpoint["pending"] = null;
+  private identity!: SpoolIdentity;
   /** flushedBytes + unflushedBytes = every byte written to the log, this process's and recovered. */
   readonly stats = { appendedRecords: 0, flushedRecords: 0, flushedBytes: 0, flushErrors: 0 };
   /** The end of the log as this process found it at start-up. */
@@ -109,6 +112,10 @@ export class Spool<T> {
 
   get name() {
     return this.opts.name;
+  }
+  /** The random id in every chunk token of this directory. */
+  get id() {
+    return this.identity.id;
   }
   get unflushedBytes() {
     return this.unflushed;
@@ -282,6 +289,7 @@ export class Spool<T> {
     const cpPath = join(this.opts.dir, "checkpoint.json");
     if (existsSync(cpPath)) this.checkpoint = JSON.parse(readFileSync(cpPath, "utf8"));
     this.uncertain = this.checkpoint.pending;
+    this.identity = readOrCreateSpoolIdentity(this.opts.dir, this.checkpoint.pending);
     const segments = readdirSync(this.opts.dir)
       .map((f) => SEGMENT_RE.exec(f)?.[1])
       .filter((s): s is string => !!s)
@@ -337,7 +345,7 @@ export class Spool<T> {
       const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
       if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
-      let token = `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`;
+      let token = chunkToken(this.opts.name, this.identity, chunk);
       let stored = 0;
       try {
         const uncertain =

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../../server/runtime";
-import { preparePostgres, sharedChdb } from "./stores";
+import { freshClickhouseDatabase, freshRedisUrl, preparePostgres, sharedChdb, testClickhouseUrl } from "./stores";
 import { serveApp } from "../../server/http/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
@@ -39,19 +39,24 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
   const databaseUrl = await preparePostgres(dataDir);
+  const redisUrl = env.REDIS_URL ? undefined : await freshRedisUrl();
   const config = loadConfig(
     {
       DATA_DIR: dataDir,
       ADMIN_TOKEN,
       LOG_LEVEL: "error",
       BASE_URL: "http://127.0.0.1:3000",
-      CLICKHOUSE_DATABASE: `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
+      CLICKHOUSE_DATABASE: freshClickhouseDatabase(),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(testClickhouseUrl ? { CLICKHOUSE_URL: testClickhouseUrl } : {}),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
       ...env,
     },
     overrides,
   );
-  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse: await sharedChdb() });
+  // Embedded, every app of the process shares one chDB (one directory per process); over HTTP each has its client.
+  const sharedClickhouse = config.clickhouse.url ? undefined : await sharedChdb();
+  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse });
   // The documents this app serves, read once (the admin one only while the admin API is on).
   let checkers: Promise<ContractChecker[]> | undefined;
   const contract = () =>
@@ -82,13 +87,7 @@ export async function createTestApp(
     return res;
   };
   const call = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
-    const res = await request(path, init);
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, headers: res.headers, body };
+    return parsed(await request(path, init));
   };
   const admin = (method: string, path: string, json?: unknown) =>
     call(`/admin/v1${path}`, { method, json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -114,6 +113,16 @@ export async function createTestApp(
     },
     close: () => runtime.close(),
   };
+}
+
+/** Status, headers and the body as JSON (or text when it is not JSON). */
+export async function parsed(res: Response): Promise<{ status: number; headers: Headers; body: any }> {
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, headers: res.headers, body };
 }
 
 /** A real HTTP server of ours on a loopback port, for tests about HTTP itself. */

@@ -1,9 +1,11 @@
-// Our server as a child process (server/main.ts, embedded PGlite and chDB in its own DATA_DIR), for
-// tests that kill it with SIGKILL and start it again on the same port and data.
+// Our server as a child process (server/main.ts in its own DATA_DIR: embedded stores, or in the servers
+// passes of CI the Postgres, Redis and ClickHouse servers), for tests that kill it with SIGKILL and start
+// it again on the same port and data.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { childEnv, preparePostgres, sharedStoresEnv } from "./stores";
 
 export const ADMIN = "crash-admin-token-0123456789";
 const ROOT = join(import.meta.dir, "..", "..");
@@ -31,6 +33,8 @@ export function serverProcess(env: Record<string, string> = {}): ServerProcess {
   const port = freePort();
   let child: Subprocess | null = null;
   const url = `http://127.0.0.1:${port}`;
+  // The stores every restart shares: made once, on the first start.
+  let stores: Promise<Record<string, string>> | undefined;
   return {
     url,
     dataDir,
@@ -38,9 +42,8 @@ export function serverProcess(env: Record<string, string> = {}): ServerProcess {
       child = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
         cwd: ROOT,
         // An explicit, minimal environment: nothing of the developer's leaks in.
-        env: {
-          PATH: "/usr/local/bin:/usr/bin:/bin",
-          TZ: "UTC",
+        env: childEnv({
+          ...(await (stores ??= preparePostgres(dataDir).then(sharedStoresEnv))),
           DATA_DIR: dataDir,
           PORT: String(port),
           HOST: "127.0.0.1",
@@ -48,7 +51,7 @@ export function serverProcess(env: Record<string, string> = {}): ServerProcess {
           LOG_LEVEL: "error",
           SPOOL_FLUSH_MS: "100",
           ...env,
-        },
+        }),
         stdout: "ignore",
         stderr: "inherit",
       });
