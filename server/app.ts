@@ -11,6 +11,7 @@ import type { CachedKeyResolver } from "./accounts/api-keys";
 import type { Streams } from "./ingest/streams";
 import type { LinkCache } from "./links/cache";
 import type { DomainHostCache } from "./domains/host-cache";
+import type { OutboundPolicy } from "./net/outbound";
 import { httpPlumbing } from "./http/plumbing";
 import { readCors } from "./http/read-cors";
 import { authPlugin } from "./http/auth";
@@ -31,6 +32,8 @@ export interface AppDeps {
   domainCache: DomainHostCache;
   /** TXT lookups for domain verification (injectable so tests can answer them). */
   resolveTxt: (name: string) => Promise<string[][]>;
+  /** The guard of server-side fetches (webhooks, destination metadata). */
+  outbound: OutboundPolicy;
 }
 
 export type FeatureDeps = AppDeps & { auth: ReturnType<typeof authPlugin> };

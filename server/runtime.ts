@@ -18,6 +18,7 @@ import { FEATURES } from "./features";
 import { LinkCache } from "./links/cache";
 import { DomainHostCache } from "./domains/host-cache";
 import { resolveTxt } from "node:dns/promises";
+import type { OutboundPolicy } from "./net/outbound";
 
 export interface Runtime {
   deps: AppDeps;
@@ -30,6 +31,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   sharedClickhouse?: ClickHouseClient;
   resolveTxt?: AppDeps["resolveTxt"];
+  /** DNS answers and what counts as private for outbound fetches (tests stand loopback sites in for public ones). */
+  outbound?: Omit<OutboundPolicy, "allowPrivate">;
 }
 
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -81,6 +84,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     linkCache,
     domainCache,
     resolveTxt: opts.resolveTxt ?? resolveTxt,
+    outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
   };
   const app = createApp(deps);
   const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
