@@ -25,6 +25,8 @@ export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; admin
       .onRequest(({ request }) => {
         if (isUnder(pathOf(request.url), ADMIN_PREFIX)) checkBearer(deps.adminToken, request.headers.get("authorization"));
       })
+      // And on every admin route itself, whatever path led to it (the check above goes by the path).
+      .onTransform(({ request }) => checkBearer(deps.adminToken, request.headers.get("authorization")))
       .post("/accounts", async ({ body }) => new Envelope(await service.createAccount(pg, body), 201), {
         body: m.CreateAccountBody,
         detail: detail(),

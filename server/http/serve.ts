@@ -4,11 +4,8 @@
 import type { Server } from "bun";
 import type { Runtime } from "../runtime";
 import { createFastRedirect } from "../redirect/fast-path";
-import { AppError } from "../errors";
-import { errorBody } from "./envelope";
 import { describeError, internalErrorAnswer } from "./error-mapping";
-import { beginRequest, rememberPeer } from "./request-context";
-import { readCapped } from "../net/outbound";
+import { bodyRefusal, needsRebuild, rebuildRequest } from "./incoming";
 import type { Logger } from "./logger";
 
 /** Largest request body we read; above it 413 PAYLOAD_TOO_LARGE in the envelope. */
@@ -22,13 +19,16 @@ export function serveApp(runtime: Runtime, opts: { port: number; hostname: strin
   const toApp = (request: Request, srv: Server<unknown>): Response | Promise<Response> => {
     const refusal = bodyRefusal(request, maxBody);
     if (refusal) return refusal;
-    if (hasStreamedBody(request)) return bufferStreamedBody(request, srv, maxBody).then((r) => (r instanceof Response ? r : app.fetch(r)));
+    if (needsRebuild(request)) return rebuildRequest(request, srv, maxBody).then((r) => (r instanceof Response ? r : app.fetch(r)));
     return app.fetch(request);
   };
   const server = Bun.serve({
     port: opts.port,
     hostname: opts.hostname,
     development: false,
+    // Bun closes a connection after 10 s without a byte by default, cutting off a bulk create (up to
+    // BULK_TIMEOUT_MS) or a test delivery to a slow receiver (up to 10 s) before its answer.
+    idleTimeout: Math.min(255, Math.ceil(runtime.deps.config.bulkTimeoutMs / 1000) + 10),
     // Bun would answer a bare 413 above its own limit: the limit is ours (bodyRefusal), in the envelope.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     fetch: (request, srv) => fast(request, srv) ?? toApp(request, srv),
@@ -49,56 +49,4 @@ function lastResort(logger: Logger, error: unknown): Response {
   }
   const answer = internalErrorAnswer(requestId);
   return Response.json(answer.body, { status: answer.status, headers: answer.headers });
-}
-
-const errorResponse = (request: Request, error: AppError) => {
-  const id = beginRequest(request).id;
-  return Response.json(errorBody(id, error), { status: error.status, headers: { "x-request-id": id } });
-};
-
-const tooLarge = (max: number) => new AppError("PAYLOAD_TOO_LARGE", `The request body must be at most ${max} bytes`, { max_bytes: max });
-
-/** 413 before reading a body whose declared length is over the limit. */
-function bodyRefusal(request: Request, max: number): Response | null {
-  if (request.method === "GET" || request.method === "HEAD") return null;
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > max) return errorResponse(request, tooLarge(max));
-  return null;
-}
-
-const hasStreamedBody = (request: Request) =>
-  request.method !== "GET" && request.method !== "HEAD" && request.body !== null && !request.headers.has("content-length");
-
-/**
- * A chunked body has no declared length: read it here, up to the limit, and hand the app a request
- * holding the bytes (with the peer's address, which a new Request does not carry).
- */
-async function bufferStreamedBody(request: Request, srv: Server<unknown>, max: number): Promise<Request | Response> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readCapped(new Response(request.body), max + 1);
-  } catch {
-    return errorResponse(
-      request,
-      new AppError("VALIDATION_ERROR", "body: the request body could not be read", {
-        fields: [{ field: "body", message: "could not be read" }],
-      }),
-    );
-  }
-  if (bytes.length > max) return errorResponse(request, tooLarge(max));
-  let copy: Request;
-  try {
-    copy = new Request(request.url, { method: request.method, headers: request.headers, body: bytes as BodyInit });
-  } catch {
-    // Bun gives a path alone for a Host header that is not a host; a Request needs a whole URL.
-    return errorResponse(
-      request,
-      new AppError("VALIDATION_ERROR", "header.host: is not a valid host", {
-        fields: [{ field: "header.host", message: "is not a valid host" }],
-      }),
-    );
-  }
-  const peer = srv.requestIP(request)?.address;
-  if (peer) rememberPeer(copy, peer);
-  return copy;
 }

@@ -55,6 +55,63 @@ describe("1. a Host header that is not a host", () => {
   }
 });
 
+describe("a short or invalid Host never changes which route runs (admin API without its token)", () => {
+  // Elysia reads the path from index 11 of the URL on, which Bun builds from the Host header.
+  const attempts: [string, string][] = [
+    ["a", "/abc/admin/v1/accounts"],
+    ["a.b", "/ab/admin/v1/accounts"],
+    ["[", "/abcd/admin/v1/accounts"],
+    ["", "/abcdefghij/admin/v1/accounts"],
+    ["a@b", "/abcdefghij/admin/v1/accounts"],
+  ];
+  for (const [host, target] of attempts) {
+    test(`Host: ${JSON.stringify(host)}, POST ${target}: no account is created`, async () => {
+      const body = Buffer.from(JSON.stringify({ name: "intruder", tier: "scale" }));
+      const res = await sendRaw(
+        port,
+        encodeRequest({
+          method: "POST",
+          target,
+          headers: [
+            ["Host", host],
+            ["Content-Type", "application/json"],
+          ],
+          body,
+        }),
+      );
+      expect(res.status).toBe(404);
+      expect(JSON.parse(res.body).error.code).toBe("NOT_FOUND");
+    });
+  }
+
+  test("the same short host still reaches the route its path names", async () => {
+    const res = await sendRaw(
+      port,
+      encodeRequest({
+        method: "GET",
+        target: `${P}/links`,
+        headers: [
+          ["Host", "a"],
+          ["X-API-Key", key],
+        ],
+      }),
+    );
+    expect(res.status).toBe(200);
+  });
+
+  test("an admin route checks the token itself, whatever path led to it", async () => {
+    // In-process, Elysia misreads this URL's path as /admin/v1/accounts; the path check sees /abc/….
+    const res = await t.runtime.app.handle(
+      new Request("http://a/abc/admin/v1/accounts", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "intruder", tier: "scale" }),
+      }),
+    );
+    expect(res.status).toBe(401);
+  });
+});
+
 describe("2. an error inside the error handler", () => {
   test("GET /links?tags= over 1,000 characters is a 400 naming query.tags, in JSON", async () => {
     const res = await fetch(`${server.url}${P}/links?tags=${"a".repeat(1200)}`, { headers: { "x-api-key": key } });
