@@ -261,8 +261,8 @@ function checkAnswer(c: Case, headBytes: number, res: RawResponse) {
   expect(requestId, `${label}: no X-Request-Id (not answered by us)`).toBeString();
   if (res.status < 400) return;
   if (type.includes("text/html")) {
-    // Only the redirect's own pages (unknown, expired, password) are HTML, and only on /{code}.
-    expect(c.route.path, label).toBe("/{code}");
+    // Only the redirect's own pages (unknown, expired, password) are HTML: on /{code}, any one-segment path.
+    expect(c.target, label).toMatch(/^\/[^/?]*(\?|$)/);
     return;
   }
   if (c.method === "HEAD") return; // no body

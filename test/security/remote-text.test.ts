@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { startReceiver } from "../webhooks/receiver";
+import { extractMetadata } from "../../server/links/metadata";
 
 const P = "/public-api/v1";
 let t: TestApp;
@@ -37,6 +38,13 @@ const createFor = async (path: string, page: () => Response) => {
 };
 
 describe("destination metadata", () => {
+  // With a subscriber, link.created carries the page's text into a jsonb payload in the same transaction
+  // as the link: jsonb refuses what text would have silently replaced, so this is where it shows.
+  beforeAll(async () => {
+    const hook = await t.call(`${P}/webhooks`, { method: "POST", key, json: { url: "https://93.184.215.14/h", events: ["link.created"] } });
+    expect(hook.status).toBe(201);
+  });
+
   test("a <title> with a NUL byte is stored with U+FFFD; the create does not fail", async () => {
     const link = await createFor("/nul", () => html("<title>Sale\u0000 today</title><meta name=description content='a\u0000b'>"));
     expect(link.title).toBe("Sale\uFFFD today");
@@ -67,6 +75,16 @@ describe("destination metadata", () => {
     }
     const good = await createFor("/img-good", () => html('<title>t</title><meta property="og:image" content="/pics/a.png">'));
     expect(good.og_image).toBe(`http://127.0.0.1:${site.port}/pics/a.png`);
+  });
+
+  test("extraction itself yields storable text (Postgres text would hide a lone surrogate as U+FFFD)", async () => {
+    const page = (head: string) => new TextEncoder().encode(`<html><head>${head}</head></html>`);
+    const base = new URL("https://example.com/");
+    const entity = await extractMetadata(page("<title>a&#xD800;b</title><meta name=description content='c\u0000d'>"), base);
+    expect(entity).toEqual({ title: "a\uFFFDb", description: "c\uFFFDd", image: undefined });
+    const cut = await extractMetadata(page(`<title>${"a".repeat(499)}😀😀</title>`), base);
+    expect(cut.title?.isWellFormed()).toBe(true);
+    expect(cut.title?.endsWith("\uFFFD")).toBe(true);
   });
 
   test("a title cut at 500 characters never leaves half a surrogate pair", async () => {
