@@ -3,12 +3,10 @@
 // 127.0.0.1 an internal service on the same port that must never be reached. Names are answered by the
 // test's resolver, so "DNS" can change its answer between the check and the connection.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { guardedFetch, OutboundRefused, type OutboundPolicy } from "../../server/net/outbound";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { isPrivateAddress } from "../../server/http/ip-allowlist";
+import { makeCertificate } from "../webhooks/receiver";
 
 const PUBLIC = "127.0.0.2";
 const INTERNAL = "127.0.0.1";
@@ -60,33 +58,7 @@ function rebinding(...answers: string[][]) {
 
 let certs: { good: { cert: string; key: string }; other: { cert: string; key: string } };
 beforeAll(() => {
-  const dir = mkdtempSync(join(tmpdir(), "svc-outbound-cert-"));
-  const make = (name: string) => {
-    const out = Bun.spawnSync(
-      [
-        "openssl",
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-subj",
-        `/CN=${name}`,
-        "-addext",
-        `subjectAltName=DNS:${name}`,
-        "-days",
-        "1",
-        "-keyout",
-        join(dir, `${name}.key`),
-        "-out",
-        join(dir, `${name}.pem`),
-      ],
-      { stderr: "pipe", env: { PATH: "/usr/bin:/bin" } },
-    );
-    if (out.exitCode !== 0) throw new Error(out.stderr.toString());
-    return { cert: readFileSync(join(dir, `${name}.pem`), "utf8"), key: readFileSync(join(dir, `${name}.key`), "utf8") };
-  };
-  certs = { good: make("rebind.test"), other: make("other.test") };
+  certs = { good: makeCertificate("rebind.test"), other: makeCertificate("other.test") };
 });
 
 describe("guardedFetch", () => {

@@ -5,6 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { preparePostgres } from "../helpers/stores";
+import { SCOPES } from "../../server/scopes";
 
 const ROOT = join(import.meta.dir, "..", "..");
 export const ADMIN_TOKEN = "hostile-suite-admin-token-0123456789";
@@ -74,19 +75,7 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
       const acc = await server.admin("POST", "/accounts", { name: "hostile", tier });
       const key = await server.admin("POST", `/accounts/${acc.body.data.id}/keys`, {
         name: "hostile",
-        scopes: [
-          "links:read",
-          "links:write",
-          "links:delete",
-          "analytics:read",
-          "domains:read",
-          "domains:write",
-          "webhooks:read",
-          "webhooks:write",
-          "journey:write",
-          "journey:read",
-          "conversions:read",
-        ],
+        scopes: [...SCOPES],
       });
       if (key.status !== 201) throw new Error(`key: ${JSON.stringify(key.body)}`);
       return { id: acc.body.data.id, key: key.body.data.key };
