@@ -2,6 +2,7 @@
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
 import type { JourneyEventWire } from "../../tracker/src/protocol";
+import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
 
 export const EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
@@ -11,6 +12,8 @@ export const MAX_PROPERTIES = 50;
 export const MAX_PROPERTIES_BYTES = 4096;
 export const MAX_PROPERTY_KEY = 64;
 export const MAX_PROPERTY_VALUE = 1024;
+/** How long a repeated X-Idempotency-Key is answered `already_processed`. */
+export const IDEMPOTENCY_WINDOW_MS = 300_000;
 
 const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
@@ -54,9 +57,10 @@ export const JourneyBatchSchema = t.Object(
 
 export type JourneyEvent = Static<typeof JourneyEventSchema>;
 
-// The tracker's wire type and this schema must describe the same object (STYLE.md example 9).
+// The tracker's and the event SDK's wire types and this schema must describe the same object.
 type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
 true satisfies Same<JourneyEvent, JourneyEventWire>;
+true satisfies Same<JourneyEvent, SdkJourneyEvent>;
 
 /** Friendlier messages than the schema engine's, by field name. */
 export const FIELD_MESSAGES: Record<string, string> = {

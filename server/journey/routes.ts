@@ -22,6 +22,7 @@ export function journeyRoutes(deps: FeatureDeps) {
     spool: deps.streams.journey,
     links: state.links,
     usage: state.usage,
+    journal: state.journal,
     admission: new IngestAdmission(deps.streams.journey, MAX_FLUSH_LAG_MS),
     metrics: deps.metrics,
     logger: deps.logger,
@@ -86,5 +87,8 @@ export function journeyRoutes(deps: FeatureDeps) {
 /** Background work: persists the monthly usage counters; the returned stop writes the last ones. */
 export function startJourney(deps: AppDeps) {
   const state = journeyState(deps);
-  return () => state.usage.stop();
+  return async () => {
+    await state.usage.stop();
+    state.journal?.close();
+  };
 }
