@@ -13,6 +13,7 @@ import type { DomainHostCache } from "./domains/host-cache";
 import type { SessionStore } from "./users/sessions";
 import type { Mailer } from "./mail/mailer";
 import type { ClickLimiter } from "./links/click-limit";
+import type { OutboundPolicy } from "./net/outbound";
 import { httpPlumbing } from "./http/plumbing";
 import { readCors } from "./http/read-cors";
 import { authPlugin } from "./http/auth";
@@ -41,6 +42,8 @@ export interface AppDeps {
   sessions: SessionStore;
   /** Outgoing email, when SMTP_URL is set. */
   mailer: Mailer | null;
+  /** The guard of server-side fetches (webhooks, destination metadata). */
+  outbound: OutboundPolicy;
 }
 
 export type FeatureDeps = AppDeps & { auth: ReturnType<typeof authPlugin> };

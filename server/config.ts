@@ -74,6 +74,15 @@ export class ConfigError extends Error {}
 
 const flag = (v: string | undefined) => v === "true" || v === "1";
 
+/**
+ * The server always runs in production mode: Elysia then builds terse validation errors (no echo of
+ * the whole input, no example value), and nothing can switch on a development error page. Elysia reads
+ * NODE_ENV once, when it is first imported, so main.ts calls this before importing it.
+ */
+export function useProductionMode(): void {
+  process.env.NODE_ENV = "production";
+}
+
 /** Reads and validates the environment; throws ConfigError naming the offending variable. */
 export function loadConfig(env: Record<string, string | undefined> = Bun.env, overrides: Partial<Config> = {}): Config {
   const picked: Record<string, string> = {};

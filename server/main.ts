@@ -1,7 +1,5 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
-import { loadConfig, ConfigError, multiInstanceCheck } from "./config";
-import { openRuntime } from "./runtime";
-import { serveApp } from "./http/serve";
+import { loadConfig, ConfigError, multiInstanceCheck, useProductionMode } from "./config";
 
 let config;
 try {
@@ -16,8 +14,14 @@ try {
   }
   throw err;
 }
+// Before Elysia is loaded: it reads NODE_ENV once, at import.
+useProductionMode();
+const { openRuntime } = await import("./runtime");
+const { serveApp } = await import("./http/serve");
+const { guardProcess } = await import("./process-guard");
 
 const runtime = await openRuntime(config);
+guardProcess(runtime.deps.logger);
 const server = serveApp(runtime, { port: config.port, hostname: config.host });
 console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.port }));
 if (runtime.devKeyPath) {

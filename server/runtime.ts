@@ -23,6 +23,7 @@ import { LinkCache } from "./links/cache";
 import { DomainHostCache } from "./domains/host-cache";
 import { ClickLimiter } from "./links/click-limit";
 import { resolveTxt } from "node:dns/promises";
+import type { OutboundPolicy } from "./net/outbound";
 
 const CLICKHOUSE_MIGRATION_LOCK_ID = 727_002; // arbitrary, constant for this application
 
@@ -39,6 +40,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   sharedClickhouse?: ClickHouseClient;
   resolveTxt?: AppDeps["resolveTxt"];
+  /** DNS answers and what counts as private for outbound fetches (tests stand loopback sites in for public ones). */
+  outbound?: Omit<OutboundPolicy, "allowPrivate">;
 }
 
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -106,6 +109,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       secure: config.baseUrl.startsWith("https://"),
     }),
     mailer: createMailer(config.smtpUrl, config.mailFrom),
+    outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
   };
   const app = createApp(deps);
   const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);

@@ -77,6 +77,7 @@ export function validateEvent(e: JourneyEvent, nowMs: number): void {
     if (typeof v !== "string" || v.length < min || v.length > max) {
       fail(name, min > 0 ? `is required: a string of ${min} to ${max} characters` : `must be a string of at most ${max} characters`);
     }
+    checkText(name, v as string, fail);
   }
   if (e.scroll_percent !== undefined && !inRange(e.scroll_percent, 0, 100)) fail("scroll_percent", "must be a number from 0 to 100");
   if (e.time_on_page !== undefined && !inRange(e.time_on_page, 0, 31_536_000)) {
@@ -114,14 +115,32 @@ function checkProperties(props: unknown, fail: (field: string, reason: string) =
   for (const key of entries) {
     const v = (props as Record<string, unknown>)[key];
     if (key.length === 0 || key.length > MAX_PROPERTY_KEY) fail("properties", `keys must be 1 to ${MAX_PROPERTY_KEY} characters`);
+    checkText("properties", key, fail);
     if (typeof v === "string") {
       if (v.length > MAX_PROPERTY_VALUE) fail(`properties.${key}`, `must be at most ${MAX_PROPERTY_VALUE} characters`);
+      checkText(`properties.${key}`, v, fail);
     } else if (!(v === null || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)))) {
       fail(`properties.${key}`, "must be a string, a finite number, a boolean or null");
     }
   }
   if (utf8Length(JSON.stringify(props)) > MAX_PROPERTIES_BYTES)
     fail("properties", `must serialize to at most ${MAX_PROPERTIES_BYTES} bytes`);
+}
+
+/**
+ * The API refuses text it could not store: a NUL character, or half of a UTF-16 surrogate pair
+ * (checked by hand: String.prototype.isWellFormed is not on every React Native engine).
+ */
+function checkText(field: string, s: string, fail: (field: string, reason: string) => never): void {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) fail(field, "must not contain NUL (U+0000) characters");
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const paired = c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+      if (!paired) fail(field, "must be valid Unicode (it contains an unpaired surrogate)");
+      i++;
+    }
+  }
 }
 
 const inRange = (v: unknown, min: number, max: number) => typeof v === "number" && Number.isFinite(v) && v >= min && v <= max;

@@ -18,6 +18,8 @@ export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; admin
       .onRequest(({ request }) => {
         if (isUnder(pathOf(request.url), ADMIN_PREFIX)) requireAdminBearer(deps.adminToken, request.headers.get("authorization"));
       })
+      // And on every admin route itself, whatever path led to it (the check above goes by the path).
+      .onTransform(({ request }) => requireAdminBearer(deps.adminToken, request.headers.get("authorization")))
       .post("/accounts", async ({ body }) => new Envelope(await service.createAccount(pg, body), 201), {
         body: m.CreateAccountBody,
         detail: operation({

@@ -21,7 +21,7 @@ export function linksRoutes(deps: FeatureDeps) {
     pg: deps.pg,
     linkCache: deps.linkCache,
     baseUrl: deps.config.baseUrl,
-    allowInsecureFetch: deps.config.webhookAllowInsecure,
+    outbound: deps.outbound,
     bulkTimeoutMs: deps.config.bulkTimeoutMs,
     og: { cdnUrl: deps.config.cdnUrl, dataDir: deps.config.dataDir, s3Bucket: deps.config.s3Bucket },
   };
@@ -146,7 +146,8 @@ export function linksRoutes(deps: FeatureDeps) {
       .put("/links/:id/og-image", ({ account, params, request }) => uploadOgImage(ctx, account, params.id, request), {
         scope: "links:write",
         params: m.LinkIdParams,
-        parse: "none",
+        // The handler reads the raw bytes itself (a parser that takes no body; "none" fails next to a global parse hook).
+        parse: () => null,
         detail: operation({
           id: "uploadLinkOgImage",
           tag: "Links",
@@ -191,7 +192,7 @@ export function linksRoutes(deps: FeatureDeps) {
       .put("/links/:id/qr-logo", ({ account, params, request }) => uploadQrLogo(ctx, account, params.id, request), {
         scope: "links:write",
         params: m.LinkIdParams,
-        parse: "none",
+        parse: () => null,
         detail: operation({
           id: "uploadLinkQrLogo",
           tag: "Links",

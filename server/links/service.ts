@@ -18,12 +18,13 @@ import { fetchPageMetadata } from "./metadata";
 import { toLinkJson } from "./serialize";
 import type { LinkCache } from "./cache";
 import { normalizeFallbackUrl, normalizeRules, normalizeVariants } from "./targeting";
+import type { OutboundPolicy } from "../net/outbound";
 
 export interface LinksDeps {
   pg: Postgres;
   linkCache: LinkCache;
   baseUrl: string;
-  allowInsecureFetch: boolean;
+  outbound: OutboundPolicy;
 }
 
 export const RECOVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -73,7 +74,7 @@ export async function insertWithCode(db: DbOrTx, row: Omit<repo.NewLink, "shortC
 export async function createLink(deps: LinksDeps, account: AccountRecord, input: CreateLinkInput) {
   const prepared = await prepareLink(deps.pg.db, account, input);
   if (input.title === undefined || input.description === undefined) {
-    const meta = await fetchPageMetadata(prepared.originalUrl, deps.allowInsecureFetch);
+    const meta = await fetchPageMetadata(prepared.originalUrl, deps.outbound);
     prepared.title ??= meta.title ?? null;
     prepared.description ??= meta.description ?? null;
     prepared.ogImage ??= meta.image ?? null;

@@ -50,6 +50,8 @@ describe("bad events are refused at track time", () => {
     ],
     ["a link id that is not a UUID", () => client.track({ event_name: "t", link_id: "abc" }), "link_id"],
     ["scroll past 100%", () => client.track({ event_type: "scroll_depth", scroll_percent: 101 }), "scroll_percent"],
+    ["a NUL in a property value", () => client.track("t", { plan: "a\u0000b" }), "properties.plan"],
+    ["half a surrogate pair in an event name", () => client.track("t\ud83d"), "event_name"],
   ] as const)("%s", (_, act, field) => {
     const before = client.stats().queued;
     const r = refusal(act);
@@ -93,7 +95,10 @@ describe("the same rules as the server", () => {
     // Mostly valid values, now and then one at or just past a bound, so both verdicts come up often.
     const near = <T>(valid: fc.Arbitrary<T>, edge: fc.Arbitrary<T>) =>
       fc.oneof({ arbitrary: valid, weight: 6 }, { arbitrary: edge, weight: 1 });
-    const text = (max: number) => near(fc.string({ maxLength: 8 }), fc.string({ minLength: max - 2, maxLength: max + 2, unit: "binary" }));
+    // Near the length bounds, and now and then with a NUL or half a surrogate pair (text the API refuses).
+    const badText = fc.tuple(fc.string({ maxLength: 4 }), fc.constantFrom("\u0000", "\ud800", "\udc00")).map(([a, b]) => a + b);
+    const text = (max: number) =>
+      near(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ minLength: max - 2, maxLength: max + 2, unit: "binary" }), badText));
     const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
     const event = fc.record({
       link_id: near(fc.constantFrom(acc.linkId, acc.linkId.toUpperCase()), fc.constant("not-a-uuid")),
