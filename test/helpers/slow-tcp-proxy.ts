@@ -64,7 +64,7 @@ export function startSlowProxy(targetPort: number): SlowProxy {
             },
             drain: flush,
             close: () => void released.then(() => client.end()),
-            error: () => client.end(),
+            error: () => void client.end(),
           },
         }).catch(() => client.end());
       },
@@ -73,8 +73,8 @@ export function startSlowProxy(targetPort: number): SlowProxy {
         else client.data.early.push(new Uint8Array(chunk));
       },
       drain: flush,
-      close: (client) => client.data.peer?.end(),
-      error: (client) => client.data.peer?.end(),
+      close: (client) => void client.data.peer?.end(),
+      error: (client) => void client.data.peer?.end(),
     },
   });
   proxy.port = server.port;
