@@ -1,6 +1,7 @@
 // A loopback TCP proxy that holds what the server sends back for `delayMs` (settable while running):
 // an instance whose Postgres connection lags, so that what it hears (NOTIFY) arrives late. What the
-// client sends goes through at once; bytes keep their order in both directions.
+// client sends goes through at once, unless `holdFromClient` picks it: then it and everything after it
+// on that connection never reach the server (a process stopped at that moment). Bytes keep their order.
 import type { Socket } from "bun";
 
 interface Pipe {
@@ -9,12 +10,17 @@ interface Pipe {
   outbox: Uint8Array[];
   /** Bytes from the client that arrived before the upstream connection opened. */
   early: Uint8Array[];
+  holding: boolean;
 }
 
 export interface SlowProxy {
   port: number;
   /** How long bytes from the server are held before they reach the client. */
   delayMs: number;
+  /** Picks the chunk from the client at which its connection stops sending. */
+  holdFromClient: ((chunk: Uint8Array) => boolean) | null;
+  /** Chunks held so far. */
+  held: number;
   stop(): void;
 }
 
@@ -34,19 +40,19 @@ export function startSlowProxy(targetPort: number): SlowProxy {
     socket.data.outbox.push(new Uint8Array(data));
     if (socket.data.outbox.length === 1) flush(socket);
   };
-  const proxy: SlowProxy = { port: 0, delayMs: 0, stop: () => server.stop(true) };
+  const proxy: SlowProxy = { port: 0, delayMs: 0, holdFromClient: null, held: 0, stop: () => server.stop(true) };
   const server = Bun.listen<Pipe>({
     hostname: "127.0.0.1",
     port: 0,
     socket: {
       open(client) {
-        client.data = { peer: null, outbox: [], early: [] };
+        client.data = { peer: null, outbox: [], early: [], holding: false };
         // Held chunks leave in arrival order: each waits for its own release time after the previous one.
         let released = Promise.resolve();
         void Bun.connect<Pipe>({
           hostname: "127.0.0.1",
           port: targetPort,
-          data: { peer: client, outbox: [], early: [] },
+          data: { peer: client, outbox: [], early: [], holding: false },
           socket: {
             open(upstream) {
               client.data.peer = upstream;
@@ -69,6 +75,11 @@ export function startSlowProxy(targetPort: number): SlowProxy {
         }).catch(() => client.end());
       },
       data(client, chunk) {
+        if (client.data.holding || proxy.holdFromClient?.(chunk)) {
+          client.data.holding = true;
+          proxy.held++;
+          return;
+        }
         if (client.data.peer) send(client.data.peer, chunk);
         else client.data.early.push(new Uint8Array(chunk));
       },
