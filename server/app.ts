@@ -25,6 +25,8 @@ import { openApiRoutes } from "./openapi/routes";
 
 export interface AppDeps {
   config: Config;
+  /** This instance's id, kept in DATA_DIR (cluster/instance-id.ts). */
+  instanceId: string;
   pg: Postgres;
   ch: Clickhouse;
   kv: Kv;

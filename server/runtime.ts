@@ -20,6 +20,8 @@ import { createClickFlusher } from "./analytics/click-flush/flusher";
 import { createJourneySinks, journeyEventId } from "./journey/pipeline";
 import { FEATURES } from "./features";
 import { LinkCache } from "./links/cache";
+import { CacheSync } from "./cluster/sync";
+import { readOrCreateInstanceId } from "./cluster/instance-id";
 import { DomainHostCache } from "./domains/host-cache";
 import { ClickLimiter } from "./links/click-limit";
 import { resolveTxt } from "node:dns/promises";
@@ -55,7 +57,11 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     migrationLock: (fn) => withAdvisoryLock(pg, CLICKHOUSE_MIGRATION_LOCK_ID, fn),
   });
   const kv = openKv(config.redisUrl);
-  const keys = await createKeyResolver(pg);
+  const instanceId = readOrCreateInstanceId(config.dataDir);
+  const sync = new CacheSync(pg, instanceId, {
+    onError: (msg, err) => logger.error({ msg, error: String(err) }),
+  });
+  const keys = await createKeyResolver(pg, sync);
   const journeySinks = createJourneySinks(ch);
   const clickFlusher = createClickFlusher({
     ch,
@@ -83,11 +89,13 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     { clicks: clickFlusher.sinkRaw, journey: journeySinks.sinkRaw },
   );
   for (const s of streams.all) metrics.watchSpool(s);
-  const linkCache = new LinkCache(pg);
-  const domainCache = new DomainHostCache(pg);
+  const linkCache = new LinkCache(pg, sync);
+  const domainCache = new DomainHostCache(pg, sync);
   await Promise.all([linkCache.listen(), domainCache.listen()]);
+  await sync.start(); // after every cache listens: see cluster/sync.ts
   const deps: AppDeps = {
     config,
+    instanceId,
     pg,
     ch,
     kv,
@@ -126,6 +134,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     setupUrl,
     async close() {
       for (const stop of stops) await stop();
+      await sync.close();
       await deps.clickLimits.drain();
       for (const s of streams.all) await s.close();
       await clickFlusher.close();

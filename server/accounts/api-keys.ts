@@ -1,6 +1,7 @@
 // API key format, hashing, and the cached key → principal resolver used by every /public-api route.
 import { sql } from "drizzle-orm";
 import type { Postgres } from "../storage/postgres/client";
+import type { CacheSync } from "../cluster/sync";
 import type { KeyResolver, Principal } from "../http/auth";
 import type { Tier } from "../tiers";
 
@@ -32,16 +33,25 @@ export interface CachedKeyResolver extends KeyResolver {
   close(): void;
 }
 
-export async function createKeyResolver(pg: Postgres): Promise<CachedKeyResolver> {
+export async function createKeyResolver(pg: Postgres, sync: CacheSync): Promise<CachedKeyResolver> {
   const cache = new Map<string, { principal: Principal; at: number }>();
   const used = new Set<string>();
-  const dropLocal = (payload: string) => {
-    const [kind, id] = payload.split(":");
-    for (const [hash, entry] of cache) {
-      if ((kind === "account" && entry.principal.account.id === id) || (kind === "key" && entry.principal.keyId === id)) cache.delete(hash);
-    }
-  };
-  await pg.listen(INVALIDATE_CHANNEL, dropLocal);
+  // Bumped by every change: a principal read before a change arrived is not kept (the row may predate it).
+  let changes = 0;
+  const channel = await sync.channel(INVALIDATE_CHANNEL, {
+    apply: (payload) => {
+      changes++;
+      const [kind, id] = payload.split(":");
+      for (const [hash, entry] of cache) {
+        if ((kind === "account" && entry.principal.account.id === id) || (kind === "key" && entry.principal.keyId === id))
+          cache.delete(hash);
+      }
+    },
+    reset: () => {
+      changes++;
+      cache.clear();
+    },
+  });
   // last_used_at is informational: written in batches, never on the request path.
   const touch = setInterval(async () => {
     if (used.size === 0) return;
@@ -61,11 +71,14 @@ export async function createKeyResolver(pg: Postgres): Promise<CachedKeyResolver
   return {
     async resolve(rawKey) {
       const hash = hashApiKey(rawKey);
+      const now = performance.now();
+      if (now > sync.validUntil) cache.clear(); // the lease lapsed: nothing cached is trusted
       const hit = cache.get(hash);
-      if (hit && Date.now() - hit.at < CACHE_TTL_MS) {
+      if (hit && now - hit.at < CACHE_TTL_MS) {
         used.add(hit.principal.keyId);
         return hit.principal;
       }
+      const before = changes;
       const [row] = await pg.query<KeyRow>(sql`
         select k.id as key_id, k.scopes, k.allowed_ips, a.id as account_id, a.name, a.tier, a.limit_overrides, a.created_at
         from api_keys k join accounts a on a.id = k.account_id
@@ -86,14 +99,12 @@ export async function createKeyResolver(pg: Postgres): Promise<CachedKeyResolver
           createdAt: new Date(row.created_at),
         },
       };
-      cache.set(hash, { principal, at: Date.now() });
+      if (changes === before && performance.now() <= sync.validUntil) cache.set(hash, { principal, at: now });
       used.add(row.key_id);
       return principal;
     },
     async invalidate({ accountId, keyId }) {
-      const payload = accountId ? `account:${accountId}` : `key:${keyId}`;
-      dropLocal(payload);
-      await pg.notify(INVALIDATE_CHANNEL, payload);
+      await channel.publish([accountId ? `account:${accountId}` : `key:${keyId}`]);
     },
     close: () => clearInterval(touch),
   };

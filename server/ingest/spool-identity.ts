@@ -3,9 +3,10 @@
 // (segment, byte range) repeat across instances and across a new DATA_DIR against a ClickHouse that kept
 // its data, and ClickHouse drops an insert whose token it has seen: the id keeps tokens of different
 // spools apart, while a replay from the same directory still sends the same token.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { writeFileDurably } from "../storage/durable-file";
 
 export interface ChunkPosition {
   segment: number;
@@ -36,15 +37,7 @@ export function readOrCreateSpoolIdentity(dir: string, pendingAtOpen: ChunkPosit
     return { id: identity.id, legacy: identity.legacy ?? null };
   }
   const identity: SpoolIdentity = { id: randomBytes(16).toString("hex"), legacy: pendingAtOpen };
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, JSON.stringify(identity));
-  const fd = openSync(tmp, "r");
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(tmp, path);
-  const dirFd = openSync(dir, "r");
-  fsyncSync(dirFd);
-  closeSync(dirFd);
+  writeFileDurably(path, JSON.stringify(identity));
   return identity;
 }
 

@@ -7,6 +7,7 @@ import type { JourneyRecord, JourneyRow } from "../ingest/records";
 import type { AppendOptions, Spool } from "../ingest/spool";
 import type { IdempotencyJournal } from "../ingest/idempotency-journal";
 import type { Kv } from "../storage/kv";
+import type { IdempotencyKeys } from "./idempotency";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { Metrics } from "../http/metrics";
 import type { Logger } from "../http/logger";
@@ -22,8 +23,11 @@ export interface IngestDeps {
   db: DbOrTx;
   kv: Kv;
   spool: Spool<JourneyRecord>;
-  /** Keeps idempotency keys across restarts when they live in process memory (no Redis); else null. */
-  journal: IdempotencyJournal | null;
+  /** Writes each batch's idempotency key to disk with the batch, so that a restart knows it was stored. */
+  journal: IdempotencyJournal;
+  idempotency: IdempotencyKeys;
+  /** Resolves once the keys a previous process of this instance left are settled. */
+  settled: Promise<void>;
   admission: IngestAdmission;
   links: LinkOwnership;
   usage: UsageMeter;
@@ -45,6 +49,8 @@ export interface IngestResult {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const OVERLOAD_RETRY_SECONDS = "5";
+/** How long a batch with a key waits, right after a start, for the previous process's keys to be settled. */
+const SETTLE_WAIT_MS = 5_000;
 
 // 503 for a batch the spool cannot take now; nothing of it is accepted. Built once: an Error captures
 // its stack when constructed.
@@ -54,6 +60,16 @@ const OVERLOADED: Record<Refusal["reason"], AppError> = {
   }),
   flush_lag: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": "1" }),
 };
+/** The key's first batch is still being stored (or its instance died meanwhile and has not settled it). */
+const KEY_PENDING = new AppError(
+  "SERVICE_UNAVAILABLE",
+  "A batch with this X-Idempotency-Key is still being stored; retry shortly",
+  undefined,
+  { "retry-after": "1" },
+);
+const NOT_SETTLED = new AppError("SERVICE_UNAVAILABLE", "Idempotency keys are not available yet; retry shortly", undefined, {
+  "retry-after": "1",
+});
 /**
  * A refusal is answered this late: a client that ignores Retry-After and sends again at once would
  * otherwise spin the server on refusals and take the CPU the flusher needs to catch up.
@@ -77,8 +93,11 @@ export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): 
     throw err;
   }
   const idemKey = req.idempotencyKey ? `idem:${req.accountId}:${req.idempotencyKey}` : null;
-  if (idemKey && !(await deps.kv.setIfAbsent(idemKey, IDEMPOTENCY_WINDOW_MS))) {
-    return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
+  if (idemKey) {
+    await settledOrRefuse(deps.settled);
+    const claim = await deps.idempotency.claim(idemKey);
+    if (claim === "done") return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
+    if (claim === "pending") throw KEY_PENDING;
   }
   const reservation = await reserveQuota(deps, req, events.length, idemKey);
   const rows = toRows(req, events);
@@ -93,16 +112,34 @@ export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): 
     await keyDurable;
   } catch (err) {
     await deps.usage.release(reservation).catch(() => {});
-    if (idemKey) await deps.kv.delete(idemKey).catch(() => {});
+    if (idemKey) await deps.idempotency.release(idemKey).catch(() => {});
     if (keyDurable) journal!.forget(idemKey!);
     deps.logger.error({ msg: "journey spool append failed", error: String(err) });
     throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, {
       "retry-after": OVERLOAD_RETRY_SECONDS,
     });
   }
+  if (idemKey) {
+    // Stored: a failure here leaves the key pending, and this instance's next start settles it as done.
+    await deps.idempotency
+      .done(idemKey)
+      .catch((err) => deps.logger.error({ msg: "journey idempotency key not marked done", error: String(err) }));
+  }
   deps.metrics.eventsAccepted.inc({ stream: "journey" }, rows.length);
   await emitConversions(deps, req, events, rows);
   return respond(rows.length, reservation);
+}
+
+const settledOnes = new WeakSet<Promise<void>>();
+
+async function settledOrRefuse(settled: Promise<void>): Promise<void> {
+  if (settledOnes.has(settled)) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS, "late")));
+  const outcome = await Promise.race([settled, late]);
+  clearTimeout(timer);
+  if (outcome === "late") throw NOT_SETTLED;
+  settledOnes.add(settled);
 }
 
 function checkIdempotencyKey(key: string | null): void {
@@ -130,7 +167,7 @@ async function checkLinkOwnership(links: LinkOwnership, accountId: string, event
 async function reserveQuota(deps: IngestDeps, req: IngestRequest, count: number, idemKey: string | null): Promise<Reservation> {
   const r = await deps.usage.reserve(req.accountId, req.monthlyLimit, count, req.nowMs);
   if (r.ok) return r;
-  if (idemKey) await deps.kv.delete(idemKey);
+  if (idemKey) await deps.idempotency.release(idemKey);
   deps.metrics.eventsRejected.inc({ stream: "journey", reason: "monthly_limit" }, count);
   throw new AppError(
     "JOURNEY_LIMIT_EXCEEDED",

@@ -25,6 +25,8 @@ export function journeyRoutes(deps: FeatureDeps) {
     links: state.links,
     usage: state.usage,
     journal: state.journal,
+    idempotency: state.idempotency,
+    settled: state.settled,
     admission: new IngestAdmission(deps.streams.journey, MAX_FLUSH_LAG_MS),
     metrics: deps.metrics,
     logger: deps.logger,
@@ -70,7 +72,10 @@ export function journeyRoutes(deps: FeatureDeps) {
             headers: [
               {
                 name: "X-Idempotency-Key",
-                description: "1–255 printable ASCII characters; a batch repeated with the same key within 5 minutes is not stored again",
+                description:
+                  "1–255 printable ASCII characters; a batch repeated with the same key within 5 minutes is not stored again " +
+                  "(202 with `already_processed`). A repeat that arrives while the first batch under the key is still being stored " +
+                  "is answered 503 SERVICE_UNAVAILABLE with Retry-After: send it again later with the same key.",
                 schema: t.String({ minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" }),
               },
             ],
@@ -157,7 +162,8 @@ export function journeyRoutes(deps: FeatureDeps) {
 export function startJourney(deps: AppDeps) {
   const state = journeyState(deps);
   return async () => {
+    state.stopSettling();
     await state.usage.stop();
-    state.journal?.close();
+    state.journal.close();
   };
 }

@@ -1,9 +1,10 @@
-// The journey feature's in-process state (link cache, usage meter, idempotency journal), one per
+// The journey feature's in-process state (link cache, usage meter, idempotency keys and journal), one per
 // runtime: shared by its routes and its background job, which the feature registry hands different
 // deps objects.
 import { join } from "node:path";
 import type { AppDeps } from "../app";
-import { IdempotencyJournal } from "../ingest/idempotency-journal";
+import { IdempotencyJournal, type JournalKey } from "../ingest/idempotency-journal";
+import { IdempotencyKeys } from "./idempotency";
 import { createLinkOwnership, type LinkOwnership } from "./link-cache";
 import { createUsageMeter, type UsageMeter } from "./usage";
 import { IDEMPOTENCY_WINDOW_MS } from "./model";
@@ -11,20 +12,35 @@ import { IDEMPOTENCY_WINDOW_MS } from "./model";
 export interface JourneyState {
   links: LinkOwnership;
   usage: UsageMeter;
-  journal: IdempotencyJournal | null;
+  journal: IdempotencyJournal;
+  idempotency: IdempotencyKeys;
+  /** Resolves once the keys a previous process of this instance left are settled (see idempotency.ts). */
+  settled: Promise<void>;
+  /** Stops retrying the settling (the runtime closes). */
+  stopSettling(): void;
 }
+
+type StateDeps = Pick<AppDeps, "pg" | "kv" | "logger" | "config" | "streams" | "instanceId">;
+/** Between attempts to settle the keys while the shared store cannot be reached. */
+const SETTLE_RETRY_MS = 1_000;
 
 const states = new WeakMap<object, JourneyState>();
 
-export function journeyState(deps: Pick<AppDeps, "pg" | "kv" | "logger" | "config" | "streams">): JourneyState {
+export function journeyState(deps: StateDeps): JourneyState {
   let state = states.get(deps.pg);
   if (!state) {
+    const { journal, keys } = openJournal(deps);
+    const idempotency = new IdempotencyKeys(deps.kv, deps.instanceId, IDEMPOTENCY_WINDOW_MS);
+    const stop = new AbortController();
     state = {
       links: createLinkOwnership(deps.pg.db),
       usage: createUsageMeter(deps.pg.db, deps.kv, {
         onError: (err) => deps.logger.error({ msg: "journey usage not persisted", error: String(err) }),
       }),
-      journal: deps.kv.kind === "memory" ? openJournal(deps) : null,
+      journal,
+      idempotency,
+      settled: settle(deps, idempotency, keys, stop.signal),
+      stopSettling: () => stop.abort(),
     };
     states.set(deps.pg, state);
   }
@@ -32,21 +48,29 @@ export function journeyState(deps: Pick<AppDeps, "pg" | "kv" | "logger" | "confi
 }
 
 /**
- * The keys of the last window come back from disk into the in-process store (Redis keeps its own).
- * The memory store sets a key before its promise is returned, so they are all there before the first
- * request.
+ * The keys whose batches the spool recovered become done (in process memory they are gone after a
+ * restart; in Redis they may have been left pending), and the previous process's other pending keys go.
+ * Retried until the shared store answers.
  */
-function openJournal(deps: Pick<AppDeps, "kv" | "logger" | "config" | "streams">): IdempotencyJournal {
+async function settle(deps: StateDeps, idempotency: IdempotencyKeys, keys: JournalKey[], stop: AbortSignal): Promise<void> {
+  while (!stop.aborted) {
+    try {
+      const { done, removed } = await idempotency.settle(keys);
+      if (removed > 0 || (done > 0 && deps.kv.kind === "redis"))
+        deps.logger.info({ msg: "journey idempotency keys of the previous process settled", done, removed });
+      return;
+    } catch (err) {
+      deps.logger.error({ msg: "journey idempotency keys not settled; retrying", error: String(err) });
+      await Bun.sleep(SETTLE_RETRY_MS);
+    }
+  }
+}
+
+function openJournal(deps: StateDeps): { journal: IdempotencyJournal; keys: JournalKey[] } {
   const nowMs = Date.now();
-  const { journal, keys } = IdempotencyJournal.open(
-    join(deps.config.dataDir, "spool", "journey-idempotency"),
-    deps.streams.journey.recoveredEnd,
-    {
-      windowMs: IDEMPOTENCY_WINDOW_MS,
-      nowMs,
-      onError: (err) => deps.logger.error({ msg: "journey idempotency key not written to disk", error: String(err) }),
-    },
-  );
-  for (const k of keys) void deps.kv.setIfAbsent(k.key, k.expiresAt - nowMs);
-  return journal;
+  return IdempotencyJournal.open(join(deps.config.dataDir, "spool", "journey-idempotency"), deps.streams.journey.recoveredEnd, {
+    windowMs: IDEMPOTENCY_WINDOW_MS,
+    nowMs,
+    onError: (err) => deps.logger.error({ msg: "journey idempotency key not written to disk", error: String(err) }),
+  });
 }

@@ -1,13 +1,14 @@
 // The redirect's view of links: an in-memory cache keyed by (domain, code), filled from Postgres on a
 // miss (one query however many requests wait), with short negative entries so scans of random codes
-// cannot hammer the database. Every change invalidates here and, through NOTIFY, on other instances.
+// cannot hammer the database. Every change is applied here and on every other instance before it is
+// answered (cluster/sync.ts); while this instance's lease has lapsed the cache answers nothing.
 import type { Postgres } from "../storage/postgres/client";
+import type { CacheChannel, CacheSync } from "../cluster/sync";
+import { packPayloads } from "../cluster/sync";
 import { findLinkByCode, type LinkRow } from "./repository";
 import { compileTargeting, type LinkTargeting } from "./cached-targeting";
 
 const CHANNEL = "svc_link_invalidate";
-/** Below Postgres' 8,000-byte NOTIFY payload limit (keys are ASCII: a UUID, a colon and a code of ≤ 64). */
-const NOTIFY_PAYLOAD_BYTES = 7_500;
 
 export interface CachedLink {
   id: string;
@@ -73,24 +74,34 @@ export function toCachedLink(row: LinkRow): CachedLink {
 export class LinkCache {
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<CachedLink | null>>();
+  private channel: CacheChannel | null = null;
 
   constructor(
     private readonly pg: Postgres,
+    private readonly sync: CacheSync,
     private readonly opts = { ttlMs: 10 * 60_000, negativeTtlMs: 30_000, maxEntries: 500_000 },
   ) {}
 
   async listen(): Promise<void> {
     // A payload is one key, or several separated by newlines (bulk changes); codes never hold a newline.
-    await this.pg.listen(CHANNEL, (payload) => {
-      for (const key of payload.split("\n")) this.entries.delete(key);
+    this.channel = await this.sync.channel(CHANNEL, {
+      apply: (payload) => {
+        for (const key of payload.split("\n")) this.drop(key);
+      },
+      reset: () => {
+        this.entries.clear();
+        this.loading.clear();
+      },
     });
   }
 
   /** Synchronous hit (the hot path), or undefined on a miss. */
   peek(domainId: string | null, code: string): CachedLink | null | undefined {
+    const now = performance.now();
+    if (now > this.sync.validUntil) return this.lapsed();
     const entry = this.entries.get(keyOf(domainId, code));
     if (!entry) return undefined;
-    if (entry.until < Date.now()) {
+    if (entry.until < now) {
       this.entries.delete(keyOf(domainId, code));
       return undefined;
     }
@@ -102,20 +113,35 @@ export class LinkCache {
     return hit !== undefined ? hit : this.load(domainId, code);
   }
 
+  /** The lease lapsed: what is cached may be stale, so nothing is answered from it. */
+  private lapsed(): undefined {
+    if (this.entries.size > 0) this.entries.clear();
+    return undefined;
+  }
+
   private load(domainId: string | null, code: string): Promise<CachedLink | null> {
     const key = keyOf(domainId, code);
     let pending = this.loading.get(key);
     if (!pending) {
-      pending = findLinkByCode(this.pg.db, domainId, code)
+      const loaded: Promise<CachedLink | null> = findLinkByCode(this.pg.db, domainId, code)
         .then((row) => {
           const link = row ? toCachedLink(row) : null;
-          this.store(key, link);
+          // Not kept when a change to the link arrived meanwhile (the row read may predate it), nor while the lease has lapsed.
+          if (this.loading.get(key) === loaded && performance.now() <= this.sync.validUntil) this.store(key, link);
           return link;
         })
-        .finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
+        .finally(() => {
+          if (this.loading.get(key) === loaded) this.loading.delete(key);
+        });
+      this.loading.set(key, loaded);
+      pending = loaded;
     }
     return pending;
+  }
+
+  private drop(key: string): void {
+    this.entries.delete(key);
+    this.loading.delete(key); // the next request reads the link again rather than join a read from before the change
   }
 
   private store(key: string, link: CachedLink | null) {
@@ -127,29 +153,22 @@ export class LinkCache {
         if (--n === 0) break;
       }
     }
-    this.entries.set(key, { link, until: Date.now() + (link ? this.opts.ttlMs : this.opts.negativeTtlMs) });
+    this.entries.set(key, { link, until: performance.now() + (link ? this.opts.ttlMs : this.opts.negativeTtlMs) });
   }
 
-  /** After a change commits: drop the entry here and on every other instance. */
+  /** After a change commits: applied here and on every other instance before this resolves. */
   async invalidate(domainId: string | null, code: string): Promise<void> {
     await this.invalidateMany([{ domainId, code }]);
   }
 
-  /** Many links at once (a bulk import): the keys share NOTIFYs, each under Postgres' 8,000-byte payload cap. */
+  /** Many links at once (a bulk import): the keys share payloads, each under Postgres' NOTIFY limit. */
   async invalidateMany(links: readonly { domainId: string | null; code: string }[]): Promise<void> {
-    let payload = "";
-    const notifies: Promise<void>[] = [];
-    const send = () => {
-      if (payload) notifies.push(this.pg.notify(CHANNEL, payload).catch(() => {}));
-      payload = "";
-    };
-    for (const { domainId, code } of links) {
-      const key = keyOf(domainId, code);
-      this.entries.delete(key);
-      if (payload.length + key.length + 1 > NOTIFY_PAYLOAD_BYTES) send();
-      payload = payload ? `${payload}\n${key}` : key;
-    }
-    send();
-    await Promise.all(notifies);
+    if (!this.channel) throw new Error("LinkCache.listen() was not called");
+    await this.channel.publish(
+      packPayloads(
+        links.map(({ domainId, code }) => keyOf(domainId, code)),
+        "\n",
+      ),
+    );
   }
 }

@@ -1,4 +1,4 @@
-// Shared short-lived state: idempotency keys and sliding-window counters.
+// Shared short-lived state: idempotency keys (values and the sets registering them) and counters.
 // In process by default (single instance); Redis through Bun's client when REDIS_URL is set.
 import { RedisClient } from "bun";
 
@@ -17,9 +17,19 @@ export interface CounterResult {
 
 export interface Kv {
   kind: "memory" | "redis";
-  /** Sets the key only if absent; true when this call set it. */
-  setIfAbsent(key: string, ttlMs: number): Promise<boolean>;
-  delete(key: string): Promise<void>;
+  get(key: string): Promise<string | null>;
+  /**
+   * Sets the key to `value` only if absent and, in the same step, adds it to the set `registry`;
+   * null when this call set it, else the value it holds.
+   */
+  claim(key: string, value: string, ttlMs: number, registry: string): Promise<string | null>;
+  /**
+   * Only if the key holds `expected` (null: absent): sets it to `next` (null: deletes it) and removes it
+   * from the set `registry`, in one step; true when applied.
+   */
+  replace(key: string, expected: string | null, next: string | null, ttlMs: number, registry: string): Promise<boolean>;
+  members(set: string): Promise<string[]>;
+  removeMember(set: string, member: string): Promise<void>;
   /** Counts a hit in a sliding window made of `slots` sub-windows of `slotMs`, refusing at `limit`. */
   hitWindow(key: string, limit: number, nowMs: number, slotMs: number, slots: number): Promise<WindowHit>;
   /**
@@ -36,26 +46,45 @@ export function openKv(redisUrl?: string): Kv {
 }
 
 function memoryKv(): Kv {
-  const expiries = new Map<string, number>();
+  const values = new Map<string, { value: string; exp: number }>();
+  const sets = new Map<string, Set<string>>();
+  const valueOf = (key: string) => {
+    const v = values.get(key);
+    return v && v.exp > Date.now() ? v.value : null;
+  };
   const windows = new Map<string, Map<number, number>>();
   const counters = new Map<string, { value: number; exp: number }>();
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const [k, exp] of expiries) if (exp <= now) expiries.delete(k);
     for (const [k, c] of counters) if (c.exp <= now) counters.delete(k);
+    for (const [k, v] of values) if (v.exp <= now) values.delete(k);
   }, 60_000);
   sweep.unref?.();
   return {
     kind: "memory",
-    async setIfAbsent(key, ttlMs) {
-      const now = Date.now();
-      const exp = expiries.get(key);
-      if (exp !== undefined && exp > now) return false;
-      expiries.set(key, now + ttlMs);
+    async get(key) {
+      return valueOf(key);
+    },
+    async claim(key, value, ttlMs, registry) {
+      const current = valueOf(key);
+      if (current !== null) return current;
+      values.set(key, { value, exp: Date.now() + ttlMs });
+      if (!sets.has(registry)) sets.set(registry, new Set());
+      sets.get(registry)!.add(key);
+      return null;
+    },
+    async replace(key, expected, next, ttlMs, registry) {
+      if (valueOf(key) !== expected) return false;
+      if (next === null) values.delete(key);
+      else values.set(key, { value: next, exp: Date.now() + ttlMs });
+      sets.get(registry)?.delete(key);
       return true;
     },
-    async delete(key) {
-      expiries.delete(key);
+    async members(set) {
+      return [...(sets.get(set) ?? [])];
+    },
+    async removeMember(set, member) {
+      sets.get(set)?.delete(member);
     },
     async hitWindow(key, limit, nowMs, slotMs, slots) {
       const slot = Math.floor(nowMs / slotMs);
@@ -112,15 +141,45 @@ if max and cur + by > max then return {0, cur} end
 redis.call('SET', KEYS[1], cur + by, 'PX', ttl)
 return {1, cur + by}`;
 
+// Set if absent and register, in one step: nil when set, else the value held.
+const CLAIM_LUA = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then redis.call('SADD', KEYS[2], KEYS[1]); return false end
+return redis.call('GET', KEYS[1])`;
+
+// Compare and set (or delete, ARGV[2] empty with ARGV[4] = 1), unregistering the key: 1 when applied.
+// ARGV[3] = 1 when the key is expected absent.
+const REPLACE_LUA = `
+local v = redis.call('GET', KEYS[1])
+if ARGV[3] == '1' then if v then return 0 end elseif v ~= ARGV[1] then return 0 end
+if ARGV[4] == '1' then redis.call('DEL', KEYS[1]) else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[5]) end
+redis.call('SREM', KEYS[2], KEYS[1])
+return 1`;
+
 function redisKv(url: string): Kv {
   const client = new RedisClient(url);
   return {
     kind: "redis",
-    async setIfAbsent(key, ttlMs) {
-      return (await client.send("SET", [key, "1", "PX", String(ttlMs), "NX"])) === "OK";
+    async get(key) {
+      return ((await client.send("GET", [key])) as string | null) ?? null;
     },
-    async delete(key) {
-      await client.del(key);
+    async claim(key, value, ttlMs, registry) {
+      return ((await client.send("EVAL", [CLAIM_LUA, "2", key, registry, value, String(ttlMs)])) as string | null) ?? null;
+    },
+    async replace(key, expected, next, ttlMs, registry) {
+      const args = [
+        expected ?? "",
+        next ?? "",
+        expected === null ? "1" : "0",
+        next === null ? "1" : "0",
+        String(Math.max(1, Math.round(ttlMs))),
+      ];
+      return (await client.send("EVAL", [REPLACE_LUA, "2", key, registry, ...args])) === 1;
+    },
+    async members(set) {
+      return ((await client.send("SMEMBERS", [set])) as string[] | null) ?? [];
+    },
+    async removeMember(set, member) {
+      await client.send("SREM", [set, member]);
     },
     async hitWindow(key, limit, nowMs, slotMs, slots) {
       const slot = Math.floor(nowMs / slotMs);

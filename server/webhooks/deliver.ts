@@ -6,7 +6,7 @@ import { sendAttempt, type AttemptResult } from "./send";
 import type { DeliveryRow, EndpointRow, WebhookPayload } from "./model";
 import * as repo from "./repository";
 
-export type DeliveryDeps = Pick<AppDeps, "pg" | "config" | "metrics" | "logger" | "outbound">;
+export type DeliveryDeps = Pick<AppDeps, "pg" | "config" | "metrics" | "logger" | "outbound" | "instanceId">;
 
 /** Consecutive failed attempts after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILURES = 10;
@@ -64,6 +64,7 @@ async function recordAttempt(deps: DeliveryDeps, delivery: DeliveryRow, result: 
     responseBody: result.responseBody,
     errorMessage: result.error,
     lockedUntil: null,
+    lockedBy: null,
   };
   const { row, disabled } = await deps.pg.db.transaction(async (tx) => {
     if (result.ok) {

@@ -41,7 +41,7 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
   async function claimAndStart(): Promise<number> {
     const free = CONCURRENCY - inFlight.size;
     if (free <= 0) return 0;
-    const ids = await repo.claimDueDeliveries(deps.pg, free, LEASE_SECONDS);
+    const ids = await repo.claimDueDeliveries(deps.pg, free, LEASE_SECONDS, deps.instanceId);
     if (ids.length === 0) return 0;
     for (const { delivery, endpoint } of await repo.loadJobs(deps.pg.db, ids)) {
       const job = attemptDelivery(deps, delivery, endpoint, stop.signal)
@@ -56,7 +56,12 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
   }
 
   const loop = (async () => {
-    if (deps.pg.kind === "pglite") await repo.releaseAllLeases(deps.pg.db).catch(() => {});
+    // What this instance's previous process leased and never attempted (a crash) is due again at once.
+    const released = await (deps.pg.kind === "pglite"
+      ? repo.releaseAllLeases(deps.pg.db).then(() => 0)
+      : repo.releaseLeasesOf(deps.pg.db, deps.instanceId)
+    ).catch((err) => (deps.logger.error({ msg: "webhook leases not released", error: String(err) }), 0));
+    if (released > 0) deps.logger.info({ msg: "webhook leases of the previous process released", count: released });
     while (!stop.signal.aborted) {
       let claimed = 0;
       try {

@@ -1,5 +1,5 @@
 // Postgres access for webhook endpoints and deliveries (the deliveries table is also the dispatch queue).
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { webhookDeliveries, webhookEndpoints } from "../storage/postgres/schema";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
@@ -55,7 +55,7 @@ export const findDelivery = async (db: DbOrTx, id: string): Promise<DeliveryRow 
 /** Inserts a delivery already leased to the caller, who attempts it at once (the test endpoint). */
 export const insertLeasedDelivery = async (
   db: DbOrTx,
-  v: { endpointId: string; accountId: string; eventType: string; payload: unknown; leaseSeconds: number },
+  v: { endpointId: string; accountId: string; eventType: string; payload: unknown; leaseSeconds: number; instanceId: string },
 ) =>
   (
     await db
@@ -68,15 +68,16 @@ export const insertLeasedDelivery = async (
         status: "pending",
         nextRetryAt: sql`now()`,
         lockedUntil: sql`now() + make_interval(secs => ${v.leaseSeconds})`,
+        lockedBy: v.instanceId,
       })
       .returning()
   )[0];
 
 /**
- * Leases up to `limit` due deliveries of active endpoints. SKIP LOCKED plus the lease make this safe
- * with several instances: a row is attempted by one of them until its lease runs out.
+ * Leases up to `limit` due deliveries of active endpoints to `instanceId`. SKIP LOCKED plus the lease
+ * make this safe with several instances: a row is attempted by one of them until its lease runs out.
  */
-export async function claimDueDeliveries(pg: Postgres, limit: number, leaseSeconds: number): Promise<string[]> {
+export async function claimDueDeliveries(pg: Postgres, limit: number, leaseSeconds: number, instanceId: string): Promise<string[]> {
   const rows = await pg.query<{ id: string }>(sql`
     with due as (
       select d.id from webhook_deliveries d
@@ -86,7 +87,7 @@ export async function claimDueDeliveries(pg: Postgres, limit: number, leaseSecon
       order by d.next_retry_at
       limit ${limit}
       for update of d skip locked)
-    update webhook_deliveries d set locked_until = now() + make_interval(secs => ${leaseSeconds})
+    update webhook_deliveries d set locked_until = now() + make_interval(secs => ${leaseSeconds}), locked_by = ${instanceId}::uuid
     from due where d.id = due.id
     returning d.id`);
   return rows.map((r) => r.id);
@@ -100,11 +101,26 @@ export const loadJobs = (db: DbOrTx, ids: string[]) =>
     .where(inArray(webhookDeliveries.id, ids));
 
 export const releaseLease = (db: DbOrTx, id: string) =>
-  db.update(webhookDeliveries).set({ lockedUntil: null }).where(eq(webhookDeliveries.id, id));
+  db.update(webhookDeliveries).set({ lockedUntil: null, lockedBy: null }).where(eq(webhookDeliveries.id, id));
 
 /** Embedded mode only: the process owns its database, so leases of a dead process can go at once. */
 export const releaseAllLeases = (db: DbOrTx) =>
-  db.update(webhookDeliveries).set({ lockedUntil: null }).where(inArray(webhookDeliveries.status, OPEN));
+  db.update(webhookDeliveries).set({ lockedUntil: null, lockedBy: null }).where(inArray(webhookDeliveries.status, OPEN));
+
+/**
+ * Leases an instance's previous process held when it died (it never releases them itself): at start,
+ * before this process leases anything, so none of its own are among them. Returns how many.
+ */
+export const releaseLeasesOf = async (db: DbOrTx, instanceId: string) =>
+  (
+    await db
+      .update(webhookDeliveries)
+      .set({ lockedUntil: null, lockedBy: null })
+      .where(
+        and(eq(webhookDeliveries.lockedBy, instanceId), isNotNull(webhookDeliveries.lockedUntil), inArray(webhookDeliveries.status, OPEN)),
+      )
+      .returning({ id: webhookDeliveries.id })
+  ).length;
 
 export const updateDelivery = async (db: DbOrTx, id: string, v: PgUpdateSetSource<typeof webhookDeliveries>) =>
   (await db.update(webhookDeliveries).set(v).where(eq(webhookDeliveries.id, id)).returning())[0];
@@ -133,5 +149,5 @@ export async function countFailure(db: DbOrTx, endpointId: string, disableAt: nu
 export const stopOpenDeliveries = (db: DbOrTx, endpointId: string, reason: string) =>
   db
     .update(webhookDeliveries)
-    .set({ status: "failed", errorMessage: reason, nextRetryAt: null, lockedUntil: null })
+    .set({ status: "failed", errorMessage: reason, nextRetryAt: null, lockedUntil: null, lockedBy: null })
     .where(and(eq(webhookDeliveries.endpointId, endpointId), inArray(webhookDeliveries.status, OPEN)));

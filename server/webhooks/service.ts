@@ -96,6 +96,7 @@ export async function sendTestDelivery(deps: DeliveryDeps, accountId: string, id
     eventType: "test",
     payload,
     leaseSeconds: LEASE_SECONDS,
+    instanceId: deps.instanceId,
   });
   return toDeliveryJson(await attemptDelivery(deps, delivery, endpoint));
 }

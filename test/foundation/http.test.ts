@@ -91,8 +91,9 @@ describe("rate limits", () => {
       const err = await enforceRateLimit(a, "shared", 2, now).catch((e) => e);
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).headers!["retry-after"]).toBeTruthy();
-      expect(await a.setIfAbsent("idem", 1000)).toBe(true);
-      expect(await b.setIfAbsent("idem", 1000)).toBe(false);
+      expect(await a.claim("idem", "a", 1000, "held")).toBeNull();
+      expect(await b.claim("idem", "b", 1000, "held")).toBe("a");
+      expect(await b.members("held")).toEqual(["idem"]);
       await a.close();
       await b.close();
     } finally {

@@ -56,6 +56,39 @@ describe("X-Idempotency-Key", () => {
     expect(await storedEvents(acc.key, link)).toBe(5);
   });
 
+  test("a repeat while the first batch is still being stored answers 503 with Retry-After, then already_processed", async () => {
+    const acc = await t.createAccount();
+    const link = await insertLink(t, acc.accountId);
+    const headers = { "x-idempotency-key": "slow-batch" };
+    const spool = t.runtime.deps.streams.journey;
+    const append = spool.append;
+    let release!: () => void;
+    const writing = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const appending = new Promise<void>((r) => (started = r));
+    // The first batch's spool write is held (as a slow disk would) until the repeat has been answered.
+    spool.append = (async (...args: Parameters<typeof append>) => {
+      started();
+      await writing;
+      return append.apply(spool, args);
+    }) as typeof append;
+    let first: ReturnType<typeof postEvents>;
+    try {
+      first = postEvents(t, acc.key, batch(link, 3), headers);
+      await appending;
+      const repeat = await postEvents(t, acc.key, batch(link, 3), headers);
+      expect(repeat.status).toBe(503);
+      expect(repeat.body.error.code).toBe("SERVICE_UNAVAILABLE");
+      expect(repeat.headers.get("retry-after")).toBe("1");
+    } finally {
+      release();
+      spool.append = append;
+    }
+    expect((await first).body.data.count).toBe(3);
+    expect((await postEvents(t, acc.key, batch(link, 3), headers)).body.data).toMatchObject({ already_processed: true, count: 0 });
+    expect(await storedEvents(acc.key, link)).toBe(3);
+  });
+
   test("a malformed key is 400", async () => {
     const acc = await t.createAccount();
     const link = await insertLink(t, acc.accountId);

@@ -102,29 +102,6 @@ async function eventually<T>(
   }
 }
 
-/** Polls B until `refused` holds; returns how long after the change on A that took (ms). */
-/**
- * The other instance learns of a change through Postgres NOTIFY, which reaches it a few milliseconds
- * after the changing instance has answered (a change is answered once its NOTIFY came back to its own
- * instance, but the other instance's copy can lag behind that under load). So a request sent in that
- * window may still be served; none sent later than this may.
- */
-const PROPAGATION_MS = 1_000;
-
-/** Polls B until `refused` holds: how long that took after A answered, and how many requests B served meanwhile. */
-async function refusedAfter(probe: () => Promise<number>, refused: (status: number) => boolean) {
-  const changedAt = performance.now();
-  let served = 0;
-  await eventually(
-    "refused on the other instance",
-    () => probe().then((s) => (refused(s) ? s : (served++, s))),
-    refused,
-    PROPAGATION_MS,
-    1,
-  );
-  return { ms: performance.now() - changedAt, served };
-}
-
 let quotaAccount = "";
 
 describe("two instances behind a load balancer", () => {
@@ -178,28 +155,26 @@ describe("two instances behind a load balancer", () => {
     expect(stored).toBe(150);
   });
 
-  test("a link deactivated and a key revoked on A are refused by B as soon as its NOTIFY arrives", async () => {
+  test("a link deactivated and a key revoked on A are refused by B from the very next request", async () => {
     const s = await account("scale");
     const link = (
       await call(a, "POST", "/public-api/v1/links", { key: s.key, json: { url: "https://example.com/off", title: "t", description: "d" } })
     ).body.data;
     const hop = () => fetch(`${b.url}/${link.short_code}`, { redirect: "manual", headers: BROWSER }).then((r) => r.status);
     expect(await hop()).toBe(302); // B has it cached
-    expect((await call(a, "PATCH", `/public-api/v1/links/${link.id}`, { key: s.key, json: { is_active: false } })).status).toBe(200);
-    const linkMs = await refusedAfter(hop, (status) => status === 404);
+    for (let round = 0; round < 5; round++) {
+      // Deactivated, then active again: each change on A is followed at once by a request to B.
+      const active = round % 2 === 1;
+      expect((await call(a, "PATCH", `/public-api/v1/links/${link.id}`, { key: s.key, json: { is_active: active } })).status).toBe(200);
+      expect(await hop()).toBe(active ? 302 : 404);
+    }
 
     expect((await call(b, "GET", "/public-api/v1/links", { key: s.key })).status).toBe(200); // B has the key cached
     expect((await call(a, "DELETE", `/admin/v1/accounts/${s.accountId}/keys/${s.keyId}`, { admin: true })).status).toBe(200);
-    const keyMs = await refusedAfter(
-      async () => (await call(b, "GET", "/public-api/v1/links", { key: s.key })).status,
-      (status) => status === 401,
-    );
-    // Refused within the NOTIFY's propagation (eventually() above fails past PROPAGATION_MS); how many
-    // requests B still served in that window is printed: usually none, under load sometimes one.
-    console.log(`scale: B refused the deactivated link after ${JSON.stringify(linkMs)} and the revoked key after ${JSON.stringify(keyMs)}`);
+    expect((await call(b, "GET", "/public-api/v1/links", { key: s.key })).status).toBe(401);
   });
 
-  test("concurrent load through both, B killed -9 mid-load and restarted: every answered click and accepted event stored exactly once, idempotency shared, a key revoked and a link deactivated on A refused once NOTIFY propagated, webhooks delivered once each", async () => {
+  test("concurrent load through both, B killed -9 mid-load and restarted: every answered click and accepted event stored exactly once, idempotency shared, a key revoked and a link deactivated on A refused by both from the next request, webhooks delivered once each", async () => {
     const s = await account("scale");
     const links = await Promise.all(
       [0, 1, 2, 3].map(async (i) => {
@@ -268,7 +243,14 @@ describe("two instances behind a load balancer", () => {
         const visitors = events.map((e) => e.visitor_id);
         const send = async (instance: Instance, headers?: Record<string, string>) => {
           try {
-            const r = await call(instance, "POST", "/public-api/v1/journey/events", { key: s.key, json: { events }, headers });
+            const post = () => call(instance, "POST", "/public-api/v1/journey/events", { key: s.key, json: { events }, headers });
+            let r = await post();
+            // As the SDK does: a 503 (here: the key's first batch was in flight on B when it died, and B has
+            // not settled it yet) is sent again after its Retry-After, under the same key.
+            for (let i = 0; r.status === 503 && i < 120; i++) {
+              await Bun.sleep(Number(r.headers.get("retry-after") ?? "1") * 1000);
+              r = await post();
+            }
             expect(r.status).toBe(202);
             if (r.body.data.count === 20) for (const v of visitors) acceptedVisitors.add(v);
             return r;
@@ -303,7 +285,7 @@ describe("two instances behind a load balancer", () => {
     };
 
     // Both instances are asked, over and over, with the doomed key and for the doomed link; once A has
-    // answered the change, no request sent after the propagation window may be served by either.
+    // answered the change, no request sent after that may be served by either.
     const prober = async (w: number) => {
       for (let i = w; running; i++) {
         const sentAt = performance.now();
@@ -311,7 +293,7 @@ describe("two instances behind a load balancer", () => {
           call(pick(i), "GET", "/public-api/v1/links?per_page=1", { key: doomedKey.key }).catch(() => null),
           fetch(`${pick(i + 1).url}/${doomedLink.short_code}`, { redirect: "manual", headers: BROWSER }).catch(() => null),
         ]);
-        if (sentAt > revokedAt + PROPAGATION_MS) probesAfterChange++;
+        if (sentAt > revokedAt) probesAfterChange++;
         if (key && key.status !== 401 && sentAt > revokedAt)
           servedAfterChange.push({ what: `key ${key.status} on ${pick(i).name}`, ms: sentAt - revokedAt });
         if (hop && hop.status !== 404 && sentAt > deactivatedAt)
@@ -352,8 +334,8 @@ describe("two instances behind a load balancer", () => {
     expect(acceptedVisitors.size).toBeGreaterThan(500);
     expect(refusedWhileDown).toBeGreaterThan(0); // the kill did hit traffic
     expect(probesAfterChange).toBeGreaterThanOrEqual(10);
-    // Revoked and deactivated on A: refused by both, under load, once the NOTIFY has propagated.
-    expect(servedAfterChange.filter((x) => x.ms > PROPAGATION_MS)).toEqual([]);
+    // Revoked and deactivated on A: refused by both, under load, from the first request sent after A answered.
+    expect(servedAfterChange).toEqual([]);
 
     // Webhooks: every delivery reaches `delivered` (those B had leased when it died are retried once
     // their lease runs out: at-least-once, documented).

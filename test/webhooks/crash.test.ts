@@ -1,11 +1,14 @@
 // Deliveries survive a crash: the server runs as a child process (`bun server/main.ts`, its own DATA_DIR),
-// is killed with SIGKILL while deliveries are due and in flight, and after a restart every one arrives.
+// is killed with SIGKILL while deliveries are due and in flight, and after a restart every one arrives,
+// without waiting for the leases the dead process held (the restarted instance releases its own).
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import postgres from "postgres";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { preparePostgres, sharedStoresEnv } from "../helpers/stores";
 import { startReceiver, verifyStandardSignature } from "./receiver";
+import { LEASE_SECONDS } from "../../server/webhooks/dispatcher";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const ADMIN_TOKEN = "crash-test-admin-token-0123456789";
@@ -52,9 +55,10 @@ async function startServer(dataDir: string, port: number, stores: Record<string,
   }
 }
 
-test("a kill -9 while deliveries are due loses none: after restart every delivery arrives", async () => {
+test("a kill -9 while deliveries are due loses none: after restart every delivery arrives before the dead process's leases run out", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-webhook-crash-"));
-  const stores = await sharedStoresEnv(await preparePostgres(dataDir));
+  const databaseUrl = await preparePostgres(dataDir);
+  const stores = await sharedStoresEnv(databaseUrl);
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const admin = async (method: string, path: string, json?: unknown) =>
@@ -93,13 +97,36 @@ test("a kill -9 while deliveries are due loses none: after restart every deliver
     server.kill("SIGKILL");
     await server.exited;
     const beforeRestart = receiver.received.length;
+    // When each hanging attempt's lease runs out: read from Postgres (a server), where it also names the
+    // instance that held it; embedded, bounded by its attempt's start plus the lease.
+    const leaseEnds = new Map<string, number>();
+    if (databaseUrl) {
+      const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+      const leased = await sql<{ id: string; locked_by: string; locked_until: Date }[]>`
+        select id::text, locked_by::text, locked_until from webhook_deliveries where locked_until is not null`;
+      await sql.end();
+      expect(leased.length).toBe(5);
+      const instanceId = readFileSync(join(dataDir, "instance-id"), "utf8").trim();
+      for (const row of leased) {
+        expect(row.locked_by).toBe(instanceId);
+        leaseEnds.set(row.id, row.locked_until.getTime());
+      }
+    } else {
+      // Each id's last receipt before the kill is its hanging attempt.
+      for (const r of receiver.received) leaseEnds.set(r.headers.get("webhook-id")!, r.at + LEASE_SECONDS * 1000);
+    }
 
     receiver.respond = () => new Response("ok");
     server = await startServer(dataDir, port, stores);
     const arrived = () => new Set(receiver.received.slice(beforeRestart).map((r) => r.json.data.email));
     await receiver.waitFor(() => arrived().size === emails.length, 60_000);
     expect([...arrived()].sort()).toEqual(emails);
-    for (const r of receiver.received.slice(beforeRestart)) expect(verifyStandardSignature(secret, r)).toBe(true);
+    for (const r of receiver.received.slice(beforeRestart)) {
+      expect(verifyStandardSignature(secret, r)).toBe(true);
+      // Retried at once after the restart, not when the dead process's lease ran out.
+      const id = r.headers.get("webhook-id")!;
+      expect({ id, beforeLeaseEnd: r.at < leaseEnds.get(id)! }).toEqual({ id, beforeLeaseEnd: true });
+    }
 
     const listDeliveries = async () =>
       ((await (await fetch(`${base}/public-api/v1/webhooks/${hook.data.id}/deliveries`, { headers: { "x-api-key": key } })).json()) as any)

@@ -316,11 +316,24 @@ export const webhookDeliveries = pgTable(
     errorMessage: text("error_message"),
     nextRetryAt: ts("next_retry_at").defaultNow(),
     lockedUntil: ts("locked_until"),
+    /** The instance (service_instances.id) holding the lease: a restarted instance releases its own at once. */
+    lockedBy: uuid("locked_by"),
     createdAt: createdAt(),
     deliveredAt: ts("delivered_at"),
   },
   (t) => [
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
     index("webhook_deliveries_due_idx").on(t.nextRetryAt).where(sql`${t.status} IN ('pending', 'retrying')`),
+    index("webhook_deliveries_locked_by_idx").on(t.lockedBy).where(sql`${t.lockedUntil} IS NOT NULL`),
   ],
 );
+
+/**
+ * The instances sharing this database (several behind a load balancer), each with its last heartbeat:
+ * a change to a cached row is answered once every instance with a fresh heartbeat has applied it.
+ */
+export const serviceInstances = pgTable("service_instances", {
+  id: uuid("id").primaryKey(),
+  startedAt: ts("started_at").notNull().defaultNow(),
+  heartbeatAt: ts("heartbeat_at").notNull().defaultNow(),
+});
