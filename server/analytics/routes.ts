@@ -1,7 +1,10 @@
 // Click analytics routes: the six account reports and one link's stats (scope analytics:read).
 import { Elysia, t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import type { FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { Auth } from "../http/auth";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Postgres } from "../storage/postgres/client";
 import { operation } from "../openapi/operation";
 import * as m from "./model";
 import * as service from "./service";
@@ -25,10 +28,10 @@ const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
   }),
 });
 
-export function analyticsRoutes(deps: FeatureDeps) {
+export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {
   const d = { pg: deps.pg, ch: deps.ch };
   return (
-    new Elysia({ prefix: "/public-api/v1" })
+    new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
       // API_SPEC "Analytics": GET /analytics/summary
       .get(

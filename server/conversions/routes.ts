@@ -1,7 +1,10 @@
 // Conversion report routes (API_SPEC "Conversions", permission conversions:read).
 import { Elysia, t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import type { FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { Auth } from "../http/auth";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Postgres } from "../storage/postgres/client";
 import { operation } from "../openapi/operation";
 import {
   BreakdownQuery,
@@ -25,10 +28,10 @@ const report = (id: string, summary: string, data: TSchema, description: string)
     errors: ["NOT_FOUND"],
   });
 
-export function conversionRoutes(deps: FeatureDeps) {
+export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {
   const reports = { db: deps.pg.db, ch: deps.ch };
   return (
-    new Elysia({ name: "conversions", prefix: "/public-api/v1" })
+    new Elysia({ name: "conversions", prefix: API_PREFIX })
       .use(deps.auth)
       // API_SPEC "Conversions": GET /conversions/summary
       .get("/conversions/summary", ({ account, query }) => getConversionSummary(reports, account.id, query), {

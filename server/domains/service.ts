@@ -1,7 +1,7 @@
 // Custom domains: register, list, verify through a DNS TXT record, delete. No Elysia here.
 import { and, count, eq, isNotNull, isNull } from "drizzle-orm";
 import { AppError, notFound, validationError } from "../errors";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import { domains, links } from "../storage/postgres/schema";
 import type { Postgres } from "../storage/postgres/client";

@@ -67,6 +67,9 @@ export interface AuthDeps {
   origins: readonly string[];
 }
 
+/** The plugin every authenticated route group uses (its `scope` and `session` macros). */
+export type Auth = ReturnType<typeof authPlugin>;
+
 export function authPlugin(deps: AuthDeps) {
   const principals = new WeakMap<Request, Principal>();
   const resolve = ({ request }: { request: Request }) => ({

@@ -4,7 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import { AppError, validationError } from "../errors";
 import { TIER_LIMITS, type Tier } from "../tiers";
-import { emitEvent, emitEvents } from "../events/bus";
+import { emitEvent, emitEvents } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import type { AccountRecord } from "../http/auth";
 import { CreateLinkBody, type CreateLinkInput } from "./model";

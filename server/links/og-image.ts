@@ -1,6 +1,6 @@
 // PUT/DELETE /links/{id}/og-image: raw image bytes → 1200x630 WebP (sharp), stored as uploads are
 // (uploads.ts).
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import type { AccountRecord } from "../http/auth";
 import { getLinkOrThrow, serializeLinks, type LinksDeps } from "./service";
 import * as repo from "./repository";

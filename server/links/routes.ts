@@ -1,8 +1,9 @@
-// Links API (API_SPEC.md "Links"), plus restore (DESIGN.md) and the local CDN for uploaded images.
+// Links API (create, read, update, delete, restore, list, bulk, images, QR codes) and the local CDN
+// for uploaded images.
 import { Elysia } from "elysia";
 import { join } from "node:path";
-import type { FeatureDeps } from "../app";
-import { API_PREFIX } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { LinksFeatureDeps } from "./feature";
 import { Envelope } from "../http/envelope";
 import { checkQueryBounds } from "../http/query-bounds";
 import { AppError } from "../errors";
@@ -16,7 +17,7 @@ import { t } from "elysia";
 import { listDeletedLinks } from "./trash";
 import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
 
-export function linksRoutes(deps: FeatureDeps) {
+export function linksRoutes(deps: LinksFeatureDeps) {
   const ctx = {
     pg: deps.pg,
     linkCache: deps.linkCache,
@@ -130,7 +131,7 @@ export function linksRoutes(deps: FeatureDeps) {
           errors: ["NOT_FOUND"],
         }),
       })
-      // POST /links/{id}/restore (DESIGN.md: within 7 days, else 410)
+      // POST /links/{id}/restore (within 7 days of the delete, else 410)
       .post("/links/:id/restore", ({ account, params }) => links.restoreLink(ctx, account.id, params.id), {
         scope: "links:write",
         params: m.LinkIdParams,
@@ -222,7 +223,7 @@ export function linksRoutes(deps: FeatureDeps) {
 }
 
 /** Uploaded images when no S3 bucket is configured: /cdn/og/<file>.webp and /cdn/qr-logo/<file>.png from DATA_DIR/cdn. */
-export function cdnRoutes(deps: FeatureDeps) {
+export function cdnRoutes(deps: Pick<LinksFeatureDeps, "config">) {
   const serve =
     (folder: string, ext: string, type: string) =>
     async ({ params }: { params: { file: string } }) => {

@@ -2,7 +2,7 @@
 import { inArray } from "drizzle-orm";
 import { AppError, notFound, validationError } from "../errors";
 import type { Tier } from "../tiers";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import { domains } from "../storage/postgres/schema";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";

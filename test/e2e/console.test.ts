@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { serveApp } from "../../server/http/serve";
+import { serveApp } from "../../server/serve";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
 

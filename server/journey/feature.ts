@@ -1,0 +1,84 @@
+// The journey feature: ingest (POST /journey/events) and the per-link reports. Its in-process state,
+// made once per runtime: the link ownership cache, the monthly usage meter (written out by the job,
+// about once a second) and, without Redis, the journal of idempotency keys beside the spool.
+import { join } from "node:path";
+import type { Config } from "../config";
+import type { Feature } from "../feature";
+import type { Auth } from "../http/auth";
+import type { Logger } from "../http/logger";
+import type { Metrics } from "../http/metrics";
+import { IdempotencyJournal } from "../ingest/idempotency-journal";
+import type { Streams } from "../ingest/streams";
+import { periodicJob } from "../periodic-job";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Kv } from "../storage/kv";
+import type { Postgres } from "../storage/postgres/client";
+import { IngestAdmission } from "./admission";
+import { createLinkOwnership } from "./link-cache";
+import { IDEMPOTENCY_WINDOW_MS } from "./model";
+import { journeyRoutes } from "./routes";
+import { createUsageMeter } from "./usage";
+
+export interface JourneyFeatureDeps {
+  config: Pick<Config, "dataDir">;
+  pg: Postgres;
+  ch: Clickhouse;
+  kv: Kv;
+  streams: Pick<Streams, "journey">;
+  metrics: Metrics;
+  logger: Logger;
+  auth: Auth;
+}
+
+/** The journey backlog is held to what the flusher stores in this time (see admission.ts). */
+const MAX_FLUSH_LAG_MS = 1000;
+const USAGE_WRITE_EVERY_MS = 1000;
+
+export const journeyFeature: Feature<JourneyFeatureDeps> = {
+  name: "journey",
+  create(deps) {
+    const usage = createUsageMeter(deps.pg.db, deps.kv);
+    const journal = deps.kv.kind === "memory" ? openJournal(deps) : null;
+    const routes = journeyRoutes(deps, {
+      db: deps.pg.db,
+      kv: deps.kv,
+      spool: deps.streams.journey,
+      links: createLinkOwnership(deps.pg.db),
+      usage,
+      journal,
+      admission: new IngestAdmission(deps.streams.journey, MAX_FLUSH_LAG_MS),
+      metrics: deps.metrics,
+      logger: deps.logger,
+    });
+    const job = periodicJob({
+      everyMs: USAGE_WRITE_EVERY_MS,
+      onError: (err) => deps.logger.error({ msg: "journey usage not persisted", error: String(err) }),
+      run: () => usage.persist(),
+      async finish() {
+        await usage.stop();
+        journal?.close();
+      },
+    });
+    return { routes, job };
+  },
+};
+
+/**
+ * The keys of the last window come back from disk into the in-process store (Redis keeps its own).
+ * The memory store sets a key before its promise is returned, so they are all there before the first
+ * request.
+ */
+function openJournal(deps: JourneyFeatureDeps): IdempotencyJournal {
+  const nowMs = Date.now();
+  const { journal, keys } = IdempotencyJournal.open(
+    join(deps.config.dataDir, "spool", "journey-idempotency"),
+    deps.streams.journey.recoveredEnd,
+    {
+      windowMs: IDEMPOTENCY_WINDOW_MS,
+      nowMs,
+      onError: (err) => deps.logger.error({ msg: "journey idempotency key not written to disk", error: String(err) }),
+    },
+  );
+  for (const k of keys) void deps.kv.setIfAbsent(k.key, k.expiresAt - nowMs);
+  return journal;
+}
