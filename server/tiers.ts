@@ -1,4 +1,4 @@
-// The tier table: the spec's quotas plus DESIGN.md's decisions, in one place.
+// The tier table: every quota and limit of each tier, in one place (docs/api.md "Tiers").
 export const TIERS = ["free", "basic", "growth", "pro", "business", "scale"] as const;
 export type Tier = (typeof TIERS)[number];
 

@@ -1,4 +1,4 @@
-// Conversion report routes (API_SPEC "Conversions", permission conversions:read).
+// Conversion report routes (docs/api.md "Conversions", scope conversions:read).
 import { Elysia, t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { API_PREFIX } from "../http/api-prefix";
@@ -33,13 +33,13 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
   return (
     new Elysia({ name: "conversions", prefix: API_PREFIX })
       .use(deps.auth)
-      // API_SPEC "Conversions": GET /conversions/summary
+      // GET /conversions/summary
       .get("/conversions/summary", ({ account, query }) => getConversionSummary(reports, account.id, query), {
         scope: "conversions:read",
         query: ConversionsQuery,
         detail: report("getConversionSummary", "Conversion totals", ConversionSummary, "Conversions, converters, revenue and rate."),
       })
-      // API_SPEC "Conversions": GET /conversions/timeseries
+      // GET /conversions/timeseries
       .get("/conversions/timeseries", ({ account, query }) => getConversionTimeseries(reports, account.id, query), {
         scope: "conversions:read",
         query: TimeseriesQuery,
@@ -50,7 +50,7 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
           "One point per `interval` (hour, day (default), week from Monday, month), oldest first, empty buckets as zeros.",
         ),
       })
-      // API_SPEC "Conversions": GET /conversions/breakdown
+      // GET /conversions/breakdown
       .get("/conversions/breakdown", ({ account, query }) => getConversionBreakdown(reports, account.id, query), {
         scope: "conversions:read",
         query: BreakdownQuery,
@@ -61,7 +61,7 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
           "Rows by `dimension` (device, country, link or name), most conversions first.",
         ),
       })
-      // API_SPEC "Conversions": GET /conversions/time-to-convert
+      // GET /conversions/time-to-convert
       .get("/conversions/time-to-convert", ({ account, query }) => getTimeToConvert(reports, account.id, query), {
         scope: "conversions:read",
         query: ConversionsQuery,

@@ -1,4 +1,4 @@
-// The spec's response envelope: success bodies, the object error form and the string (rate-limit) form.
+// The response envelope (docs/api.md "Responses and errors"): success bodies, the object error form and the string (rate-limit) form.
 import type { AppError } from "../errors";
 
 export interface PageMeta {

@@ -1,4 +1,4 @@
-// POST /journey/events as a pipeline (STYLE.md example 7):
+// POST /journey/events as a pipeline of small steps, each of which may refuse the batch:
 // backpressure → validate → link ownership → idempotency → monthly quota → durable spool → 202.
 // Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
 import { AppError } from "../errors";

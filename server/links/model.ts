@@ -1,4 +1,4 @@
-// Wire schemas and types of the Links API (API_SPEC.md "Links").
+// Wire schemas and types of the Links API (docs/api.md "Links").
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { ISO_DATE_OR_TIME_PATTERN } from "../iso-time";

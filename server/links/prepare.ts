@@ -45,7 +45,7 @@ export async function checkDomain(db: DbOrTx, accountId: string, domainId: strin
 }
 
 export async function hashLinkPassword(input: { is_password_protected?: boolean; password?: string }, field = "body.password") {
-  if (input.is_password_protected !== true) return null; // the spec: ignored unless protection is on
+  if (input.is_password_protected !== true) return null; // a password is ignored unless protection is on
   if (!input.password) throw validationError(field, "is required when is_password_protected is true");
   return Bun.password.hash(input.password);
 }

@@ -1,4 +1,4 @@
-// Links: create, read, update, delete, restore, list (API_SPEC.md "Links"). No Elysia here.
+// Links: create, read, update, delete, restore, list (docs/api.md "Links"). No Elysia here.
 import { inArray } from "drizzle-orm";
 import { AppError, notFound, validationError } from "../errors";
 import type { Tier } from "../tiers";

@@ -20,7 +20,7 @@ export interface DeliveryDeps {
 /** Consecutive failed attempts after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILURES = 10;
 
-/** The bytes sent and signed, in the spec's key order (jsonb storage does not keep key order). */
+/** The bytes sent and signed, in the documented key order (event, timestamp, data) (jsonb storage does not keep key order). */
 export function serializePayload(stored: unknown): string {
   const p = (typeof stored === "string" ? JSON.parse(stored) : stored) as WebhookPayload;
   return JSON.stringify({ event: p.event, timestamp: p.timestamp, data: p.data });

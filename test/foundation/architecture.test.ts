@@ -1,4 +1,4 @@
-// The layout rules of STYLE.md, checked by reading imports: storage imports no feature, services do
+// The layout rules of docs/architecture.md, checked by reading imports: storage imports no feature, services do
 // not import Elysia, only config.ts reads the environment, the tracker imports nothing outside itself,
 // and the widgets reach the server only with `import type`.
 import { expect, test } from "bun:test";

@@ -7,7 +7,7 @@ import { loadConfig, ConfigError, multiInstanceCheck } from "../../server/config
 const dataDir = () => mkdtempSync(join(tmpdir(), "svc-config-"));
 
 describe("config", () => {
-  test("defaults follow DESIGN.md", () => {
+  test("defaults are the documented ones", () => {
     const c = loadConfig({ DATA_DIR: dataDir() });
     expect(c.port).toBe(3000);
     expect(c.host).toBe("0.0.0.0");
