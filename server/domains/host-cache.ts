@@ -1,6 +1,5 @@
 // Which verified custom domain a request's Host names (null: not ours). Invalidated on verify/delete.
-import { and, eq, isNotNull } from "drizzle-orm";
-import { domains } from "../storage/postgres/schema";
+import { findVerifiedDomainId } from "./repository";
 import type { Postgres } from "../storage/postgres/client";
 
 const CHANNEL = "svc_domain_invalidate";
@@ -22,11 +21,7 @@ export class DomainHostCache {
   async resolve(host: string): Promise<string | null> {
     const hit = this.peek(host);
     if (hit !== undefined) return hit;
-    const [row] = await this.pg.db
-      .select({ id: domains.id })
-      .from(domains)
-      .where(and(eq(domains.name, host), isNotNull(domains.verifiedAt)));
-    const id = row?.id ?? null;
+    const id = await findVerifiedDomainId(this.pg.db, host);
     if (this.entries.size > 100_000) this.entries.clear();
     this.entries.set(host, { id, until: Date.now() + TTL_MS });
     return id;

@@ -1,10 +1,9 @@
 // Links: create, read, update, delete, restore, list (docs/api.md "Links"). No Elysia here.
-import { inArray } from "drizzle-orm";
 import { AppError, notFound, validationError } from "../errors";
 import type { Tier } from "../tiers";
 import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import { domains } from "../storage/postgres/schema";
+import { domainNamesByIds } from "../domains/repository";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../http/auth";
 import { Paginated } from "../http/envelope";
@@ -31,10 +30,7 @@ export const RECOVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 const MAX_CODE_ATTEMPTS = 5;
 
 export async function domainNames(db: DbOrTx, ids: (string | null)[]): Promise<Map<string, string>> {
-  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
-  if (!wanted.length) return new Map();
-  const rows = await db.select({ id: domains.id, name: domains.name }).from(domains).where(inArray(domains.id, wanted));
-  return new Map(rows.map((r) => [r.id, r.name]));
+  return domainNamesByIds(db, [...new Set(ids.filter((x): x is string => !!x))]);
 }
 
 export async function serializeLinks(deps: LinksDeps, db: DbOrTx, rows: repo.LinkRow[]) {
