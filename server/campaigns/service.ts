@@ -1,10 +1,10 @@
 // Campaigns group links (Growth tier or higher). No Elysia here.
 import type { CampaignJson } from "./model";
-import { AppError, notFound } from "../errors";
-import { tierAtLeast, type Tier } from "../tiers";
+import { notFound } from "../errors";
+import { requireTier } from "../tiers";
 import * as repo from "./repository";
 import type { Postgres } from "../storage/postgres/client";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 
 type Row = repo.CampaignRow;
 const toJson = (c: Row): CampaignJson => ({
@@ -19,9 +19,7 @@ export async function listCampaigns(pg: Postgres, accountId: string) {
 }
 
 export async function createCampaign(pg: Postgres, account: AccountRecord, body: { name: string; description?: string }) {
-  if (!tierAtLeast(account.tier as Tier, "growth")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth" });
-  }
+  requireTier(account.tier, "growth", "Campaigns need");
   return toJson(await repo.insertCampaign(pg.db, account.id, body.name, body.description ?? null));
 }
 

@@ -1,10 +1,10 @@
 // Validates a create-link input against the account (tier gates, campaign, domain) and builds the row.
 import { AppError, validationError } from "../errors";
-import { tierAtLeast, type Tier } from "../tiers";
+import { requireTier, type Tier } from "../tiers";
 import { isAccountCampaign } from "../campaigns/repository";
 import { findAccountDomain } from "../domains/repository";
 import type { DbOrTx } from "../storage/postgres/client";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import type { CreateLinkInput } from "./model";
 import type { NewLink } from "./repository";
 import { validateAlias } from "./codes";
@@ -23,9 +23,7 @@ export function futureDate(value: string, field: string): Date {
 }
 
 export async function checkCampaign(db: DbOrTx, account: AccountRecord, campaignId: string, field = "body.campaign_id") {
-  if (!tierAtLeast(account.tier, "growth")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth", field });
-  }
+  requireTier(account.tier, "growth", "Campaigns need", field);
   if (!(await isAccountCampaign(db, account.id, campaignId))) throw new AppError("NOT_FOUND", "Campaign not found", { field });
 }
 

@@ -5,9 +5,9 @@ import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import { domainNamesByIds } from "../domains/repository";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import { Paginated } from "../http/envelope";
-import type { CreateLinkInput, ListLinksInput, UpdateLinkInput } from "./model";
+import { UTM_FIELDS, type CreateLinkInput, type ListLinksInput, type UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
 import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
@@ -114,14 +114,6 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
   const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
   return new Paginated(await serializeLinks(deps, deps.pg.db, rows), { page, per_page: perPage, total });
 }
-
-const UTM_FIELDS = [
-  ["utm_source", "utmSource"],
-  ["utm_medium", "utmMedium"],
-  ["utm_campaign", "utmCampaign"],
-  ["utm_term", "utmTerm"],
-  ["utm_content", "utmContent"],
-] as const;
 
 export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
   if (input.url !== undefined || input.original_url !== undefined) {
