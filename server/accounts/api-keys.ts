@@ -1,7 +1,8 @@
 // API key format, hashing, and the cached key → principal resolver used by every /public-api route.
 import { sql } from "drizzle-orm";
 import type { Postgres } from "../storage/postgres/client";
-import type { KeyResolver, Principal } from "../http/auth";
+import type { KeyResolver } from "../http/auth";
+import type { Principal } from "./principal";
 import type { Tier } from "../tiers";
 
 const INVALIDATE_CHANNEL = "svc_key_invalidate";

@@ -6,7 +6,7 @@ import { AppError, validationError } from "../errors";
 import { TIER_LIMITS, type Tier } from "../tiers";
 import { emitEvent, emitEvents } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import { CreateLinkBody, type CreateLinkInput } from "./model";
 import { prepareLink } from "./prepare";
 import { generateShortCode } from "./codes";

@@ -13,7 +13,7 @@ import * as team from "./team";
 import * as invitations from "./invitations";
 import * as resets from "./resets";
 import type { UsersDeps } from "./service";
-import type { Principal } from "../http/auth";
+import type { Principal } from "../accounts/principal";
 
 export function usersRoutes(deps: UsersFeatureDeps) {
   const ctx: UsersDeps = {

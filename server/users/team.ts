@@ -4,7 +4,7 @@ import { AppError, notFound } from "../errors";
 import { emitEvent } from "../webhooks/outbox";
 import { toMemberJson } from "../accounts/service";
 import { roleHas, type Role } from "../roles";
-import type { SessionInfo } from "../http/auth";
+import type { SessionInfo } from "../accounts/principal";
 import * as repo from "./repository";
 import { createInvitation, toInvitationJson } from "./invitations";
 import type { UsersDeps } from "./service";
