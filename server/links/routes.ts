@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import { join } from "node:path";
 import { API_PREFIX } from "../http/api-prefix";
 import type { LinksFeatureDeps } from "./feature";
-import { Envelope } from "../http/envelope";
+import { Envelope, Paginated } from "../http/envelope";
 import { checkQueryBounds } from "../http/query-bounds";
 import { AppError } from "../errors";
 import * as m from "./model";
@@ -30,17 +30,21 @@ export function linksRoutes(deps: LinksFeatureDeps) {
     new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
       // GET /links
-      .get("/links", ({ account, query }) => links.listLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
-        scope: "links:read",
-        query: m.ListLinksQuery,
-        detail: operation({
-          id: "listLinks",
-          tag: "Links",
-          summary: "List links",
-          description: "Filters combine; `tags` matches links having any of them. Pages neither repeat nor skip links.",
-          responses: { 200: { description: "One page of links", data: t.Array(m.Link), paginated: true } },
-        }),
-      })
+      .get(
+        "/links",
+        async ({ account, query }) => Paginated.of(await links.listLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS))),
+        {
+          scope: "links:read",
+          query: m.ListLinksQuery,
+          detail: operation({
+            id: "listLinks",
+            tag: "Links",
+            summary: "List links",
+            description: "Filters combine; `tags` matches links having any of them. Pages neither repeat nor skip links.",
+            responses: { 200: { description: "One page of links", data: t.Array(m.Link), paginated: true } },
+          }),
+        },
+      )
       // POST /links
       .post("/links", async ({ account, body }) => new Envelope(await links.createLink(ctx, account, body), 201), {
         scope: "links:write",
@@ -81,17 +85,21 @@ export function linksRoutes(deps: LinksFeatureDeps) {
         },
       )
       // GET /links/deleted: the trash, deleted links that can still be restored (ours; the console lists it)
-      .get("/links/deleted", ({ account, query }) => listDeletedLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
-        scope: "links:read",
-        query: m.DeletedLinksQuery,
-        detail: operation({
-          id: "listDeletedLinks",
-          tag: "Links",
-          summary: "List deleted links that can still be restored",
-          description: "Newest deletion first; a link stays here for 7 days after DELETE /links/{id}, then it is purged.",
-          responses: { 200: { description: "One page of deleted links", data: t.Array(m.DeletedLink), paginated: true } },
-        }),
-      })
+      .get(
+        "/links/deleted",
+        async ({ account, query }) => Paginated.of(await listDeletedLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS))),
+        {
+          scope: "links:read",
+          query: m.DeletedLinksQuery,
+          detail: operation({
+            id: "listDeletedLinks",
+            tag: "Links",
+            summary: "List deleted links that can still be restored",
+            description: "Newest deletion first; a link stays here for 7 days after DELETE /links/{id}, then it is purged.",
+            responses: { 200: { description: "One page of deleted links", data: t.Array(m.DeletedLink), paginated: true } },
+          }),
+        },
+      )
       // GET /links/{id}
       .get("/links/:id", ({ account, params }) => links.getLink(ctx, account.id, params.id), {
         scope: "links:read",

@@ -6,8 +6,8 @@ import { isUniqueViolation } from "../storage/postgres/errors";
 import { domainNamesByIds } from "../domains/repository";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
-import { Paginated } from "../http/envelope";
-import { UTM_FIELDS, type CreateLinkInput, type ListLinksInput, type UpdateLinkInput } from "./model";
+import type { Page } from "../http/envelope";
+import { UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
 import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
@@ -98,7 +98,7 @@ function utcTime(q: ListLinksInput, field: "created_after" | "created_before" | 
   return new Date(ms).toISOString();
 }
 
-export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput) {
+export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput): Promise<Page<LinkJson>> {
   const tagList =
     q.tags === undefined
       ? []
@@ -112,7 +112,7 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
     last_active_after: utcTime(q, "last_active_after"),
   };
   const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
-  return new Paginated(await serializeLinks(deps, deps.pg.db, rows), { page, per_page: perPage, total });
+  return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
 
 export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
