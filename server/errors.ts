@@ -1,4 +1,4 @@
-// Every error the API can answer with: one code → status table (DESIGN.md "Errors").
+// Every error the API can answer with: one code → status table (docs/api.md "Errors").
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,

@@ -1,5 +1,6 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
 import { loadConfig, ConfigError, multiInstanceCheck, useProductionMode } from "./config";
+import { API_PREFIX } from "./http/api-prefix";
 
 let config;
 try {
@@ -17,7 +18,7 @@ try {
 // Before Elysia is loaded: it reads NODE_ENV once, at import.
 useProductionMode();
 const { openRuntime } = await import("./runtime");
-const { serveApp } = await import("./http/serve");
+const { serveApp } = await import("./serve");
 const { guardProcess } = await import("./process-guard");
 
 const runtime = await openRuntime(config);
@@ -26,7 +27,7 @@ const server = serveApp(runtime, { port: config.port, hostname: config.host });
 console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.port }));
 if (runtime.devKeyPath) {
   console.log(`Created the default account and an all-scopes API key. The key is in ${runtime.devKeyPath}`);
-  console.log(`Try: curl -H "X-API-Key: $(cat ${runtime.devKeyPath})" ${config.baseUrl}/public-api/v1/links`);
+  console.log(`Try: curl -H "X-API-Key: $(cat ${runtime.devKeyPath})" ${config.baseUrl}${API_PREFIX}/links`);
 }
 if (runtime.setupUrl) {
   console.log(`Open the console and choose the owner's email and password (one-time link, 7 days): ${runtime.setupUrl}`);

@@ -1,7 +1,20 @@
-// Composition root: opens the stores, the spools and the app; used by main.ts and by tests.
+// Composition root: opens the stores and the spools, builds the shared services (AppDeps), creates
+// every feature once, builds the app and starts the features' jobs. Used by main.ts and by tests.
 import type { ClickHouseClient } from "@clickhouse/client";
+import type { InternalRoute } from "elysia";
 import type { Config } from "./config";
-import { createApp, type AppDeps } from "./app";
+import { createApp, type App } from "./app";
+import type { Job } from "./feature";
+import { authPlugin, type Auth } from "./http/auth";
+import type { Metrics } from "./http/metrics";
+import type { Logger } from "./http/logger";
+import type { Postgres } from "./storage/postgres/client";
+import type { Clickhouse } from "./storage/clickhouse/client";
+import type { Kv } from "./storage/kv";
+import type { CachedKeyResolver } from "./accounts/api-keys";
+import type { Streams } from "./ingest/streams";
+import type { SessionStore } from "./users/sessions";
+import type { Mailer } from "./mail/mailer";
 import { openPostgres } from "./storage/postgres/client";
 import { withAdvisoryLock } from "./storage/postgres/migrate";
 import { openClickhouse } from "./storage/clickhouse/client";
@@ -29,9 +42,41 @@ import type { OutboundPolicy } from "./net/outbound";
 
 const CLICKHOUSE_MIGRATION_LOCK_ID = 727_002; // arbitrary, constant for this application
 
+/** Everything a feature may ask for; each feature's `create` names the part it needs. */
+export interface AppDeps {
+  config: Config;
+  /** This instance's id, kept in DATA_DIR (cluster/instance-id.ts). */
+  instanceId: string;
+  pg: Postgres;
+  ch: Clickhouse;
+  kv: Kv;
+  keys: CachedKeyResolver;
+  metrics: Metrics;
+  logger: Logger;
+  streams: Streams;
+  linkCache: LinkCache;
+  domainCache: DomainHostCache;
+  /** Exact max_clicks counting for the redirect. */
+  clickLimits: ClickLimiter;
+  /** TXT lookups for domain verification (injectable so tests can answer them). */
+  resolveTxt: (name: string) => Promise<string[][]>;
+  /** Console sessions (cookie, lookup, CSRF tokens). */
+  sessions: SessionStore;
+  /** Outgoing email, when SMTP_URL is set. */
+  mailer: Mailer | null;
+  /** The guard of server-side fetches (webhooks, destination metadata). */
+  outbound: OutboundPolicy;
+  /** API keys and console sessions: the `scope` and `session` route options. */
+  auth: Auth;
+  /** The finished app's routes (for the OpenAPI documents). */
+  routeTable: () => readonly InternalRoute[];
+}
+
 export interface Runtime {
   deps: AppDeps;
-  app: ReturnType<typeof createApp>;
+  app: App;
+  /** Every feature's job by feature name, started or not (RuntimeOptions.jobs). */
+  jobs: Record<string, Job>;
   devKeyPath: string | null;
   /** The one-time console setup link, while nobody has a user (embedded mode). */
   setupUrl: string | null;
@@ -44,6 +89,8 @@ export interface RuntimeOptions {
   resolveTxt?: AppDeps["resolveTxt"];
   /** DNS answers and what counts as private for outbound fetches (tests stand loopback sites in for public ones). */
   outbound?: Omit<OutboundPolicy, "allowPrivate">;
+  /** Which features' jobs start: all (default), none, or those named. The others still run on runOnce(). */
+  jobs?: boolean | readonly string[];
 }
 
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -93,6 +140,13 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   const domainCache = new DomainHostCache(pg, sync);
   await Promise.all([linkCache.listen(), domainCache.listen()]);
   await sync.start(); // after every cache listens: see cluster/sync.ts
+  const sessions = createSessionStore(pg, {
+    appSecret: config.appSecret,
+    idleMs: config.sessionIdleMs,
+    maxMs: config.sessionMaxMs,
+    secure: config.baseUrl.startsWith("https://"),
+  });
+  const built: { app?: App } = {};
   const deps: AppDeps = {
     config,
     instanceId,
@@ -110,30 +164,36 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       onError: (err) => logger.error({ msg: "click limit count failed", error: String(err) }),
     }),
     resolveTxt: opts.resolveTxt ?? resolveTxt,
-    sessions: createSessionStore(pg, {
-      appSecret: config.appSecret,
-      idleMs: config.sessionIdleMs,
-      maxMs: config.sessionMaxMs,
-      secure: config.baseUrl.startsWith("https://"),
-    }),
+    sessions,
     mailer: createMailer(config.smtpUrl, config.mailFrom),
     outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
+    auth: authPlugin({ keys, sessions, kv, trustProxy: config.trustProxy, origins: [new URL(config.baseUrl).origin] }),
+    // The documents describe the finished app's route table, read when they are first requested.
+    routeTable: () => built.app?.routes ?? [],
   };
-  const app = createApp(deps);
+  const parts = FEATURES.map((f) => ({ name: f.name, ...f.create(deps) }));
+  const app = createApp(
+    deps,
+    parts.flatMap((p) => (p.routes ? [p.routes] : [])),
+  );
+  built.app = app;
+  const jobs = Object.fromEntries(parts.flatMap((p) => (p.job ? [[p.name, p.job] as const] : [])));
   const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
   const setupUrl = await bootstrapSetupLink(pg, config.baseUrl);
   for (const s of streams.all) s.start();
-  const stops = FEATURES.map((f) => f.start?.(deps)).filter((stop): stop is () => Promise<void> | void => !!stop);
+  const startJobs = opts.jobs ?? true;
+  for (const [name, job] of Object.entries(jobs)) if (startJobs === true || (startJobs !== false && startJobs.includes(name))) job.start();
   // Replay whatever an earlier process left unflushed.
   for (const s of streams.all) void s.flush().catch(() => {});
 
   return {
     deps,
     app,
+    jobs,
     devKeyPath,
     setupUrl,
     async close() {
-      for (const stop of stops) await stop();
+      for (const job of Object.values(jobs)) await job.stop();
       await sync.close();
       await deps.clickLimits.drain();
       for (const s of streams.all) await s.close();

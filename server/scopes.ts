@@ -1,4 +1,4 @@
-// The spec's eleven API key permissions.
+// The eleven API key permissions (docs/api.md "Accounts and API keys").
 export const SCOPES = [
   "links:read",
   "links:write",

@@ -1,4 +1,5 @@
-// The tier table: the spec's quotas plus DESIGN.md's decisions, in one place.
+// The tier table: every quota and limit of each tier, in one place (docs/api.md "Tiers").
+import { AppError } from "./errors";
 export const TIERS = ["free", "basic", "growth", "pro", "business", "scale"] as const;
 export type Tier = (typeof TIERS)[number];
 
@@ -71,6 +72,19 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
 
 export const tierRank = (tier: Tier) => TIERS.indexOf(tier);
 export const tierAtLeast = (tier: Tier, required: Tier) => tierRank(tier) >= tierRank(required);
+
+/**
+ * 403 TIER_UPGRADE_REQUIRED unless `tier` is `required` or higher. `what` starts the message and
+ * carries its verb ("Campaigns need", "OG image upload needs"); `field`, when given, names the input.
+ */
+export function requireTier(tier: Tier, required: Tier, what: string, field?: string): void {
+  if (tierAtLeast(tier, required)) return;
+  const name = required[0].toUpperCase() + required.slice(1);
+  throw new AppError("TIER_UPGRADE_REQUIRED", `${what} the ${name} tier or higher`, {
+    required_tier: required,
+    ...(field ? { field } : {}),
+  });
+}
 
 export interface LimitOverrides {
   journey_events_per_month?: number | null;

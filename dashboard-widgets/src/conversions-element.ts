@@ -1,5 +1,5 @@
 // <svc-conversions>: conversion summary, revenue over time and time to convert, from
-// GET /conversions/summary, /timeseries and /time-to-convert (API_SPEC "Conversions").
+// GET /conversions/summary, /timeseries and /time-to-convert (docs/api.md "Conversions").
 import { SvcElement } from "./base-element";
 import { dataTable, hBars, legend, lineChart, stats } from "./charts";
 import type { Fmt } from "./format";

@@ -1,5 +1,5 @@
 // <svc-funnel link-id steps="a,b,c">: ordered-step conversion of one link's visitors from
-// GET /journey/links/{link_id}/funnel (API_SPEC "Journey", "Funnel").
+// GET /journey/links/{link_id}/funnel (docs/api.md "Journey reports").
 import { SvcElement } from "./base-element";
 import { dataTable, hBars, stats } from "./charts";
 import type { Fmt } from "./format";

@@ -1,4 +1,4 @@
-// <svc-link-stats link-id>: one link's totals from GET /links/{id}/stats (API_SPEC "Link stats").
+// <svc-link-stats link-id>: one link's totals from GET /links/{id}/stats (docs/api.md "Click analytics").
 import { SvcElement } from "./base-element";
 import { esc, hBars, stats } from "./charts";
 import type { Fmt } from "./format";

@@ -1,4 +1,4 @@
-// <svc-summary>: account click totals from GET /analytics/summary (API_SPEC "Analytics").
+// <svc-summary>: account click totals from GET /analytics/summary (docs/api.md "Click analytics").
 import { AnalyticsElement, usageNote } from "./base-element";
 import { stats } from "./charts";
 import type { Fmt } from "./format";

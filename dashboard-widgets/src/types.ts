@@ -1,4 +1,4 @@
-// Wire types of the public API responses the widgets read (API_SPEC.md "Resources and their fields").
+// Wire types of the public API responses the widgets read (docs/api.md; the OpenAPI document has every field).
 // Type-only: nothing here reaches the bundle.
 
 export type BotFilter = "real" | "bot" | "all";

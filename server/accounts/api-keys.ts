@@ -2,7 +2,8 @@
 import { sql } from "drizzle-orm";
 import type { Postgres } from "../storage/postgres/client";
 import type { CacheSync } from "../cluster/sync";
-import type { KeyResolver, Principal } from "../http/auth";
+import type { KeyResolver } from "../http/auth";
+import type { Principal } from "./principal";
 import type { Tier } from "../tiers";
 
 const INVALIDATE_CHANNEL = "svc_key_invalidate";

@@ -1,7 +1,7 @@
 // The console's API key and account routes (/console/api, session only): an API key can never mint,
 // list or revoke keys. Same validation, quotas and events as the admin API's key routes.
 import { Elysia } from "elysia";
-import type { FeatureDeps } from "../app";
+import type { AccountsFeatureDeps } from "./feature";
 import { AppError } from "../errors";
 import { Envelope } from "../http/envelope";
 import { CONSOLE_API_PREFIX } from "../http/api-prefix";
@@ -10,7 +10,7 @@ import * as m from "./model";
 import * as service from "./service";
 import { getAccountOverview } from "./overview";
 
-export function accountConsoleRoutes(deps: FeatureDeps) {
+export function accountConsoleRoutes(deps: AccountsFeatureDeps) {
   return new Elysia({ prefix: CONSOLE_API_PREFIX })
     .use(deps.auth)
     .get("/keys", ({ account }) => service.listKeys(deps.pg, account.id), { session: "keys:manage" })

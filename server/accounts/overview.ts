@@ -4,7 +4,7 @@ import { isoDay } from "../analytics/range";
 import { readJourneyUsage } from "../journey/repository";
 import { monthOf } from "../journey/usage";
 import { countEndpoints } from "../webhooks/repository";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "./principal";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
 import { effectiveLimits, TIER_LIMITS } from "../tiers";

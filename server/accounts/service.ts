@@ -1,7 +1,7 @@
 // Accounts, API keys and team members: the admin API's logic (no Elysia here).
 import { AppError, notFound, validationError } from "../errors";
 import { TIER_LIMITS, tierRank, type LimitOverrides, type Tier } from "../tiers";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { isValidAllowEntry } from "../http/ip-allowlist";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import type { Postgres } from "../storage/postgres/client";

@@ -1,5 +1,5 @@
-// Wire schemas and types of click analytics (API_SPEC "Analytics", "Analytics result rows",
-// "Analytics usage object", "Link stats").
+// Wire schemas and types of click analytics (docs/api.md "Click analytics": the
+// report rows, the usage object, link stats).
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 

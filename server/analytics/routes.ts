@@ -1,7 +1,10 @@
 // Click analytics routes: the six account reports and one link's stats (scope analytics:read).
 import { Elysia, t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import type { FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { Auth } from "../http/auth";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Postgres } from "../storage/postgres/client";
 import { operation } from "../openapi/operation";
 import * as m from "./model";
 import * as service from "./service";
@@ -25,12 +28,12 @@ const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
   }),
 });
 
-export function analyticsRoutes(deps: FeatureDeps) {
+export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {
   const d = { pg: deps.pg, ch: deps.ch };
   return (
-    new Elysia({ prefix: "/public-api/v1" })
+    new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
-      // API_SPEC "Analytics": GET /analytics/summary
+      // GET /analytics/summary
       .get(
         "/analytics/summary",
         ({ account, query }) => service.getSummaryReport(d, account, query),
@@ -42,7 +45,7 @@ export function analyticsRoutes(deps: FeatureDeps) {
           m.GroupedAnalyticsQuery,
         ),
       )
-      // API_SPEC "Analytics": GET /analytics/timeseries
+      // GET /analytics/timeseries
       .get(
         "/analytics/timeseries",
         ({ account, query }) => service.getTimeseriesReport(d, account, query),
@@ -54,19 +57,19 @@ export function analyticsRoutes(deps: FeatureDeps) {
           m.GroupedAnalyticsQuery,
         ),
       )
-      // API_SPEC "Analytics": GET /analytics/geo
+      // GET /analytics/geo
       .get(
         "/analytics/geo",
         ({ account, query }) => service.getGeoReport(d, account, query),
         report("getAnalyticsGeo", "Clicks by country", t.Array(m.GeoRow), "Sorted by clicks, top 1,000."),
       )
-      // API_SPEC "Analytics": GET /analytics/devices
+      // GET /analytics/devices
       .get(
         "/analytics/devices",
         ({ account, query }) => service.getDevicesReport(d, account, query),
         report("getAnalyticsDevices", "Clicks by device, browser and OS", t.Array(m.DeviceRow), "Sorted by clicks, top 1,000."),
       )
-      // API_SPEC "Analytics": GET /analytics/referrers
+      // GET /analytics/referrers
       .get(
         "/analytics/referrers",
         ({ account, query }) => service.getReferrersReport(d, account, query),
@@ -77,13 +80,13 @@ export function analyticsRoutes(deps: FeatureDeps) {
           "Sorted by clicks, top 1,000; no referrer is `direct`.",
         ),
       )
-      // API_SPEC "Analytics": GET /analytics/hourly
+      // GET /analytics/hourly
       .get(
         "/analytics/hourly",
         ({ account, query }) => service.getHourlyReport(d, account, query),
         report("getAnalyticsHourly", "Clicks by hour of day", t.Array(m.HourlyRow), "Always 24 rows, hours 0–23 UTC."),
       )
-      // API_SPEC "Links": GET /links/{id}/stats
+      // GET /links/{id}/stats
       .get("/links/:id/stats", ({ account, params, query }) => service.getLinkStats(d, account.id, params.id, query.group_by), {
         scope: "analytics:read",
         params: m.LinkIdParams,

@@ -2,7 +2,7 @@
 // range) and one link's stats. No Elysia here.
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import { effectiveLimits } from "../tiers";
 import { notFound } from "../errors";
 import type {

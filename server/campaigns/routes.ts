@@ -1,13 +1,15 @@
-// Campaigns (DESIGN.md): GET/POST /campaigns, GET/PATCH/DELETE /campaigns/{id}; links:read / links:write.
+// Campaigns: GET/POST /campaigns, GET/PATCH/DELETE /campaigns/{id}; links:read / links:write.
 import { Elysia, t } from "elysia";
-import { API_PREFIX, type FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { Auth } from "../http/auth";
+import type { Postgres } from "../storage/postgres/client";
 import { Envelope } from "../http/envelope";
 import { MessageResult } from "../openapi/envelope";
 import { operation } from "../openapi/operation";
 import { Campaign, CampaignIdParams, CreateCampaignBody, UpdateCampaignBody } from "./model";
 import * as campaigns from "./service";
 
-export function campaignsRoutes(deps: FeatureDeps) {
+export function campaignsRoutes(deps: { pg: Postgres; auth: Auth }) {
   return new Elysia({ prefix: API_PREFIX })
     .use(deps.auth)
     .get("/campaigns", ({ account }) => campaigns.listCampaigns(deps.pg, account.id), {

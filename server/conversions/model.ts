@@ -1,4 +1,4 @@
-// Query parameters of the conversion reports (API_SPEC "Conversions").
+// Query parameters of the conversion reports (docs/api.md "Conversions").
 import { t } from "elysia";
 import { PeriodSchema } from "../journey/model";
 

@@ -1,7 +1,10 @@
-// Conversion report routes (API_SPEC "Conversions", permission conversions:read).
+// Conversion report routes (docs/api.md "Conversions", scope conversions:read).
 import { Elysia, t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import type { FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { Auth } from "../http/auth";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Postgres } from "../storage/postgres/client";
 import { operation } from "../openapi/operation";
 import {
   BreakdownQuery,
@@ -25,18 +28,18 @@ const report = (id: string, summary: string, data: TSchema, description: string)
     errors: ["NOT_FOUND"],
   });
 
-export function conversionRoutes(deps: FeatureDeps) {
+export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {
   const reports = { db: deps.pg.db, ch: deps.ch };
   return (
-    new Elysia({ name: "conversions", prefix: "/public-api/v1" })
+    new Elysia({ name: "conversions", prefix: API_PREFIX })
       .use(deps.auth)
-      // API_SPEC "Conversions": GET /conversions/summary
+      // GET /conversions/summary
       .get("/conversions/summary", ({ account, query }) => getConversionSummary(reports, account.id, query), {
         scope: "conversions:read",
         query: ConversionsQuery,
         detail: report("getConversionSummary", "Conversion totals", ConversionSummary, "Conversions, converters, revenue and rate."),
       })
-      // API_SPEC "Conversions": GET /conversions/timeseries
+      // GET /conversions/timeseries
       .get("/conversions/timeseries", ({ account, query }) => getConversionTimeseries(reports, account.id, query), {
         scope: "conversions:read",
         query: TimeseriesQuery,
@@ -47,7 +50,7 @@ export function conversionRoutes(deps: FeatureDeps) {
           "One point per `interval` (hour, day (default), week from Monday, month), oldest first, empty buckets as zeros.",
         ),
       })
-      // API_SPEC "Conversions": GET /conversions/breakdown
+      // GET /conversions/breakdown
       .get("/conversions/breakdown", ({ account, query }) => getConversionBreakdown(reports, account.id, query), {
         scope: "conversions:read",
         query: BreakdownQuery,
@@ -58,7 +61,7 @@ export function conversionRoutes(deps: FeatureDeps) {
           "Rows by `dimension` (device, country, link or name), most conversions first.",
         ),
       })
-      // API_SPEC "Conversions": GET /conversions/time-to-convert
+      // GET /conversions/time-to-convert
       .get("/conversions/time-to-convert", ({ account, query }) => getTimeToConvert(reports, account.id, query), {
         scope: "conversions:read",
         query: ConversionsQuery,

@@ -1,4 +1,4 @@
-// The conversion reports (API_SPEC "Conversions"); no Elysia here.
+// The conversion reports (docs/api.md "Conversions"); no Elysia here.
 import { notFound } from "../errors";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";

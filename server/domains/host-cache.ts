@@ -1,7 +1,6 @@
 // Which verified custom domain a request's Host names (null: not ours). A verify or delete is applied
 // here and on every other instance before it is answered (cluster/sync.ts).
-import { and, eq, isNotNull } from "drizzle-orm";
-import { domains } from "../storage/postgres/schema";
+import { findVerifiedDomainId } from "./repository";
 import type { Postgres } from "../storage/postgres/client";
 import type { CacheChannel, CacheSync } from "../cluster/sync";
 
@@ -46,11 +45,7 @@ export class DomainHostCache {
     const hit = this.peek(host);
     if (hit !== undefined) return hit;
     const before = this.changes;
-    const [row] = await this.pg.db
-      .select({ id: domains.id })
-      .from(domains)
-      .where(and(eq(domains.name, host), isNotNull(domains.verifiedAt)));
-    const id = row?.id ?? null;
+    const id = await findVerifiedDomainId(this.pg.db, host);
     const now = performance.now();
     if (this.changes !== before || now > this.sync.validUntil) return id;
     if (this.entries.size > 100_000) this.entries.clear();

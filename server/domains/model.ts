@@ -1,4 +1,4 @@
-// Custom domains (DESIGN.md "Custom domains").
+// Wire schemas of the custom domains API (docs/api.md "Custom domains").
 import { t, type Static } from "elysia";
 
 export const CreateDomainBody = t.Object({ name: t.String({ minLength: 3, maxLength: 253 }) }, { additionalProperties: false });

@@ -1,13 +1,14 @@
-// Custom domains (DESIGN.md: GET/POST /domains, GET/DELETE /domains/{id}, POST /domains/{id}/verify).
+// Custom domains: GET/POST /domains, GET/DELETE /domains/{id}, POST /domains/{id}/verify.
 import { Elysia, t } from "elysia";
-import { API_PREFIX, type FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { DomainsFeatureDeps } from "./feature";
 import { Envelope } from "../http/envelope";
 import { MessageResult } from "../openapi/envelope";
 import { operation } from "../openapi/operation";
 import { CreateDomainBody, Domain, DomainIdParams, DomainVerification } from "./model";
 import * as domains from "./service";
 
-export function domainsRoutes(deps: FeatureDeps) {
+export function domainsRoutes(deps: DomainsFeatureDeps) {
   const ctx = { pg: deps.pg, domainCache: deps.domainCache, resolveTxt: deps.resolveTxt, baseUrl: deps.config.baseUrl };
   return new Elysia({ prefix: API_PREFIX })
     .use(deps.auth)

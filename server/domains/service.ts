@@ -1,14 +1,13 @@
 // Custom domains: register, list, verify through a DNS TXT record, delete. No Elysia here.
-import { and, count, eq, isNotNull, isNull } from "drizzle-orm";
 import { AppError, notFound, validationError } from "../errors";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import { domains, links } from "../storage/postgres/schema";
 import type { Postgres } from "../storage/postgres/client";
+import * as repo from "./repository";
 import type { DomainHostCache } from "./host-cache";
 import { isHostname, verificationRecord, type DomainJson } from "./model";
 
-type DomainRow = typeof domains.$inferSelect;
+type DomainRow = repo.DomainRow;
 export interface DomainsDeps {
   pg: Postgres;
   domainCache: DomainHostCache;
@@ -26,10 +25,7 @@ const toDomainJson = (d: DomainRow): DomainJson => ({
 });
 
 async function getDomainOrThrow(pg: Postgres, accountId: string, id: string) {
-  const [row] = await pg.db
-    .select()
-    .from(domains)
-    .where(and(eq(domains.id, id), eq(domains.accountId, accountId)));
+  const row = await repo.findAccountDomain(pg.db, accountId, id);
   if (!row) throw notFound("Domain");
   return row;
 }
@@ -40,17 +36,10 @@ export async function createDomain(deps: DomainsDeps, accountId: string, rawName
   if (name === new URL(deps.baseUrl).hostname) throw validationError("body.name", "is the service's own host");
   // Another account may have added the name without verifying it: that blocks nobody. A verified
   // name belongs to the account that proved it through DNS.
-  const [owned] = await deps.pg.db
-    .select({ id: domains.id })
-    .from(domains)
-    .where(and(eq(domains.name, name), isNotNull(domains.verifiedAt)));
-  if (owned) throw new AppError("CONFLICT", `${name} is already verified by an account`, { field: "body.name" });
+  if ((await repo.findVerifiedDomainId(deps.pg.db, name)) !== null)
+    throw new AppError("CONFLICT", `${name} is already verified by an account`, { field: "body.name" });
   try {
-    const [row] = await deps.pg.db
-      .insert(domains)
-      .values({ accountId, name, verificationToken: `svc-verify-${crypto.randomUUID()}` })
-      .returning();
-    return toDomainJson(row);
+    return toDomainJson(await repo.insertDomain(deps.pg.db, accountId, name, `svc-verify-${crypto.randomUUID()}`));
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("CONFLICT", `${name} is already one of this account's domains`, { field: "body.name" });
     throw err;
@@ -58,7 +47,7 @@ export async function createDomain(deps: DomainsDeps, accountId: string, rawName
 }
 
 export async function listDomains(pg: Postgres, accountId: string) {
-  return (await pg.db.select().from(domains).where(eq(domains.accountId, accountId)).orderBy(domains.createdAt)).map(toDomainJson);
+  return (await repo.listAccountDomains(pg.db, accountId)).map(toDomainJson);
 }
 
 export const getDomain = async (pg: Postgres, accountId: string, id: string) => toDomainJson(await getDomainOrThrow(pg, accountId, id));
@@ -81,7 +70,7 @@ export async function verifyDomain(deps: DomainsDeps, accountId: string, id: str
   let verified: typeof domain;
   try {
     verified = await deps.pg.db.transaction(async (tx) => {
-      const [row] = await tx.update(domains).set({ verifiedAt: new Date() }).where(eq(domains.id, id)).returning();
+      const row = await repo.markDomainVerified(tx, id);
       await emitEvent(tx, accountId, "domain.verified", { id: row.id, name: row.name, verified_at: row.verifiedAt!.toISOString() });
       return row;
     });
@@ -96,12 +85,9 @@ export async function verifyDomain(deps: DomainsDeps, accountId: string, id: str
 
 export async function deleteDomain(deps: DomainsDeps, accountId: string, id: string) {
   const domain = await getDomainOrThrow(deps.pg, accountId, id);
-  const [{ n }] = await deps.pg.db
-    .select({ n: count() })
-    .from(links)
-    .where(and(eq(links.domainId, id), isNull(links.deletedAt)));
+  const n = await repo.countLiveLinksOnDomain(deps.pg.db, id);
   if (n > 0) throw new AppError("CONFLICT", `${n} link(s) still use ${domain.name}; delete or move them first`, { links: n });
-  await deps.pg.db.delete(domains).where(eq(domains.id, id));
+  await repo.deleteDomainRow(deps.pg.db, id);
   await deps.domainCache.invalidate(domain.name);
   return { message: `Domain ${domain.name} deleted` };
 }

@@ -6,40 +6,15 @@
 // but GET/HEAD, the X-CSRF-Token header must carry the session's token.
 import { Elysia, type DocumentDecoration } from "elysia";
 import { AppError } from "../errors";
-import type { Permission, Role } from "../roles";
+import type { Permission } from "../roles";
+import type { Principal } from "../accounts/principal";
 import type { Scope } from "../scopes";
-import { TIER_LIMITS, type LimitOverrides, type Tier } from "../tiers";
+import { TIER_LIMITS } from "../tiers";
 import type { Kv } from "../storage/kv";
 import { clientAddress } from "./request-context";
 import { isAddressAllowed } from "./ip-allowlist";
 import { enforceRateLimit } from "./rate-limit";
 import { checkSameOrigin, csrfTokenMatches } from "./same-origin";
-
-export interface AccountRecord {
-  id: string;
-  name: string;
-  tier: Tier;
-  limitOverrides: LimitOverrides;
-  createdAt: Date;
-}
-
-/** The console session behind a request, when it was not made with an API key. */
-export interface SessionInfo {
-  id: string;
-  userId: string;
-  email: string;
-  role: Role;
-  csrfToken: string;
-}
-
-export interface Principal {
-  account: AccountRecord;
-  /** What the rate limit counts against: the key's id, or `user:<id>` for a session. */
-  keyId: string;
-  scopes: readonly string[];
-  allowedIps: readonly string[];
-  session?: SessionInfo;
-}
 
 export interface KeyResolver {
   resolve(rawKey: string): Promise<Principal | null>;
@@ -66,6 +41,9 @@ export interface AuthDeps {
   /** Origins a console request may come from besides the request's own (BASE_URL's). */
   origins: readonly string[];
 }
+
+/** The plugin every authenticated route group uses (its `scope` and `session` macros). */
+export type Auth = ReturnType<typeof authPlugin>;
 
 export function authPlugin(deps: AuthDeps) {
   const principals = new WeakMap<Request, Principal>();

@@ -1,4 +1,4 @@
-// The spec's response envelope: success bodies, the object error form and the string (rate-limit) form.
+// The response envelope (docs/api.md "Responses and errors"): success bodies, the object error form and the string (rate-limit) form.
 import type { AppError } from "../errors";
 
 export interface PageMeta {
@@ -7,12 +7,22 @@ export interface PageMeta {
   total: number;
 }
 
+/** A page of a list, as a service returns it (plain values; the route wraps it in Paginated). */
+export interface Page<T> {
+  items: T[];
+  meta: PageMeta;
+}
+
 /** Returned by list handlers; the envelope puts the items in `data` and the numbers in `meta`. */
 export class Paginated<T> {
   constructor(
     readonly items: T[],
     readonly meta: PageMeta,
   ) {}
+
+  static of<T>(page: Page<T>): Paginated<T> {
+    return new Paginated(page.items, page.meta);
+  }
 }
 
 /** Returned by handlers that need extra top-level fields or a custom status. */

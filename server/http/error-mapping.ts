@@ -1,4 +1,4 @@
-// Errors → the spec's envelope. This runs when something already went wrong, so it must not throw
+// Errors → the response envelope (docs/api.md "Responses and errors"). This runs when something already went wrong, so it must not throw
 // itself: whatever fails while mapping an error becomes a plain 500 INTERNAL_ERROR envelope.
 import { ValidationError } from "elysia";
 import { AppError } from "../errors";

@@ -1,7 +1,7 @@
 // Backpressure of POST /journey/events. Besides the spool's byte bound, a batch is refused while the
 // spool holds more than the flusher stores in `maxLagMs` at its measured rate: under sustained
 // overload the backlog then stays about that long, so accepted events become queryable within about
-// 2 s (DESIGN.md) instead of waiting behind a spool filled to SPOOL_MAX_BYTES, and the flusher never
+// 2 s (our ingest target) instead of waiting behind a spool filled to SPOOL_MAX_BYTES, and the flusher never
 // runs dry. While flushes keep failing (ClickHouse down), only the byte bound applies, so the spool
 // rides out the outage.
 import type { Spool } from "../ingest/spool";

@@ -1,5 +1,7 @@
 // CORS for the ingest route only: the tracker posts cross-origin from customer sites.
-export const INGEST_PATH = "/public-api/v1/journey/events";
+import { API_PREFIX } from "../http/api-prefix";
+
+export const INGEST_PATH = `${API_PREFIX}/journey/events`;
 
 export function ingestCorsHeaders(origin: string | null): Record<string, string> {
   return {

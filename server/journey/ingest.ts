@@ -1,8 +1,8 @@
-// POST /journey/events as a pipeline (STYLE.md example 7):
+// POST /journey/events as a pipeline of small steps, each of which may refuse the batch:
 // backpressure → validate → link ownership → idempotency → monthly quota → durable spool → 202.
 // Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
 import { AppError } from "../errors";
-import { emitEvents } from "../events/bus";
+import { emitEvents } from "../webhooks/outbox";
 import type { JourneyRecord, JourneyRow } from "../ingest/records";
 import type { AppendOptions, Spool } from "../ingest/spool";
 import type { IdempotencyJournal } from "../ingest/idempotency-journal";

@@ -1,4 +1,4 @@
-// Wire schemas of the journey API: the ingest batch (API_SPEC "Journey event (input object)") and
+// Wire schemas of the journey API: the ingest batch (docs/api.md "Journey ingest") and
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";

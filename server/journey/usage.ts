@@ -1,4 +1,4 @@
-// The monthly journey event counter (API_SPEC "Journey monthly usage status").
+// The monthly journey event counter and its usage status (ok, soft_limit, hard_limit_approaching, blocked).
 //
 // Exact under concurrency without a Postgres round trip per request: the live counter is a capped
 // atomic increment in the kv store (in process, or Redis INCRBY-style with REDIS_URL, shared by every
@@ -25,8 +25,9 @@ export interface UsageMeter {
   reserve(accountId: string, limit: number, count: number, nowMs?: number): Promise<ReserveResult>;
   /** Gives back a reservation whose batch was not stored after all. */
   release(r: Reservation): Promise<void>;
-  /** Writes the accumulated increments to Postgres. */
+  /** Writes the accumulated increments to Postgres (the journey job, about once a second). */
   persist(): Promise<void>;
+  /** Waits for a write in progress, then writes what is left. */
   stop(): Promise<void>;
 }
 
@@ -49,7 +50,7 @@ export function usageStatus(used: number, limit: number): UsageStatus {
   return "ok";
 }
 
-export function createUsageMeter(db: DbOrTx, kv: Kv, opts: { persistEveryMs?: number; onError?: (err: unknown) => void } = {}): UsageMeter {
+export function createUsageMeter(db: DbOrTx, kv: Kv): UsageMeter {
   const seeds = new Map<string, Promise<number>>();
   const pending = new Map<string, { accountId: string; month: string; n: number }>();
   let persisting: Promise<void> | null = null;
@@ -88,8 +89,6 @@ export function createUsageMeter(db: DbOrTx, kv: Kv, opts: { persistEveryMs?: nu
     });
     return persisting;
   };
-  const timer = setInterval(() => void persist().catch((err) => opts.onError?.(err)), opts.persistEveryMs ?? 1000);
-  timer.unref?.();
 
   return {
     async reserve(accountId, limit, count, nowMs = Date.now()) {
@@ -108,7 +107,6 @@ export function createUsageMeter(db: DbOrTx, kv: Kv, opts: { persistEveryMs?: nu
     },
     persist,
     async stop() {
-      clearInterval(timer);
       if (persisting) await persisting.catch(() => {});
       await persist();
     },

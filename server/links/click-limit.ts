@@ -9,7 +9,7 @@
 // this process serves from memory; unused clicks go back after a second without use and at shutdown.
 // The last twenty or so clicks of a limit are always counted one statement per batch. A link seen at
 // its limit answers at once, without a query, until a change of the link reloads its cache entry.
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import type { Postgres } from "../storage/postgres/client";
 import type { CachedLink } from "./cache";
 import { countLimitedClicks, markReachedLimits, returnLeasedClicks, type ReachedLimit } from "./repository";

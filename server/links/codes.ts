@@ -1,6 +1,6 @@
 // Short codes: generated (7 base62 characters from crypto randomness) or chosen (custom aliases).
-import { AppError, validationError } from "../errors";
-import { tierAtLeast, type Tier } from "../tiers";
+import { validationError } from "../errors";
+import { requireTier, type Tier } from "../tiers";
 import { ALIAS_PATTERN, RESERVED_CODES } from "./model";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -16,9 +16,7 @@ export function generateShortCode(length = 7): string {
 }
 
 export function validateAlias(alias: string, tier: Tier, field = "body.custom_alias"): string {
-  if (!tierAtLeast(tier, "basic")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", "Custom aliases need the Basic tier or higher", { required_tier: "basic", field });
-  }
+  requireTier(tier, "basic", "Custom aliases need", field);
   if (!ALIAS_PATTERN.test(alias)) throw validationError(field, "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -");
   if (RESERVED_CODES.has(alias.toLowerCase())) throw validationError(field, `"${alias}" is reserved`);
   return alias;

@@ -1,10 +1,18 @@
-// Wire schemas and types of the Links API (API_SPEC.md "Links").
+// Wire schemas and types of the Links API (docs/api.md "Links").
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { ISO_DATE_OR_TIME_PATTERN } from "../iso-time";
 
 const Str = (max: number) => t.String({ maxLength: max });
 const IsoTime = t.String({ pattern: ISO_DATE_OR_TIME_PATTERN, maxLength: 40, description: "ISO 8601; a time without an offset is UTC" });
+/** The UTM fields of a link: the API's name and the row's. */
+export const UTM_FIELDS = [
+  ["utm_source", "utmSource"],
+  ["utm_medium", "utmMedium"],
+  ["utm_campaign", "utmCampaign"],
+  ["utm_term", "utmTerm"],
+  ["utm_content", "utmContent"],
+] as const;
 const Utm = {
   utm_source: t.Optional(Str(255)),
   utm_medium: t.Optional(Str(255)),

@@ -1,7 +1,7 @@
 // PUT/DELETE /links/{id}/og-image: raw image bytes → 1200x630 WebP (sharp), stored as uploads are
 // (uploads.ts).
-import { emitEvent } from "../events/bus";
-import type { AccountRecord } from "../http/auth";
+import { emitEvent } from "../webhooks/outbox";
+import type { AccountRecord } from "../accounts/principal";
 import { getLinkOrThrow, serializeLinks, type LinksDeps } from "./service";
 import * as repo from "./repository";
 import { checkUploadTier, convertImage, ownUpload, readUploadedImage, removeObject, storeObject, type OgStorage } from "./uploads";

@@ -1,10 +1,10 @@
 // Validates a create-link input against the account (tier gates, campaign, domain) and builds the row.
-import { and, eq } from "drizzle-orm";
 import { AppError, validationError } from "../errors";
-import { tierAtLeast, type Tier } from "../tiers";
-import { campaigns, domains } from "../storage/postgres/schema";
+import { requireTier, type Tier } from "../tiers";
+import { isAccountCampaign } from "../campaigns/repository";
+import { findAccountDomain } from "../domains/repository";
 import type { DbOrTx } from "../storage/postgres/client";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import type { CreateLinkInput } from "./model";
 import type { NewLink } from "./repository";
 import { validateAlias } from "./codes";
@@ -23,29 +23,20 @@ export function futureDate(value: string, field: string): Date {
 }
 
 export async function checkCampaign(db: DbOrTx, account: AccountRecord, campaignId: string, field = "body.campaign_id") {
-  if (!tierAtLeast(account.tier, "growth")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", "Campaigns need the Growth tier or higher", { required_tier: "growth", field });
-  }
-  const [row] = await db
-    .select({ id: campaigns.id })
-    .from(campaigns)
-    .where(and(eq(campaigns.id, campaignId), eq(campaigns.accountId, account.id)));
-  if (!row) throw new AppError("NOT_FOUND", "Campaign not found", { field });
+  requireTier(account.tier, "growth", "Campaigns need", field);
+  if (!(await isAccountCampaign(db, account.id, campaignId))) throw new AppError("NOT_FOUND", "Campaign not found", { field });
 }
 
 /** The verified custom domain of the account, or an error naming domain_id. */
 export async function checkDomain(db: DbOrTx, accountId: string, domainId: string, field = "body.domain_id") {
-  const [row] = await db
-    .select()
-    .from(domains)
-    .where(and(eq(domains.id, domainId), eq(domains.accountId, accountId)));
+  const row = await findAccountDomain(db, accountId, domainId);
   if (!row) throw new AppError("NOT_FOUND", "Domain not found", { field });
   if (!row.verifiedAt) throw validationError(field, "the domain is not verified yet");
   return row;
 }
 
 export async function hashLinkPassword(input: { is_password_protected?: boolean; password?: string }, field = "body.password") {
-  if (input.is_password_protected !== true) return null; // the spec: ignored unless protection is on
+  if (input.is_password_protected !== true) return null; // a password is ignored unless protection is on
   if (!input.password) throw validationError(field, "is required when is_password_protected is true");
   return Bun.password.hash(input.password);
 }

@@ -1,7 +1,7 @@
 // GET /links/{id}/qr (the short URL as a QR code, marked so that scans are told apart from clicks) and
 // PUT/DELETE /links/{id}/qr-logo (the logo it may carry, stored as uploads are, Growth+).
 import { validationError } from "../errors";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import type { QrQueryInput } from "./model";
 import { getLinkOrThrow, serializeLinks, type LinksDeps } from "./service";
 import { setLinkImage } from "./og-image";

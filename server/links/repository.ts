@@ -236,3 +236,30 @@ export async function markReachedLimits(pg: Postgres, tx: DbOrTx, ids: string[] 
     tx,
   );
 }
+
+export interface ExpiredLink {
+  id: string;
+  account_id: string;
+  short_code: string;
+  original_url: string;
+  expires_at: string | Date;
+  expired_url: string | null;
+  domain_name: string | null;
+}
+
+/** Marks up to `batch` links whose expires_at has passed and that were not announced yet; returns them. */
+export const markExpiredLinks = (pg: Postgres, tx: DbOrTx, batch: number) =>
+  pg.query<ExpiredLink>(
+    sql`
+    with due as (
+      select l.id from links l
+      where l.expires_at <= now() and l.expired_notified_at is null and l.deleted_at is null
+      order by l.expires_at
+      limit ${batch}
+      for update skip locked)
+    update links l set expired_notified_at = now()
+    from due where l.id = due.id
+    returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at, l.expired_url,
+      (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+    tx,
+  );

@@ -1,9 +1,10 @@
-// Links API (API_SPEC.md "Links"), plus restore (DESIGN.md) and the local CDN for uploaded images.
+// Links API (create, read, update, delete, restore, list, bulk, images, QR codes) and the local CDN
+// for uploaded images.
 import { Elysia } from "elysia";
 import { join } from "node:path";
-import type { FeatureDeps } from "../app";
-import { API_PREFIX } from "../app";
-import { Envelope } from "../http/envelope";
+import { API_PREFIX } from "../http/api-prefix";
+import type { LinksFeatureDeps } from "./feature";
+import { Envelope, Paginated } from "../http/envelope";
 import { checkQueryBounds } from "../http/query-bounds";
 import { AppError } from "../errors";
 import * as m from "./model";
@@ -16,7 +17,7 @@ import { t } from "elysia";
 import { listDeletedLinks } from "./trash";
 import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
 
-export function linksRoutes(deps: FeatureDeps) {
+export function linksRoutes(deps: LinksFeatureDeps) {
   const ctx = {
     pg: deps.pg,
     linkCache: deps.linkCache,
@@ -29,17 +30,21 @@ export function linksRoutes(deps: FeatureDeps) {
     new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
       // GET /links
-      .get("/links", ({ account, query }) => links.listLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
-        scope: "links:read",
-        query: m.ListLinksQuery,
-        detail: operation({
-          id: "listLinks",
-          tag: "Links",
-          summary: "List links",
-          description: "Filters combine; `tags` matches links having any of them. Pages neither repeat nor skip links.",
-          responses: { 200: { description: "One page of links", data: t.Array(m.Link), paginated: true } },
-        }),
-      })
+      .get(
+        "/links",
+        async ({ account, query }) => Paginated.of(await links.listLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS))),
+        {
+          scope: "links:read",
+          query: m.ListLinksQuery,
+          detail: operation({
+            id: "listLinks",
+            tag: "Links",
+            summary: "List links",
+            description: "Filters combine; `tags` matches links having any of them. Pages neither repeat nor skip links.",
+            responses: { 200: { description: "One page of links", data: t.Array(m.Link), paginated: true } },
+          }),
+        },
+      )
       // POST /links
       .post("/links", async ({ account, body }) => new Envelope(await links.createLink(ctx, account, body), 201), {
         scope: "links:write",
@@ -80,17 +85,21 @@ export function linksRoutes(deps: FeatureDeps) {
         },
       )
       // GET /links/deleted: the trash, deleted links that can still be restored (ours; the console lists it)
-      .get("/links/deleted", ({ account, query }) => listDeletedLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS)), {
-        scope: "links:read",
-        query: m.DeletedLinksQuery,
-        detail: operation({
-          id: "listDeletedLinks",
-          tag: "Links",
-          summary: "List deleted links that can still be restored",
-          description: "Newest deletion first; a link stays here for 7 days after DELETE /links/{id}, then it is purged.",
-          responses: { 200: { description: "One page of deleted links", data: t.Array(m.DeletedLink), paginated: true } },
-        }),
-      })
+      .get(
+        "/links/deleted",
+        async ({ account, query }) => Paginated.of(await listDeletedLinks(ctx, account.id, checkQueryBounds(query, m.LIST_LINKS_BOUNDS))),
+        {
+          scope: "links:read",
+          query: m.DeletedLinksQuery,
+          detail: operation({
+            id: "listDeletedLinks",
+            tag: "Links",
+            summary: "List deleted links that can still be restored",
+            description: "Newest deletion first; a link stays here for 7 days after DELETE /links/{id}, then it is purged.",
+            responses: { 200: { description: "One page of deleted links", data: t.Array(m.DeletedLink), paginated: true } },
+          }),
+        },
+      )
       // GET /links/{id}
       .get("/links/:id", ({ account, params }) => links.getLink(ctx, account.id, params.id), {
         scope: "links:read",
@@ -130,7 +139,7 @@ export function linksRoutes(deps: FeatureDeps) {
           errors: ["NOT_FOUND"],
         }),
       })
-      // POST /links/{id}/restore (DESIGN.md: within 7 days, else 410)
+      // POST /links/{id}/restore (within 7 days of the delete, else 410)
       .post("/links/:id/restore", ({ account, params }) => links.restoreLink(ctx, account.id, params.id), {
         scope: "links:write",
         params: m.LinkIdParams,
@@ -222,7 +231,7 @@ export function linksRoutes(deps: FeatureDeps) {
 }
 
 /** Uploaded images when no S3 bucket is configured: /cdn/og/<file>.webp and /cdn/qr-logo/<file>.png from DATA_DIR/cdn. */
-export function cdnRoutes(deps: FeatureDeps) {
+export function cdnRoutes(deps: Pick<LinksFeatureDeps, "config">) {
   const serve =
     (folder: string, ext: string, type: string) =>
     async ({ params }: { params: { file: string } }) => {

@@ -1,4 +1,4 @@
-// The Link object of the API (API_SPEC.md "Link"), from a row.
+// The Link object of the API (docs/api.md "Links"), from a row.
 import { shortUrl } from "./urls";
 import type { LinkRow } from "./repository";
 import type { LinkJson } from "./model";

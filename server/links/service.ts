@@ -1,14 +1,13 @@
-// Links: create, read, update, delete, restore, list (API_SPEC.md "Links"). No Elysia here.
-import { inArray } from "drizzle-orm";
+// Links: create, read, update, delete, restore, list (docs/api.md "Links"). No Elysia here.
 import { AppError, notFound, validationError } from "../errors";
 import type { Tier } from "../tiers";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import { domains } from "../storage/postgres/schema";
+import { domainNamesByIds } from "../domains/repository";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
-import type { AccountRecord } from "../http/auth";
-import { Paginated } from "../http/envelope";
-import type { CreateLinkInput, ListLinksInput, UpdateLinkInput } from "./model";
+import type { AccountRecord } from "../accounts/principal";
+import type { Page } from "../http/envelope";
+import { UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
 import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
@@ -31,10 +30,7 @@ export const RECOVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
 const MAX_CODE_ATTEMPTS = 5;
 
 export async function domainNames(db: DbOrTx, ids: (string | null)[]): Promise<Map<string, string>> {
-  const wanted = [...new Set(ids.filter((x): x is string => !!x))];
-  if (!wanted.length) return new Map();
-  const rows = await db.select({ id: domains.id, name: domains.name }).from(domains).where(inArray(domains.id, wanted));
-  return new Map(rows.map((r) => [r.id, r.name]));
+  return domainNamesByIds(db, [...new Set(ids.filter((x): x is string => !!x))]);
 }
 
 export async function serializeLinks(deps: LinksDeps, db: DbOrTx, rows: repo.LinkRow[]) {
@@ -102,7 +98,7 @@ function utcTime(q: ListLinksInput, field: "created_after" | "created_before" | 
   return new Date(ms).toISOString();
 }
 
-export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput) {
+export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinksInput): Promise<Page<LinkJson>> {
   const tagList =
     q.tags === undefined
       ? []
@@ -116,16 +112,8 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
     last_active_after: utcTime(q, "last_active_after"),
   };
   const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
-  return new Paginated(await serializeLinks(deps, deps.pg.db, rows), { page, per_page: perPage, total });
+  return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
-
-const UTM_FIELDS = [
-  ["utm_source", "utmSource"],
-  ["utm_medium", "utmMedium"],
-  ["utm_campaign", "utmCampaign"],
-  ["utm_term", "utmTerm"],
-  ["utm_content", "utmContent"],
-] as const;
 
 export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
   if (input.url !== undefined || input.original_url !== undefined) {

@@ -1,6 +1,6 @@
 // The trash: deleted links that POST /links/{id}/restore can still bring back, with the time each one's
 // window closes.
-import { Paginated } from "../http/envelope";
+import type { Page } from "../http/envelope";
 import { listDeletedLinkRows } from "./repository";
 import { RECOVERY_WINDOW_MS, serializeLinks, type LinksDeps } from "./service";
 
@@ -14,5 +14,5 @@ export async function listDeletedLinks(deps: LinksDeps, accountId: string, q: { 
     deleted_at: rows[i].deletedAt!.toISOString(),
     restorable_until: new Date(rows[i].deletedAt!.getTime() + RECOVERY_WINDOW_MS).toISOString(),
   }));
-  return new Paginated(items, { page, per_page: perPage, total });
+  return { items, meta: { page, per_page: perPage, total } } satisfies Page<(typeof items)[number]>;
 }

@@ -4,8 +4,8 @@ import { mkdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import sharp, { type Sharp } from "sharp";
 import { AppError } from "../errors";
-import { tierAtLeast, type Tier } from "../tiers";
-import type { AccountRecord } from "../http/auth";
+import { requireTier } from "../tiers";
+import type { AccountRecord } from "../accounts/principal";
 import { readCapped } from "../net/outbound";
 
 export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
@@ -21,9 +21,7 @@ export interface OgStorage {
 
 /** Uploads need the Growth tier or higher. */
 export function checkUploadTier(account: AccountRecord, what: string) {
-  if (!tierAtLeast(account.tier as Tier, "growth")) {
-    throw new AppError("TIER_UPGRADE_REQUIRED", `${what} needs the Growth tier or higher`, { required_tier: "growth" });
-  }
+  requireTier(account.tier, "growth", `${what} needs`);
 }
 
 /** The raw image bytes of an upload: png, jpeg, webp or gif, at most 5 MB (413), other types 415. */

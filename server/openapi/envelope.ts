@@ -79,7 +79,7 @@ export function errorEnvelope(status: number, errors: TSchema[]) {
   );
 }
 
-/** 429 of the hourly rate limit: the spec's string form. */
+/** 429 of the hourly rate limit: the string form (`error` is the code itself, `message` names the wait). */
 export const RateLimitError = t.Object(
   {
     success: t.Literal(false),

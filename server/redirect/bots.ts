@@ -1,16 +1,15 @@
-// Who gets a preview page instead of a redirect: link unfurlers and crawlers known to isbot, but not
-// HTTP clients and scripts (curl, wget, libraries), which want the redirect. Memoized per user agent.
-import { isbot } from "isbot";
+// Who gets a preview page instead of a redirect: link unfurlers and crawlers (server/bots.ts), but not
+// HTTP clients and scripts (curl, wget, libraries, a missing user agent), which want the redirect.
+// Memoized per user agent: the fast path asks on every request.
+import { classifyBot } from "../bots";
 
-const AUTOMATION =
-  /curl|wget|httpie|python|go-http-client|okhttp|java\/|node-fetch|undici|axios|bun\/|libwww|postman|insomnia|headless|playwright|puppeteer|selenium/i;
 const memo = new Map<string, boolean>();
 
 export function wantsPreview(ua: string): boolean {
-  if (!ua) return false; // no user agent at all: a script, not an unfurler
   let answer = memo.get(ua);
   if (answer === undefined) {
-    answer = isbot(ua) && !AUTOMATION.test(ua);
+    const kind = classifyBot(ua).bot_kind;
+    answer = kind === "preview" || kind === "crawler";
     if (memo.size >= 10_000) memo.clear();
     memo.set(ua, answer);
   }

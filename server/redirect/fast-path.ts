@@ -4,12 +4,12 @@
 // Fast-path redirects are not written to the request log: each one is its click record, whose click
 // id is the response's X-Request-Id, and they are counted in the metrics.
 import type { Server } from "bun";
-import type { FeatureDeps } from "../app";
+import type { RedirectDeps } from "./feature";
 import { redirectAndRecord, SHORT_CODE } from "./record-click";
 import { wantsPreview } from "./bots";
 import { hasQrMarker, serveLink } from "./serve-link";
 
-export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
+export function createFastRedirect(deps: RedirectDeps) {
   const defaultHost = new URL(deps.config.baseUrl).host;
   const counter = deps.metrics.redirects;
 

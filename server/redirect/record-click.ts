@@ -1,5 +1,5 @@
 // The click record of one served redirect, written to the spool before the response goes out.
-import type { FeatureDeps } from "../app";
+import type { RedirectDeps } from "./feature";
 import type { CachedLink } from "../links/cache";
 import type { RawClick } from "../ingest/records";
 import { clientAddress } from "../http/request-context";
@@ -20,7 +20,7 @@ export interface ServedBy {
 }
 
 function buildClick(
-  deps: Pick<FeatureDeps, "config" | "streams">,
+  deps: Pick<RedirectDeps, "config" | "streams">,
   request: Request,
   server: Parameters<typeof clientAddress>[1],
   link: CachedLink,
@@ -62,7 +62,7 @@ function buildClick(
  * `written` settles after it, and every answer that reveals the destination waits for it.
  */
 export function recordClick(
-  deps: Pick<FeatureDeps, "config" | "streams">,
+  deps: Pick<RedirectDeps, "config" | "streams">,
   request: Request,
   server: Parameters<typeof clientAddress>[1],
   link: CachedLink,
@@ -79,7 +79,7 @@ export function recordClick(
  * (the fast path, which bypasses the app's request-id plumbing) the click id is the X-Request-Id.
  */
 export function redirectAndRecord(
-  deps: Pick<FeatureDeps, "config" | "streams">,
+  deps: Pick<RedirectDeps, "config" | "streams">,
   request: Request,
   server: Parameters<typeof clientAddress>[1],
   link: CachedLink,

@@ -2,7 +2,7 @@
 // and POST /{short_code} for password-protected links.
 import { Elysia, t } from "elysia";
 import { wantsPreview } from "./bots";
-import type { FeatureDeps } from "../app";
+import type { RedirectDeps } from "./feature";
 import type { CachedLink } from "../links/cache";
 import { shortUrl } from "../links/urls";
 import { clientAddress } from "../http/request-context";
@@ -19,7 +19,7 @@ const PROTECTED_PREVIEW = {
   ogImage: null,
 };
 
-export function redirectRoutes(deps: FeatureDeps) {
+export function redirectRoutes(deps: RedirectDeps) {
   const defaultHost = new URL(deps.config.baseUrl).host;
 
   /** The link a (host, code) names, or a page that says why there is none. */

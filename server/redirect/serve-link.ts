@@ -1,6 +1,6 @@
 // A served redirect of a link that is more than a plain redirect: opened from its QR code, limited by
 // max_clicks, or with rules or variants. Plain links never come here (the fast path checks for them).
-import type { FeatureDeps } from "../app";
+import type { RedirectDeps } from "./feature";
 import type { CachedLink } from "../links/cache";
 import type { LinkTargeting } from "../links/cached-targeting";
 import type { clientAddress } from "../http/request-context";
@@ -9,7 +9,7 @@ import { chooseDestination, type TargetingContext } from "./targeting";
 import { requestAgent } from "./request-facts";
 import { limitReachedPage, unavailablePage } from "./pages";
 
-type Deps = Pick<FeatureDeps, "config" | "streams" | "clickLimits">;
+type Deps = Pick<RedirectDeps, "config" | "streams" | "clickLimits">;
 type Server = Parameters<typeof clientAddress>[1];
 
 /** The QR code's short URL carries `qr=1`: the redirect strips it and records the click as a scan. */

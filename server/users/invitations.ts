@@ -1,7 +1,7 @@
 // Invitations: links that add a person to an account with a role (a setup link is one without an email,
 // whose opener chooses it), their preview, and their acceptance.
 import { AppError } from "../errors";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { toMemberJson } from "../accounts/service";
 import type { Role } from "../roles";
 import type { Postgres } from "../storage/postgres/client";

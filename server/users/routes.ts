@@ -1,7 +1,7 @@
 // The console's people routes under /console/api (session cookie, never an API key): sign-in, sign-up,
 // invitations, password reset, the signed-in user's sessions and password, and the team.
 import { Elysia } from "elysia";
-import type { FeatureDeps } from "../app";
+import type { UsersFeatureDeps } from "./feature";
 import { Envelope } from "../http/envelope";
 import { clientAddress } from "../http/request-context";
 import { checkSameOrigin } from "../http/same-origin";
@@ -13,9 +13,9 @@ import * as team from "./team";
 import * as invitations from "./invitations";
 import * as resets from "./resets";
 import type { UsersDeps } from "./service";
-import type { Principal } from "../http/auth";
+import type { Principal } from "../accounts/principal";
 
-export function usersRoutes(deps: FeatureDeps) {
+export function usersRoutes(deps: UsersFeatureDeps) {
   const ctx: UsersDeps = {
     pg: deps.pg,
     kv: deps.kv,

@@ -2,7 +2,8 @@
 // when BASE_URL is https), stored as SHA-256, ended after an idle time and at an absolute expiry. The
 // CSRF token is an HMAC of the session id under APP_SECRET: nothing to store, nothing to leak from the database.
 import { createHmac } from "node:crypto";
-import type { Principal, SessionResolver } from "../http/auth";
+import type { SessionResolver } from "../http/auth";
+import type { Principal } from "../accounts/principal";
 import { ROLE_PERMISSIONS, type Role } from "../roles";
 import type { Postgres } from "../storage/postgres/client";
 import * as repo from "./repository";

@@ -1,10 +1,10 @@
 // The team page's logic: members and open invitations, inviting by email, changing roles, removing.
 // Owners alone change owners; an account always keeps one owner.
 import { AppError, notFound } from "../errors";
-import { emitEvent } from "../events/bus";
+import { emitEvent } from "../webhooks/outbox";
 import { toMemberJson } from "../accounts/service";
 import { roleHas, type Role } from "../roles";
-import type { SessionInfo } from "../http/auth";
+import type { SessionInfo } from "../accounts/principal";
 import * as repo from "./repository";
 import { createInvitation, toInvitationJson } from "./invitations";
 import type { UsersDeps } from "./service";

@@ -1,17 +1,28 @@
 // Attempting a leased delivery and recording its outcome: the retry rules and auto-disable live here.
-import { sql } from "drizzle-orm";
-import type { AppDeps } from "../app";
+import type { Config } from "../config";
+import type { Logger } from "../http/logger";
+import type { Metrics } from "../http/metrics";
+import type { OutboundPolicy } from "../net/outbound";
+import type { Postgres } from "../storage/postgres/client";
 import { decryptSecret } from "./secrets";
 import { sendAttempt, type AttemptResult } from "./send";
 import type { DeliveryRow, EndpointRow, WebhookPayload } from "./model";
 import * as repo from "./repository";
 
-export type DeliveryDeps = Pick<AppDeps, "pg" | "config" | "metrics" | "logger" | "outbound" | "instanceId">;
+export interface DeliveryDeps {
+  /** The lease holder recorded on deliveries this instance sends. */
+  instanceId: string;
+  pg: Postgres;
+  config: Pick<Config, "appSecret" | "webhookRetryDelaysMs">;
+  metrics: Pick<Metrics, "webhookDeliveries">;
+  logger: Logger;
+  outbound: OutboundPolicy;
+}
 
 /** Consecutive failed attempts after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILURES = 10;
 
-/** The bytes sent and signed, in the spec's key order (jsonb storage does not keep key order). */
+/** The bytes sent and signed, in the documented key order (event, timestamp, data) (jsonb storage does not keep key order). */
 export function serializePayload(stored: unknown): string {
   const p = (typeof stored === "string" ? JSON.parse(stored) : stored) as WebhookPayload;
   return JSON.stringify({ event: p.event, timestamp: p.timestamp, data: p.data });
@@ -70,7 +81,7 @@ async function recordAttempt(deps: DeliveryDeps, delivery: DeliveryRow, result: 
     if (result.ok) {
       await repo.resetFailures(tx, delivery.endpointId);
       return {
-        row: await repo.updateDelivery(tx, delivery.id, { ...common, status: "delivered", deliveredAt: sql`now()`, nextRetryAt: null }),
+        row: await repo.markDelivered(tx, delivery.id, common),
         disabled: false,
       };
     }
@@ -83,11 +94,7 @@ async function recordAttempt(deps: DeliveryDeps, delivery: DeliveryRow, result: 
     const final = attempt >= delivery.maxAttempts || !active;
     const delays = deps.config.webhookRetryDelaysMs;
     const delaySeconds = (delays[Math.min(attempt - 1, delays.length - 1)] ?? 0) / 1000;
-    const row = await repo.updateDelivery(tx, delivery.id, {
-      ...common,
-      status: final ? "failed" : "retrying",
-      nextRetryAt: final ? null : sql`now() + make_interval(secs => ${delaySeconds})`,
-    });
+    const row = await repo.markFailedAttempt(tx, delivery.id, common, final ? null : delaySeconds);
     return { row, disabled: endpoint?.wasActive === true && !active };
   });
   deps.metrics.webhookDeliveries.inc({ outcome: result.ok ? "delivered" : row?.status === "retrying" ? "retrying" : "failed" });

@@ -1,23 +1,26 @@
 // The delivery dispatcher: leases due deliveries from Postgres (SKIP LOCKED) and attempts them, up to
-// CONCURRENCY at a time. Polls, and wakes at once when the event bus reports a new event.
-import type { AppDeps } from "../app";
-import { onEvent } from "../events/bus";
-import { attemptDelivery } from "./deliver";
+// CONCURRENCY at a time. Polls, and wakes at once when the outbox reports a new event.
+import type { Job } from "../feature";
+import { onEvent } from "./outbox";
+import { attemptDelivery, type DeliveryDeps } from "./deliver";
 import { ATTEMPT_TIMEOUT_MS } from "./send";
 import * as repo from "./repository";
 
 export const LEASE_SECONDS = ATTEMPT_TIMEOUT_MS / 1000 + 20;
 const CONCURRENCY = 16;
 const POLL_MS = 300;
-// The bus reports an event before the emitting transaction commits; look a moment later.
+// The outbox reports an event before the emitting transaction commits; look a moment later.
 const WAKE_DELAY_MS = 15;
 
-export function startDispatcher(deps: AppDeps): () => Promise<void> {
+/** The dispatcher as a Job; runOnce attempts every delivery due now and waits for every attempt in flight. */
+export function createDispatcher(deps: DeliveryDeps): Job {
   const stop = new AbortController();
   const inFlight = new Set<Promise<unknown>>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wakeUp: (() => void) | undefined;
   let wokenEarly = false; // a wake-up that came while we were busy shortens the next sleep
+  let unsubscribe = () => {};
+  let loop: Promise<void> = Promise.resolve();
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -36,7 +39,6 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
     clearTimeout(timer);
     timer = setTimeout(wakeUp, WAKE_DELAY_MS);
   };
-  const unsubscribe = onEvent(wake);
 
   async function claimAndStart(): Promise<number> {
     const free = CONCURRENCY - inFlight.size;
@@ -55,7 +57,7 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
     return ids.length;
   }
 
-  const loop = (async () => {
+  const run = async () => {
     // What this instance's previous process leased and never attempted (a crash) is due again at once.
     const released = await (deps.pg.kind === "pglite"
       ? repo.releaseAllLeases(deps.pg.db).then(() => 0)
@@ -73,14 +75,27 @@ export function startDispatcher(deps: AppDeps): () => Promise<void> {
       // A full batch means more may be due: claim again as soon as a slot frees up.
       await sleep(claimed > 0 && inFlight.size < CONCURRENCY ? 0 : POLL_MS);
     }
-  })();
+  };
 
-  return async () => {
-    stop.abort();
-    unsubscribe();
-    clearTimeout(timer);
-    wakeUp?.();
-    await loop;
-    await Promise.allSettled([...inFlight]);
+  return {
+    start() {
+      unsubscribe = onEvent(wake);
+      loop = run();
+    },
+    async runOnce() {
+      for (;;) {
+        const claimed = await claimAndStart();
+        if (claimed === 0 && inFlight.size === 0) return;
+        if (claimed === 0 || inFlight.size >= CONCURRENCY) await Promise.race(inFlight);
+      }
+    },
+    async stop() {
+      stop.abort();
+      unsubscribe();
+      clearTimeout(timer);
+      wakeUp?.();
+      await loop;
+      await Promise.allSettled([...inFlight]);
+    },
   };
 }

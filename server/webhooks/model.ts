@@ -1,8 +1,26 @@
-// Wire schemas and JSON shapes of the webhooks API (spec "Webhook endpoint", "Webhook delivery").
+// Wire schemas and JSON shapes of the webhooks API: endpoints, deliveries and the events they carry.
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import { EVENT_TYPES } from "../events/bus";
 import type { webhookDeliveries, webhookEndpoints } from "../storage/postgres/schema";
+
+export const EVENT_TYPES = [
+  "link.created",
+  "link.updated",
+  "link.deleted",
+  "link.expired",
+  "domain.verified",
+  "domain.expired",
+  "domain.suspended",
+  "api_key.created",
+  "api_key.revoked",
+  "team.member_added",
+  "team.member_removed",
+  "subscription.upgraded",
+  "subscription.downgraded",
+  "bulk_import.completed",
+  "conversion",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

@@ -7,6 +7,27 @@ import type { DeliveryRow, EndpointRow } from "./model";
 
 const OPEN = ["pending", "retrying"];
 
+/** Whether an active endpoint of the account subscribes to `type`. */
+export const hasSubscriber = async (db: DbOrTx, accountId: string, type: string) =>
+  (
+    await db
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(
+        and(eq(webhookEndpoints.accountId, accountId), eq(webhookEndpoints.isActive, true), sql`${type} = any(${webhookEndpoints.events})`),
+      )
+      .limit(1)
+  ).length > 0;
+
+/** One pending delivery per payload (a JSON array) and subscribed, active endpoint, in payload order. */
+export const queueDeliveries = (db: DbOrTx, accountId: string, type: string, payloads: string) =>
+  db.execute(sql`
+    insert into webhook_deliveries (endpoint_id, account_id, event_type, payload, status, next_retry_at)
+    select e.id, e.account_id, ${type}, p.payload, 'pending', now()
+    from webhook_endpoints e cross join jsonb_array_elements(${payloads}::jsonb) with ordinality as p(payload, n)
+    where e.account_id = ${accountId} and e.is_active and ${type} = any(e.events)
+    order by p.n`);
+
 export const countEndpoints = async (db: DbOrTx, accountId: string) =>
   (await db.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.accountId, accountId)))[0].n;
 
@@ -124,6 +145,20 @@ export const releaseLeasesOf = async (db: DbOrTx, instanceId: string) =>
 
 export const updateDelivery = async (db: DbOrTx, id: string, v: PgUpdateSetSource<typeof webhookDeliveries>) =>
   (await db.update(webhookDeliveries).set(v).where(eq(webhookDeliveries.id, id)).returning())[0];
+
+/** What one attempt leaves on its delivery, whatever the outcome. */
+export type AttemptFields = Pick<DeliveryRow, "attemptNumber" | "httpStatus" | "responseBody" | "errorMessage" | "lockedUntil">;
+
+export const markDelivered = (db: DbOrTx, id: string, v: AttemptFields) =>
+  updateDelivery(db, id, { ...v, status: "delivered", deliveredAt: sql`now()`, nextRetryAt: null });
+
+/** A failed attempt: `retrying` again in `retryInSeconds`, or `failed` for good when that is null. */
+export const markFailedAttempt = (db: DbOrTx, id: string, v: AttemptFields, retryInSeconds: number | null) =>
+  updateDelivery(db, id, {
+    ...v,
+    status: retryInSeconds === null ? "failed" : "retrying",
+    nextRetryAt: retryInSeconds === null ? null : sql`now() + make_interval(secs => ${retryInSeconds})`,
+  });
 
 export const resetFailures = (db: DbOrTx, endpointId: string) =>
   db.update(webhookEndpoints).set({ consecutiveFailures: 0 }).where(eq(webhookEndpoints.id, endpointId));

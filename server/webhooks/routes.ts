@@ -1,13 +1,15 @@
-// Webhooks API (spec "Endpoints" → "Webhooks"): endpoint CRUD, test sends and delivery history.
+// Webhooks API: endpoint CRUD, test sends and delivery history.
 import { Elysia, t } from "elysia";
-import { API_PREFIX, type FeatureDeps } from "../app";
+import { API_PREFIX } from "../http/api-prefix";
+import type { Auth } from "../http/auth";
+import type { DeliveryDeps } from "./deliver";
 import { Envelope } from "../http/envelope";
 import { MessageResult } from "../openapi/envelope";
 import { operation } from "../openapi/operation";
 import * as m from "./model";
 import * as service from "./service";
 
-export function webhookRoutes(deps: FeatureDeps) {
+export function webhookRoutes(deps: DeliveryDeps & { auth: Auth }) {
   return (
     new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)

@@ -1,7 +1,7 @@
 // Webhook endpoints and their deliveries: the API's logic (no Elysia here).
 import { AppError, notFound, validationError } from "../errors";
 import { TIER_LIMITS } from "../tiers";
-import type { AccountRecord } from "../http/auth";
+import type { AccountRecord } from "../accounts/principal";
 import { attemptDelivery, type DeliveryDeps } from "./deliver";
 import { LEASE_SECONDS } from "./dispatcher";
 import { encryptSecret, generateWebhookSecret } from "./secrets";

@@ -1,5 +1,5 @@
-// The signature headers of one delivery attempt: the spec's X-SVC-Signature and the Standard Webhooks
-// trio, both over the exact body that is sent. X-SVC-Signature is keyed with the secret as the spec
+// The signature headers of one delivery attempt: our X-SVC-Signature and the Standard Webhooks
+// trio, both over the exact body that is sent. X-SVC-Signature is keyed with the secret as the API
 // says, the whole string the create response returned; the Standard Webhooks signature with its
 // decoded bytes, as that standard (and its verifier libraries) expect.
 import { createHmac } from "node:crypto";

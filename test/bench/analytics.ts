@@ -1,7 +1,7 @@
 // `bun run bench analytics`: 10 million synthetic clicks over 90 days for one account (generated in
 // SQL into a fresh DATA_DIR's embedded ClickHouse, through the materialized views), then p50/p99 of
 // each analytics endpoint and of link stats, timed through the app's HTTP handler in-process.
-// Target (DESIGN.md): p50 < 150 ms each.
+// Target: p50 < 150 ms each.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -3,7 +3,7 @@
 // Prints accepted events/s, p50/p99 latency, the non-202 answers, the time from the end of the load
 // until the last accepted event is queryable, and the server's peak memory. Then it stops the server
 // and counts in its ClickHouse that every accepted event is stored exactly once, in the events table
-// and in the hourly rollup. Targets (DESIGN.md): ≥ 100,000 events/s on 2 cores, queryable within 2 s.
+// and in the hourly rollup. Targets: ≥ 100,000 events/s on 2 cores, queryable within 2 s.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
 // `bun run bench journey`: 10 million journey events (one account, one link, 90 days, 1M visitors,
 // 2M sessions of 5 events) loaded with INSERT … SELECT FROM numbers(), then p50/p99 of the journey summary and
 // funnel and of every conversion report, called through the app in-process (real stores).
-// Target (DESIGN.md): p50 < 150 ms.
+// Target: p50 < 150 ms.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { firstOwnerLink } from "../helpers/console";
-import { serveApp } from "../../server/http/serve";
+import { serveApp } from "../../server/serve";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
 

@@ -147,7 +147,7 @@ describe("/dashboard in Chromium against the real server", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const light = join(ARTIFACTS, "dashboard-light.png");
     await page.screenshot({ path: light, fullPage: true });
-    // The README picture is refreshed on request only, so a test run leaves the tree clean.
+    // The docs picture is refreshed on request only, so a test run leaves the tree clean.
     if (process.env.UPDATE_DOCS_SCREENSHOT) copyFileSync(light, join(ROOT, "docs", "dashboard.png"));
 
     // Dark theme: the page and every widget switch, nothing refetches into an error.

@@ -1,12 +1,15 @@
-// The layout rules of STYLE.md, checked by reading imports: storage imports no feature, services do
-// not import Elysia, only config.ts reads the environment, the tracker imports nothing outside itself,
-// and the widgets reach the server only with `import type`.
+// The layout rules of docs/architecture.md, checked by reading imports and source text: storage imports
+// no feature, services do not import Elysia, no feature imports the composition root, no cycle of
+// value imports, SQL only in repositories and query modules, only config.ts reads the environment, the
+// tracker imports nothing outside itself, and the widgets and the console reach the server only with
+// `import type`.
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const FEATURES = [
+  "openapi",
   "accounts",
   "analytics",
   "campaigns",
@@ -36,6 +39,86 @@ const imports = (path: string) =>
   }));
 const rel = (path: string) => relative(ROOT, path);
 
+/**
+ * The files a file imports for their values (`import type`, `export type` and imports whose every name
+ * is `type X` vanish at compile time and cannot make a cycle at run time). Relative imports only.
+ */
+function valueImports(path: string): string[] {
+  const src = readFileSync(path, "utf8");
+  const specs: string[] = [];
+  for (const m of src.matchAll(/^\s*(?:import|export)\s+(type\s+)?([^;]*?)\s*from\s+["']([^"']+)["']/gm)) {
+    if (m[1]) continue;
+    const braces = m[2].match(/\{([\s\S]*)\}/);
+    const outside = (braces ? m[2].replace(braces[0], "") : m[2]).replace(/,/g, "").trim();
+    const names = braces
+      ? braces[1]
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean)
+      : [];
+    if (!outside && names.length > 0 && names.every((n) => n.startsWith("type "))) continue;
+    specs.push(m[3]);
+  }
+  for (const m of src.matchAll(/^\s*import\s+["']([^"']+)["']/gm)) specs.push(m[1]);
+  return specs.filter((s) => s.startsWith(".")).map((s) => resolveImport(path, s));
+}
+function resolveImport(from: string, spec: string): string {
+  const base = resolve(dirname(from), spec);
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")]) {
+    if (existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return base;
+}
+
+/** Every cycle of the graph, as its strongly connected components of more than one file (or a self-import). */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || graph.get(v)?.includes(v)) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+test("services return plain values: the HTTP wrappers (Envelope, Paginated) are the routes' business", () => {
+  // journey/service.ts still pages with Paginated: it waits for the journey files' move.
+  const NOT_MOVED_YET = ["server/journey/service.ts"];
+  const services = files(join(ROOT, "server")).filter((f) => f.endsWith("/service.ts") && !NOT_MOVED_YET.includes(rel(f)));
+  const offenders = services.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.endsWith("/http/envelope") && !i.typeOnly)
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
+  expect(offenders).toEqual([]);
+  expect(NOT_MOVED_YET.filter((f) => imports(join(ROOT, f)).some((i) => i.spec.endsWith("/http/envelope") && !i.typeOnly))).toEqual(
+    NOT_MOVED_YET,
+  );
+});
+
 test("storage imports no feature", () => {
   const offenders = files(join(ROOT, "server/storage")).flatMap((f) =>
     imports(f)
@@ -48,7 +131,7 @@ test("storage imports no feature", () => {
 test("services do not import Elysia", () => {
   const services = files(join(ROOT, "server")).filter((f) => f.endsWith("/service.ts"));
   expect(services.length).toBeGreaterThan(5);
-  expect(services.filter((f) => imports(f).some((i) => i.spec === "elysia" && !i.typeOnly)).map(rel)).toEqual([]);
+  expect(services.filter((f) => imports(f).some((i) => i.spec === "elysia")).map(rel)).toEqual([]);
 });
 
 test("only config.ts reads the environment (the CLI is a separate program)", () => {
@@ -84,4 +167,95 @@ test("the console reaches the server with `import type` only", () => {
       .map((i) => `${rel(f)} → ${i.spec}`),
   );
   expect(runtime).toEqual([]);
+});
+
+test("the cycle finder finds a cycle, and only a real one", () => {
+  const graph = new Map([
+    ["a", ["b"]],
+    ["b", ["c"]],
+    ["c", ["a", "d"]],
+    ["d", []],
+    ["e", ["e"]],
+  ]);
+  expect(cycles(graph)).toEqual([["a", "b", "c"], ["e"]]);
+  expect(
+    cycles(
+      new Map([
+        ["a", ["b"]],
+        ["b", []],
+      ]),
+    ),
+  ).toEqual([]);
+});
+
+test("no cycle of value imports in server/", () => {
+  const graph = new Map(files(join(ROOT, "server")).map((f) => [f, valueImports(f)]));
+  expect(graph.size).toBeGreaterThan(100);
+  expect(cycles(graph).map((c) => c.map(rel))).toEqual([]);
+});
+
+/** The composition root: what builds the runtime, the app and the server out of the features. */
+const COMPOSITION_ROOT = ["runtime.ts", "app.ts", "features.ts", "serve.ts", "main.ts"].map((f) => join(ROOT, "server", f));
+
+/** Programs of their own, run beside the server (like cli.ts), which open a runtime as main.ts does. */
+const PROGRAMS = ["server/openapi/export.ts"];
+
+test("no feature (nor storage, http, ingest) imports the composition root", () => {
+  const inFolders = files(join(ROOT, "server")).filter(
+    (f) => relative(join(ROOT, "server"), f).includes("/") && !PROGRAMS.includes(rel(f)),
+  );
+  expect(inFolders.length).toBeGreaterThan(100);
+  const offenders = inFolders.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.startsWith(".") && COMPOSITION_ROOT.includes(resolveImport(f, i.spec)))
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
+/**
+ * Files that hold SQL (drizzle query builders, `sql` templates) or ClickHouse query text although they
+ * are not a repository or query module. Not moved yet; each is a known debt, not a precedent. The
+ * journey, analytics and spool files wait for the ingest pipelines' move (server/ingest/clicks and
+ * server/ingest/journey), which also moves their inserts.
+ */
+const SQL_NOT_MOVED_YET = new Set([
+  "server/accounts/api-keys.ts", // the key lookup and the batched last_used_at update
+  "server/analytics/click-flush/insert.ts", // the flush worker's INSERT statement for its chDB session
+  "server/analytics/click-flush/flusher.ts", // the clicks insert over HTTP
+  "server/ingest/sinks.ts", // chunk inserts and the crash check's SELECT of ids
+  "server/journey/funnel-query.ts", // the funnel's ClickHouse query
+  "server/journey/pipeline.ts", // the journey_events insert
+]);
+
+/** A value import of drizzle or of the table objects, a `sql` template, or ClickHouse statement text. */
+function holdsSql(path: string): boolean {
+  const src = readFileSync(path, "utf8");
+  const valueImport = (re: RegExp) =>
+    [...src.matchAll(/^\s*import\s+(type\s+)?([^;]*?)\s*from\s+["']([^"']+)["']/gm)].some(
+      (m) => !m[1] && re.test(m[3]) && !/^\{\s*type\s[^,]*\}$/.test(m[2].trim()),
+    );
+  return (
+    valueImport(/^drizzle-orm(\/|$)/) ||
+    valueImport(/storage\/postgres\/schema$/) ||
+    /\bsql`/.test(src) ||
+    /`[^`]*\b(SELECT|INSERT INTO|ALTER TABLE|OPTIMIZE TABLE)\b/.test(src) ||
+    /\bch\.(query|command|insert|insertRaw)\(/.test(src)
+  );
+}
+
+test("SQL lives in repositories and query modules (and storage/)", () => {
+  const isHome = (f: string) => /\/(repository|queries)\.ts$/.test(f) || f.includes("/queries/") || f.startsWith("server/storage/");
+  const offenders = files(join(ROOT, "server"))
+    .map(rel)
+    .filter((f) => !isHome(f) && !SQL_NOT_MOVED_YET.has(f) && holdsSql(join(ROOT, f)));
+  expect(offenders).toEqual([]);
+  // The list shrinks as files move: a listed file that holds no SQL any more must leave it.
+  expect([...SQL_NOT_MOVED_YET].filter((f) => !holdsSql(join(ROOT, f)))).toEqual([]);
+});
+
+test("the SQL check sees drizzle, sql templates and ClickHouse text", () => {
+  expect(holdsSql(join(ROOT, "server/links/repository.ts"))).toBe(true);
+  expect(holdsSql(join(ROOT, "server/journey/funnel-query.ts"))).toBe(true);
+  expect(holdsSql(join(ROOT, "server/links/serialize.ts"))).toBe(false);
 });

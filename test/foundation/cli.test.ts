@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, listen, ADMIN_TOKEN, type TestApp } from "../helpers/app";
+import { childEnv } from "../helpers/stores";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -14,6 +15,7 @@ afterAll(async () => {
 
 const cli = async (...args: string[]) => {
   const p = Bun.spawn([process.execPath, "server/cli.ts", ...args, "--url", server.url, "--token", ADMIN_TOKEN], {
+    env: childEnv({}),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -22,7 +24,7 @@ const cli = async (...args: string[]) => {
 };
 
 test("--help lists the commands", async () => {
-  const p = Bun.spawnSync([process.execPath, "server/cli.ts", "--help"]);
+  const p = Bun.spawnSync([process.execPath, "server/cli.ts", "--help"], { env: childEnv({}) });
   expect(p.exitCode).toBe(0);
   expect(p.stdout.toString()).toContain("key create ACCOUNT_ID");
 });

@@ -3,11 +3,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, ConfigError, multiInstanceCheck } from "../../server/config";
+import { childEnv } from "../helpers/stores";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "svc-config-"));
 
 describe("config", () => {
-  test("defaults follow DESIGN.md", () => {
+  test("defaults are the documented ones", () => {
     const c = loadConfig({ DATA_DIR: dataDir() });
     expect(c.port).toBe(3000);
     expect(c.host).toBe("0.0.0.0");
@@ -37,7 +38,7 @@ describe("config", () => {
   });
 
   test("the server process exits 1 with the variable named", () => {
-    const p = Bun.spawnSync([process.execPath, "server/main.ts"], { env: { ...process.env, PORT: "nope", DATA_DIR: dataDir() } });
+    const p = Bun.spawnSync([process.execPath, "server/main.ts"], { env: childEnv({ PORT: "nope", DATA_DIR: dataDir() }) });
     expect(p.exitCode).toBe(1);
     expect(p.stderr.toString()).toContain("PORT");
   });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../../server/runtime";
 import { freshClickhouseDatabase, freshRedisUrl, preparePostgres, sharedChdb, testClickhouseUrl } from "./stores";
-import { serveApp } from "../../server/http/serve";
+import { serveApp } from "../../server/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
 import { assertDocumented, ContractViolation, type ContractChecker } from "./contract";

@@ -1,6 +1,8 @@
-// Our server as a child process (server/main.ts in its own DATA_DIR: embedded stores, or in the servers
-// passes of CI the Postgres, Redis and ClickHouse servers), for tests that kill it with SIGKILL and start
-// it again on the same port and data.
+// Our server as a child process: `bun server/main.ts` with an explicit minimal environment (childEnv),
+// on a free loopback port. spawnServer is the one way tests start it; serverProcess (below) is the
+// restartable server of the crash tests (its own DATA_DIR: embedded stores, or in the servers passes of
+// CI the Postgres, Redis and ClickHouse servers), which they kill with SIGKILL and start again on the
+// same port and data; test/security/server-process.ts is the hostile suite's, which keeps its log.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,11 +23,43 @@ export interface ServerProcess {
   remove(): void;
 }
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
+/** A port nobody listens on right now (the child binds it a moment later). */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+/**
+ * Starts `bun server/main.ts` with only `env` (plus PATH, HOME and TZ): nothing of the developer's
+ * environment leaks in. With `log`, every line it writes to stdout and stderr is appended there;
+ * without, stdout is dropped and stderr inherited.
+ */
+export function spawnServer(env: Record<string, string>, log?: string[]): Subprocess {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdout: log ? "pipe" : "ignore",
+    stderr: log ? "pipe" : "inherit",
+  });
+  if (log) {
+    void collectLines(proc.stdout as ReadableStream<Uint8Array>, log);
+    void collectLines(proc.stderr as ReadableStream<Uint8Array>, log);
+  }
+  return proc;
+}
+
+async function collectLines(stream: ReadableStream<Uint8Array>, into: string[]) {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    into.push(...lines.filter(Boolean));
+  }
+  if (pending) into.push(pending);
 }
 
 export function serverProcess(env: Record<string, string> = {}): ServerProcess {
@@ -39,21 +73,15 @@ export function serverProcess(env: Record<string, string> = {}): ServerProcess {
     url,
     dataDir,
     async start() {
-      child = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
-        cwd: ROOT,
-        // An explicit, minimal environment: nothing of the developer's leaks in.
-        env: childEnv({
-          ...(await (stores ??= preparePostgres(dataDir).then(sharedStoresEnv))),
-          DATA_DIR: dataDir,
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          ADMIN_TOKEN: ADMIN,
-          LOG_LEVEL: "error",
-          SPOOL_FLUSH_MS: "100",
-          ...env,
-        }),
-        stdout: "ignore",
-        stderr: "inherit",
+      child = spawnServer({
+        ...(await (stores ??= preparePostgres(dataDir).then(sharedStoresEnv))),
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        ADMIN_TOKEN: ADMIN,
+        LOG_LEVEL: "error",
+        SPOOL_FLUSH_MS: "100",
+        ...env,
       });
       const proc = child;
       for (let i = 0; i < 1200; i++) {

@@ -128,7 +128,7 @@ describe("summary", () => {
 });
 
 describe("sessions", () => {
-  test("one item per session, newest first, with the DESIGN.md fields", async () => {
+  test("one item per session, newest first, with the documented fields", async () => {
     const res = await get(`${link}/sessions`);
     expect(res.status).toBe(200);
     expect(res.body.meta).toMatchObject({ page: 1, per_page: 20, total: SESSIONS.length, total_pages: 1 });

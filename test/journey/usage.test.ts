@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { journeyState } from "../../server/journey/state";
 import { insertLink, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
@@ -19,7 +18,7 @@ const secondsToNextMonth = () => {
 };
 const batch = (link: string, n: number) => Array.from({ length: n }, (_, i) => pageView(link, `v${i}`));
 async function storedUsage(accountId: string): Promise<number> {
-  await journeyState(t.runtime.deps).usage.persist();
+  await t.runtime.jobs.journey.runOnce(); // writes the usage counters out
   const rows = await t.runtime.deps.pg.query<{ n: string }>(
     sql`select journey_events as n from monthly_usage where account_id = ${accountId} and month = ${month()}`,
   );

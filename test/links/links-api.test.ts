@@ -150,7 +150,7 @@ describe("POST /links", () => {
 });
 
 describe("GET/PATCH/DELETE /links/{id}", () => {
-  test("PATCH applies the spec's rules and returns the updated link", async () => {
+  test("PATCH applies the documented rules and returns the updated link", async () => {
     const {
       body: { data: link },
     } = await create({

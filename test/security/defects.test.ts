@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, listen, type TestApp } from "../helpers/app";
 import { encodeRequest, sendRaw } from "./raw-http";
-import { serveApp } from "../../server/http/serve";
+import { serveApp } from "../../server/serve";
 
 const P = "/public-api/v1";
 let t: TestApp;

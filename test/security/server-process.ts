@@ -1,13 +1,13 @@
-// Our server as a child process (`bun server/main.ts`) with its own DATA_DIR, a free loopback port and
-// an explicit minimal environment, for tests that attack it as an outsider would. Its stdout (the
-// error log) is kept, so a test can check that nothing unexpected was logged.
+// Our server as a child process (spawnServer: `bun server/main.ts`, an explicit minimal environment)
+// with its own DATA_DIR and a free loopback port, for tests that attack it as an outsider would. Its
+// stdout (the error log) is kept, so a test can check that nothing unexpected was logged.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { preparePostgres } from "../helpers/stores";
+import { freePort, spawnServer } from "../helpers/server-process";
 import { SCOPES } from "../../server/scopes";
 
-const ROOT = join(import.meta.dir, "..", "..");
 export const ADMIN_TOKEN = "hostile-suite-admin-token-0123456789";
 
 export interface ServerProcess {
@@ -25,38 +25,25 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** A port nobody listens on right now (the child binds it a moment later). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
-
 export async function startServerProcess(env: Record<string, string> = {}): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-hostile-"));
   const databaseUrl = await preparePostgres(dataDir);
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
-    cwd: ROOT,
-    env: {
+  const log: string[] = [];
+  const proc = spawnServer(
+    {
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: "127.0.0.1",
       BASE_URL: url,
       ADMIN_TOKEN,
       LOG_LEVEL: "error",
-      TZ: "UTC",
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       ...env,
     },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const log: string[] = [];
-  void collect(proc.stdout, log);
-  void collect(proc.stderr, log);
+    log,
+  );
 
   const server: ServerProcess = {
     url,
@@ -101,16 +88,4 @@ export async function startServerProcess(env: Record<string, string> = {}): Prom
     await Bun.sleep(100);
   }
   throw new Error(`server did not start:\n${log.join("\n")}`);
-}
-
-async function collect(stream: ReadableStream<Uint8Array>, into: string[]) {
-  const decoder = new TextDecoder();
-  let pending = "";
-  for await (const chunk of stream) {
-    pending += decoder.decode(chunk, { stream: true });
-    const lines = pending.split("\n");
-    pending = lines.pop() ?? "";
-    into.push(...lines.filter(Boolean));
-  }
-  if (pending) into.push(pending);
 }

@@ -131,8 +131,7 @@ describe("without an SMTP server", () => {
     }));
     await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events } });
     await t.flush();
-    const { journeyState } = await import("../../server/journey/state");
-    await journeyState(t.runtime.deps).usage.persist();
+    await t.runtime.jobs.journey.runOnce(); // writes the usage counters out
     const overview = (await session.call("/console/api/account")).body.data;
     expect(overview.account.tier).toBe("growth");
     expect(overview.usage).toMatchObject({

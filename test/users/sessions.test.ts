@@ -159,7 +159,7 @@ describe("roles", () => {
   test("admins cannot touch owners; the last owner stays; removal ends the member's session and emits events", async () => {
     const owner = await createOwner(t);
     const events: string[] = [];
-    const { onEvent } = await import("../../server/events/bus");
+    const { onEvent } = await import("../../server/webhooks/outbox");
     const off = onEvent((e) => e.accountId === owner.accountId && events.push(e.type));
     const inv = await owner.session.call("/console/api/team/invitations", {
       method: "POST",

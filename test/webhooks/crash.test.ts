@@ -5,43 +5,28 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import postgres from "postgres";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { preparePostgres, sharedStoresEnv } from "../helpers/stores";
+import { freePort, spawnServer } from "../helpers/server-process";
 import { startReceiver, verifyStandardSignature } from "./receiver";
 import { LEASE_SECONDS } from "../../server/webhooks/dispatcher";
 
-const ROOT = resolve(import.meta.dir, "../..");
 const ADMIN_TOKEN = "crash-test-admin-token-0123456789";
 const children: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && !c.killed) c.kill("SIGKILL");
 });
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
-
 async function startServer(dataDir: string, port: number, stores: Record<string, string>) {
-  const child = Bun.spawn([process.execPath, "server/main.ts"], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      TZ: "UTC",
-      ...stores,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN,
-      LOG_LEVEL: "error",
-      WEBHOOK_ALLOW_INSECURE: "true",
-      WEBHOOK_RETRY_DELAYS_MS: "50,100",
-    },
-    stdout: "ignore",
-    stderr: "inherit",
+  const child = spawnServer({
+    ...stores,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    ADMIN_TOKEN,
+    LOG_LEVEL: "error",
+    WEBHOOK_ALLOW_INSECURE: "true",
+    WEBHOOK_RETRY_DELAYS_MS: "50,100",
   });
   children.push(child);
   const deadline = Date.now() + 90_000;

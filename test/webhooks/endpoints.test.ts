@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { emitEvent } from "../../server/events/bus";
+import { emitEvent } from "../../server/webhooks/outbox";
 import { decryptSecret } from "../../server/webhooks/secrets";
 import { startReceiver, type Receiver } from "./receiver";
 

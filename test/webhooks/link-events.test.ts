@@ -3,13 +3,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { sweepExpiredLinks } from "../../server/webhooks/link-expiry";
+import { sweepExpiredLinks } from "../../server/links/expiry-sweeper";
 import { startReceiver, verifySvcSignature, verifyStandardSignature, type Receiver } from "./receiver";
 
 let t: TestApp;
 let receiver: Receiver;
 beforeAll(async () => {
-  t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" });
+  // The expiry sweeper stays off: the test runs its rounds itself.
+  t = await createTestApp({}, { WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" }, { jobs: ["webhooks"] });
   receiver = startReceiver();
 }, 60_000);
 afterAll(async () => {
@@ -137,7 +138,7 @@ describe("link events", () => {
     expect(res.status).toBe(202);
     const isMine = (x: any) => x.json?.event === "conversion" && x.json.data.link_id === link.id;
     await receiver.waitFor((all) => all.some(isMine));
-    await Bun.sleep(200);
+    await t.runtime.jobs.webhooks.runOnce(); // every delivery due is attempted and settled
     const mine = receiver.received.filter(isMine);
     expect(mine.length).toBe(1);
     expect(mine[0].json.data).toMatchObject(event);

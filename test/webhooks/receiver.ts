@@ -90,7 +90,7 @@ export function startReceiver(respond: Responder = () => new Response("ok")): Re
   return receiver;
 }
 
-/** The spec's check: hex HMAC-SHA256 of the raw body, keyed with the secret as returned at creation. */
+/** The documented check: hex HMAC-SHA256 of the raw body, keyed with the secret as returned at creation. */
 export function verifySvcSignature(secret: string, r: Received): boolean {
   const expected = Buffer.from(`sha256=${createHmac("sha256", secret).update(r.body).digest("hex")}`);
   const given = Buffer.from(r.headers.get("x-svc-signature") ?? "");

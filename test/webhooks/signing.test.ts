@@ -31,11 +31,11 @@ describe("webhook secrets and signatures", () => {
     expect(() => new Webhook(generateWebhookSecret()).verify(body, headers)).toThrow();
   });
 
-  test("X-SVC-Signature is the spec's: hex HMAC-SHA256 of the raw body keyed with the secret string itself", () => {
+  test("X-SVC-Signature is the documented one: hex HMAC-SHA256 of the raw body keyed with the secret string itself", () => {
     const secret = generateWebhookSecret();
     const body = '{"event":"test","timestamp":"2026-01-01T00:00:00.000Z","data":{}}';
     const headers = signDelivery(secret, "msg_1", 1_767_225_600, body);
-    // What a receiver following API_SPEC writes, e.g. Python's hmac.new(secret.encode(), body, sha256).
+    // What a receiver following our docs writes, e.g. Python's hmac.new(secret.encode(), body, sha256).
     const expected = new Bun.CryptoHasher("sha256", new TextEncoder().encode(secret)).update(body).digest("hex");
     expect(headers["x-svc-signature"]).toBe(`sha256=${expected}`);
   });

@@ -1,4 +1,4 @@
-// Wire types of the journey ingest (API_SPEC "Journey event (input object)", POST /journey/events).
+// Wire types of the journey ingest (POST /journey/events; docs/api.md "Journey ingest").
 // Type-only: the server checks its TypeBox schema against these with `import type`.
 
 export type JourneyEventType = "page_view" | "scroll_depth" | "time_on_page" | "custom" | "conversion";

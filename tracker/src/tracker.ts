@@ -157,7 +157,7 @@ export function createTracker(o: TrackerOptions): Tracker {
     ev("conversion", {
       event_name: n,
       conversion_name: n,
-      revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the spec wants an integer
+      revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
       currency: c.currency && c.currency.toUpperCase(),
       properties: c.properties,
     });

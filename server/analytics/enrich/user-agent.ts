@@ -1,9 +1,10 @@
 // User agent → device type, browser, OS and bot class. Pure functions of the header values, so replays match.
 import { UAParser } from "ua-parser-js";
-import { isbot } from "isbot";
+import { classifyBot, type BotKind } from "../../bots";
+
+export { classifyBot, type BotKind };
 
 export type DeviceType = "mobile" | "desktop" | "tablet";
-export type BotKind = "" | "preview" | "crawler" | "automation";
 
 export interface ParsedAgent {
   device_type: DeviceType;
@@ -18,21 +19,6 @@ export interface ParsedAgent {
 export interface ClientHints {
   mobile?: string;
   platform?: string;
-}
-
-// Link unfurlers: they fetch a link to render a preview card, not because a person clicked.
-const PREVIEW =
-  /slackbot|slack-imgproxy|twitterbot|facebookexternalhit|facebookcatalog|facebot|linkedinbot|discordbot|whatsapp|telegrambot|applebot|imessage|skypeuripreview|microsoftpreview|pinterestbot|redditbot|embedly|iframely|vkshare|mastodon|line-poker|kakaotalk-scrap|mattermost|bitlybot|google-pagerenderer|bingpreview|quora link preview|yahoo link preview/i;
-// Scripts, HTTP libraries and headless browsers.
-const AUTOMATION =
-  /curl|wget|python|aiohttp|httpx|go-http-client|okhttp|java\/|apache-httpclient|axios|node-fetch|undici|got \(|libwww-perl|ruby|guzzle|php\/|powershell|postman|insomnia|httpie|scrapy|headless|phantomjs|puppeteer|playwright|selenium|webdriver|lighthouse|dart:io|reqwest|deno\/|bun\/|^$/i;
-
-export function classifyBot(ua: string): { is_bot: number; bot_kind: BotKind } {
-  const trimmed = ua.trim();
-  if (PREVIEW.test(trimmed)) return { is_bot: 1, bot_kind: "preview" };
-  if (AUTOMATION.test(trimmed)) return { is_bot: 1, bot_kind: "automation" };
-  if (isbot(trimmed)) return { is_bot: 1, bot_kind: "crawler" };
-  return { is_bot: 0, bot_kind: "" };
 }
 
 const unquote = (v: string | undefined) => (v ?? "").replace(/^"|"$/g, "").trim();

@@ -1,5 +1,5 @@
 // The events an endpoint subscribes to, as labelled checkboxes with "all" and "none".
-import type { EventType } from "../../../../server/events/bus";
+import type { EventType } from "../../../../server/webhooks/model";
 
 const EVENTS = [
   "link.created",

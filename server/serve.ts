@@ -2,11 +2,11 @@
 // Production mode whatever NODE_ENV says: an error that escapes the app gets the envelope from the
 // `error` handler below, never Bun's development page with paths and source lines.
 import type { Server } from "bun";
-import type { Runtime } from "../runtime";
-import { createFastRedirect } from "../redirect/fast-path";
-import { describeError, internalErrorAnswer } from "./error-mapping";
-import { bodyRefusal, needsRebuild, rebuildRequest } from "./incoming";
-import type { Logger } from "./logger";
+import type { Runtime } from "./runtime";
+import { createFastRedirect } from "./redirect/fast-path";
+import { describeError, internalErrorAnswer } from "./http/error-mapping";
+import { bodyRefusal, needsRebuild, rebuildRequest } from "./http/incoming";
+import type { Logger } from "./http/logger";
 
 /** Largest request body we read; above it 413 PAYLOAD_TOO_LARGE in the envelope. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;

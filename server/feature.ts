@@ -1,0 +1,27 @@
+// The contract of every feature folder, types only: `create(deps)` runs once per runtime and returns
+// the feature's routes (an Elysia plugin) and its background job, if it has one. A feature names the
+// narrow deps it needs in its own interface; the runtime's deps object satisfies all of them.
+import type { AnyElysia } from "elysia";
+
+/**
+ * Background work of a feature (dispatchers, sweepers, counters written out). Made by `create`, so the
+ * routes and the job share one state; started by the runtime unless it was opened with jobs off.
+ */
+export interface Job {
+  /** Starts the timers. */
+  start(): void;
+  /** One round now; resolves when it, and any round already running, has finished. Works started or not. */
+  runOnce(): Promise<void>;
+  /** Stops the timers, waits for the running round and finishes (a last write, closed files). */
+  stop(): Promise<void>;
+}
+
+export interface FeatureParts {
+  routes?: AnyElysia;
+  job?: Job;
+}
+
+export interface Feature<Deps> {
+  readonly name: string;
+  readonly create: (deps: Deps) => FeatureParts;
+}
