@@ -191,7 +191,7 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
   const rows = await ch.query<Record<string, unknown>>(
     `
     SELECT event_id AS id, link_id, visitor_id, event_type, page_url, scroll_percent, time_on_page, timestamp,
-      revenue_cents, properties, ${OPTIONAL_TEXT.join(", ")}
+      if(has_revenue, revenue_cents, NULL) AS revenue_cents, properties, ${OPTIONAL_TEXT.join(", ")}
     FROM ${t} WHERE ${where}
     ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
     p,
@@ -207,7 +207,7 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
       scroll_percent: e.scroll_percent,
       time_on_page: e.time_on_page,
       timestamp: chTimeToIso(String(e.timestamp)),
-      revenue_cents: e.event_type === "conversion" || Number(e.revenue_cents) ? Number(e.revenue_cents) : null,
+      revenue_cents: e.revenue_cents === null ? null : Number(e.revenue_cents),
       properties: JSON.parse(String(e.properties || "{}")),
     };
     for (const k of OPTIONAL_TEXT) item[k] = e[k] === "" ? null : e[k];
