@@ -1,6 +1,8 @@
 // ClickHouse queries of the conversion reports. Conversions are journey events with event_type
-// `conversion`; rates divide unique converters by unique visitors of the journey events in scope.
+// `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
+// counted exactly as the journey reports count them.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { countJourneyVisitors, visitorsByLabelSql } from "../journey/visitors-query";
 import type { Dimension, Interval } from "./model";
 
 export interface Scope {
@@ -22,18 +24,11 @@ function hourlyScopeOf(s: Scope) {
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
   const { where, params } = hourlyScopeOf(s);
   const [row] = await ch.query<Record<string, string>>(
-    `
-    SELECT sum(conversions) AS conversions, uniqMerge(converters) AS converters,
-      sum(revenue_cents) AS revenue_cents, uniqMerge(visitors) AS visitors
-    FROM ${ch.table("journey_hourly")} WHERE ${where}`,
+    `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`,
     params,
   );
-  return {
-    conversions: Number(row?.conversions ?? 0),
-    converters: Number(row?.converters ?? 0),
-    revenueCents: Number(row?.revenue_cents ?? 0),
-    visitors: Number(row?.visitors ?? 0),
-  };
+  const { visitors, converters } = await countJourneyVisitors(ch, s);
+  return { conversions: Number(row?.conversions ?? 0), converters, revenueCents: Number(row?.revenue_cents ?? 0), visitors };
 }
 
 const BUCKET: Record<Interval, string> = {
@@ -56,31 +51,33 @@ export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: I
   return rows.map((r) => ({ bucket: Number(r.bucket), conversions: Number(r.n), revenueCents: Number(r.cents) }));
 }
 
-/** Per label: conversions, revenue, unique converters and the visitors the rate divides by. */
+/**
+ * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
+ * visitors the rate divides by (exact, as every visitor count: server/journey/visitors-query.ts).
+ */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
-  const hourly = ch.table("journey_hourly");
-  const dims = ch.table("journey_dims_hourly");
-  const sql =
+  const sums =
     dimension === "link"
-      ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
-         uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
-       FROM ${hourly} WHERE ${where} GROUP BY label`
-      : dimension === "name"
-        ? // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
-          `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
-           (SELECT uniqMerge(visitors) FROM ${hourly} WHERE ${where}) AS visitors
-         FROM ${dims} WHERE ${where} AND dimension = 'name' GROUP BY label`
-        : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
-           uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
-         FROM ${dims} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
-  const rows = await ch.query<Record<string, string>>(`${sql} HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`, { ...params, dimension });
+      ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents
+         FROM ${ch.table("journey_hourly")} WHERE ${where} GROUP BY label`
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents
+         FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
+  const counts = visitorsByLabelSql(ch, s, dimension);
+  const rows = await ch.query<Record<string, string>>(
+    `SELECT s.label AS label, s.n AS n, s.cents AS cents, v.converters AS converters, v.visitors AS visitors
+     FROM (${sums} HAVING n > 0) AS s LEFT JOIN (${counts.sql}) AS v ON v.label = s.label
+     ORDER BY n DESC, label LIMIT 1000`,
+    { ...counts.params, ...params, dimension },
+  );
+  // A conversion name has no visitors of its own: its rate is over every visitor in scope.
+  const all = dimension === "name" ? (await countJourneyVisitors(ch, s)).visitors : 0;
   return rows.map((r) => ({
     label: r.label,
     conversions: Number(r.n),
     revenueCents: Number(r.cents),
-    converters: Number(r.converters),
-    visitors: Number(r.visitors),
+    converters: dimension === "name" ? Number(r.visitors) : Number(r.converters),
+    visitors: dimension === "name" ? all : Number(r.visitors),
   }));
 }
 

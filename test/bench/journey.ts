@@ -68,7 +68,7 @@ await ch.command(
     '' AS city, '' AS region,
     ['mobile', 'desktop', 'tablet'][1 + cityHash64(s, 7) % 3] AS device_type,
     'Chrome' AS browser, '126' AS browser_version, 'Android' AS os, '14' AS os_version,
-    '{}' AS properties
+    '{}' AS properties, toUInt8(event_type = 'conversion') AS has_revenue
   FROM (
     SELECT number, intDiv(number, 5) AS s, number % 5 AS j, cityHash64(number, 0) % 100 AS k,
       now64(3) - toIntervalMillisecond(cityHash64(s, 8) % (90 * 86400000)) + toIntervalSecond(j * 45) AS ts
