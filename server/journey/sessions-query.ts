@@ -1,13 +1,12 @@
 // The sessions list over journey_sessions_v2 (migration 0211): whole sessions, as fully merged data
 // gives them whatever ClickHouse has merged. A session's rows may still be in several parts (its
-// events arrived in several batches), so every read merges a session's rows before it filters on them:
-// a session with an event in the period is listed with all its events, also those before the period.
+// events arrived in several batches), so every read groups all of a session's rows before it looks at
+// them: a session with an event in the period is listed with all its events, also those before it.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { ENDED_IN_RANGE, type LinkRange, type PageArgs } from "./link-range";
 
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
-const FROM = "fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 /** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
 const SESSION_BUNDLES = `${ENDED_IN_RANGE} AND sid != 0`;
 /** A merged session's figures, from its (time, URL[, visitor]) first and last events. */
@@ -62,10 +61,22 @@ async function findNewestSessions(ch: Clickhouse, r: LinkRange, page: PageArgs):
   return ranked.slice(want - page.limit).map((x) => byId.get(x.session_id)!);
 }
 
-/** The period's sessions, merged (FINAL) before the filter; optionally those whose first visitor is `visitor`. */
+/**
+ * The period's sessions, each merged from all its rows (also those before the period), optionally
+ * only those whose first visitor is `visitorId`: the sessions with a bundle ending in the period (and,
+ * for a visitor, a bundle of theirs at any time), grouped from journey_sessions_v2 by session.
+ */
 function periodSessions(ch: Clickhouse, visitorId?: string) {
-  const visitor = visitorId !== undefined ? " AND first_event.3 = {visitor:String}" : "";
-  return `${ch.table("journey_sessions_v2")} FINAL WHERE ${LINK} AND last_event.1 >= ${FROM}${visitor}`;
+  const bundles = ch.table("journey_event_bundles");
+  const theirs =
+    visitorId !== undefined
+      ? ` AND session_id IN (SELECT session_id FROM ${bundles} WHERE ${LINK} AND vh = cityHash64({visitor:String}))`
+      : "";
+  return `
+    SELECT ${FIGURES} FROM (
+      SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")}
+      WHERE ${LINK} AND session_id IN (SELECT session_id FROM ${bundles} WHERE ${SESSION_BUNDLES})${theirs}
+      GROUP BY session_id)${visitorId !== undefined ? " WHERE first_visitor = {visitor:String}" : ""}`;
 }
 
 export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: PageArgs, visitorId?: string) {
@@ -80,19 +91,14 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
   const rows =
     (visitorId === undefined ? await findNewestSessions(ch, r, page) : null) ??
     (await ch.query<SessionRow>(
-      `
-    SELECT ${FIGURES} FROM (
-      SELECT session_id, first_event AS f, last_event AS l, events AS n_events, page_views AS n_views, conversions AS n_conversions,
-        device AS dev, country AS ctry
-      FROM ${periodSessions(ch, visitorId)})
-    ORDER BY s_started DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      `${periodSessions(ch, visitorId)} ORDER BY s_started DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       p,
     ));
   // Sessions with a bundle ending in the period, counted on the bundles keyed by their end.
   const [count] =
     visitorId === undefined
       ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
-      : await ch.query<{ n: string }>(`SELECT count() AS n FROM ${periodSessions(ch, visitorId)}`, p);
+      : await ch.query<{ n: string }>(`SELECT count() AS n FROM (${periodSessions(ch, visitorId)})`, p);
   const items = rows.map((s) => {
     const started = chTimeToIso(String(s.s_started));
     const ended = chTimeToIso(String(s.s_ended));

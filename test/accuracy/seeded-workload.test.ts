@@ -159,17 +159,18 @@ async function readReports() {
   const [l0, l1, l2] = linkIds;
   for (const link of linkIds)
     for (const period of PERIODS) out[`summary ${link} ${period}`] = (await api(`/journey/links/${link}/summary?period=${period}`)).data;
-  const allPages = async (path: string, limit: number) => {
+  const allPages = async (path: string, limit: number, maxPages = Infinity) => {
     const items: unknown[] = [];
     for (let page = 1; ; page++) {
       const res = await api(`${path}${path.includes("?") ? "&" : "?"}limit=${limit}&page=${page}`);
       items.push(...res.data);
-      if (page >= res.meta.total_pages) return { items, total: res.meta.total };
+      if (page >= res.meta.total_pages || page >= maxPages) return { items, total: res.meta.total };
     }
   };
   out[`sessions ${l0} 7d`] = await allPages(`/journey/links/${l0}/sessions?period=7d`, 100);
   out[`sessions ${l2} 90d`] = await allPages(`/journey/links/${l2}/sessions?period=90d`, 100);
-  out[`sessions ${l0} 24h by one`] = (await allPages(`/journey/links/${l0}/sessions?period=24h`, 1)).items.slice(0, 12);
+  // One session per page: the newest-first path for the first pages.
+  out[`sessions ${l0} 24h by one`] = (await allPages(`/journey/links/${l0}/sessions?period=24h`, 1, 12)).items;
   for (const visitor of ["visitor-0-x", "visitor-1-y", "visitor-7-y"])
     out[`sessions ${l0} 90d ${visitor}`] = await allPages(`/journey/links/${l0}/sessions?period=90d&visitor_id=${visitor}`, 100);
   const withoutIds = (x: { items: { id: string }[]; total: number }) => ({
@@ -181,7 +182,7 @@ async function readReports() {
     ),
     items: x.items.map(({ id, ...rest }) => rest).sort(byJson),
   });
-  out[`events ${l2} 90d`] = withoutIds((await allPages(`/journey/links/${l2}/events?period=90d`, 200)) as never);
+  out[`events ${l2} 30d`] = withoutIds((await allPages(`/journey/links/${l2}/events?period=30d`, 200)) as never);
   out[`events ${l0} 24h`] = withoutIds((await allPages(`/journey/links/${l0}/events?period=24h`, 200)) as never);
   out[`events ${l1} 30d conversion`] = withoutIds(
     (await allPages(`/journey/links/${l1}/events?period=30d&event_type=conversion`, 200)) as never,
@@ -243,7 +244,7 @@ function expectedReports(now: number) {
       .map(ref.listedEvent);
     return { total: items.length, ids: items.length, ordered: true, items: items.sort(byJson) };
   };
-  out[`events ${l2} 90d`] = listed(l2, "90d");
+  out[`events ${l2} 30d`] = listed(l2, "30d");
   out[`events ${l0} 24h`] = listed(l0, "24h");
   out[`events ${l1} 30d conversion`] = listed(l1, "30d", "conversion");
   for (const steps of FUNNELS) out[`funnel ${l0} 30d ${steps}`] = ref.funnel(of(l0), from("30d"), steps, 30 * DAY);
