@@ -2,7 +2,7 @@
 // `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
 // counted exactly as the journey reports count them.
 import type { Clickhouse } from "../storage/clickhouse/client";
-import { countJourneyVisitors, visitorsByLabelSql } from "../journey/visitors-query";
+import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/visitors-query";
 import type { Dimension, Interval } from "./model";
 
 export interface Scope {
@@ -53,33 +53,39 @@ export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: I
 
 /**
  * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
- * visitors the rate divides by (exact, as every visitor count: server/journey/visitors-query.ts).
+ * visitors the rate divides by. A link's visitors and converters follow the rule of every visitor count
+ * (server/journey/visitors-query.ts); a device's or country's come from the rollup's uniqCombined64(17)
+ * states (exact up to 4,095); a conversion name's rate is over every visitor in scope.
  */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
-  const sums =
-    dimension === "link"
-      ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents
-         FROM ${ch.table("journey_hourly")} WHERE ${where} GROUP BY label`
-      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents
-         FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
-  const counts = visitorsByLabelSql(ch, s, dimension);
+  if (dimension === "link") {
+    const [rows, counts] = await Promise.all([
+      ch.query<Record<string, string>>(
+        `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents
+         FROM ${ch.table("journey_hourly")} WHERE ${where} GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`,
+        params,
+      ),
+      countJourneyVisitorsByLink(ch, s),
+    ]);
+    return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
+  }
   const rows = await ch.query<Record<string, string>>(
-    `SELECT s.label AS label, s.n AS n, s.cents AS cents, v.converters AS converters, v.visitors AS visitors
-     FROM (${sums} HAVING n > 0) AS s LEFT JOIN (${counts.sql}) AS v ON v.label = s.label
-     ORDER BY n DESC, label LIMIT 1000`,
-    { ...counts.params, ...params, dimension },
+    `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
+       uniqCombined64Merge(17)(converters64) AS converters, uniqCombined64Merge(17)(visitors64) AS visitors
+     FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
+     GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`,
+    { ...params, dimension },
   );
-  // A conversion name has no visitors of its own: its rate is over every visitor in scope.
   const all = dimension === "name" ? (await countJourneyVisitors(ch, s)).visitors : 0;
   return rows.map((r) => ({
-    label: r.label,
-    conversions: Number(r.n),
-    revenueCents: Number(r.cents),
-    converters: dimension === "name" ? Number(r.visitors) : Number(r.converters),
+    ...sums(r),
+    converters: Number(r.converters),
     visitors: dimension === "name" ? all : Number(r.visitors),
   }));
 }
+
+const sums = (r: Record<string, string>) => ({ label: r.label, conversions: Number(r.n), revenueCents: Number(r.cents) });
 
 /**
  * One entry per converting (link, visitor) whose first conversion on the link falls in the period:

@@ -3,7 +3,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
-import { countJourneyVisitors } from "./visitors-query";
+import { chooseCount, countJourneyVisitors, estimateJourneyVisitors } from "./visitors-query";
 
 export type { LinkRange };
 
@@ -57,9 +57,9 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   const [sessions] = await ch.query<{ n: string; avg: number | null }>(
     `
     SELECT count() AS n,
-      avgOrNull(toUnixTimestamp64Milli(last_event.1) - greatest(toUnixTimestamp64Milli(first_event.1), {from:Int64})) / 1000 AS avg
+      avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
     FROM ${ch.table("journey_sessions_v2")} FINAL
-    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND last_event.1 >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
     params(r),
   );
   const tops = await topValues(ch, r);
@@ -126,10 +126,14 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
  * mode counts them over only the events that match some step (funnel-query.ts), so unrelated events
  * (scrolls, timers) between two steps do not break a chain but a later step done before an earlier
  * one does. A step matches an event's event_name, its event_type, or the page_url of a page_view.
- * totalVisitors is exact: every visitor with an event in the period, counted by the same query.
+ * totalVisitors: every visitor with an event in the period, reported by the rule of every visitor count.
  */
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
-  const byLevel = await countFunnelLevels(ch, r, steps, windowSeconds * 1000);
+  const [byLevel, estimate] = await Promise.all([
+    countFunnelLevels(ch, r, steps, windowSeconds * 1000),
+    estimateJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }),
+  ]);
   const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
-  return { reached, totalVisitors: byLevel.reduce((a, b) => a + b, 0) };
+  // Counted exactly here, but reported by the rule of every visitor count, as the summary reports it.
+  return { reached, totalVisitors: chooseCount(estimate.visitors, () => byLevel.reduce((a, b) => a + b, 0)) };
 }

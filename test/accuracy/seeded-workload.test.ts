@@ -79,7 +79,10 @@ beforeAll(async () => {
   linkIds = [...made.map((l) => l.id), onDomain.id];
 
   // Clicks: spooled over the days, then real redirects today.
-  const spooled = spooledClicks({ seed: SEED, nowMs: NOW, days: DAYS, count: 1200, links: 2 });
+  // In time order, as redirects write them: the visitor hashing keeps each day's salt only while that
+  // day is among the last three it has seen, so a click of an older day hashed afterwards would get a
+  // fresh salt.
+  const spooled = spooledClicks({ seed: SEED, nowMs: NOW, days: DAYS, count: 1200, links: 2 }).sort((a, b) => a.ts - b.ts);
   await t.runtime.deps.streams.clicks.append(
     spooled.map((c) =>
       rawClick({
