@@ -77,7 +77,7 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
      GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`,
     { ...params, dimension },
   );
-  const all = dimension === "name" ? (await countJourneyVisitors(ch, s)).visitors : 0;
+  const all = dimension === "name" ? (await countJourneyVisitors(ch, s, false)).visitors : 0;
   return rows.map((r) => ({
     ...sums(r),
     converters: Number(r.converters),

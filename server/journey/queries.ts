@@ -50,7 +50,7 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   const events = await countEvents(ch, r);
-  const { visitors } = await countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] });
+  const { visitors } = await countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false);
   // Sessions with an event in the period, each from its first event (or the period start, when it
   // began before) to its last. FINAL merges each session's rows across parts in key order before the
   // filter applies, so the count and the spans are those of fully merged data.
@@ -131,7 +131,7 @@ export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: Page
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
   const [byLevel, estimate] = await Promise.all([
     countFunnelLevels(ch, r, steps, windowSeconds * 1000),
-    estimateJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }),
+    estimateJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false),
   ]);
   const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
   // Counted exactly here, but reported by the rule of every visitor count, as the summary reports it.

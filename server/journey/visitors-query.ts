@@ -47,20 +47,22 @@ const bundlesOf = (ch: Clickhouse, s: VisitorScope) =>
 /** The rule: an estimate above EXACT_UP_TO stands; otherwise the exact count. */
 export const chooseCount = (estimate: number, exact: () => number) => (estimate > EXACT_UP_TO ? estimate : exact());
 
-export async function estimateJourneyVisitors(ch: Clickhouse, s: VisitorScope): Promise<VisitorCounts> {
+/** The estimates; without `converters` only the visitors' (half the states to merge), converters 0. */
+export async function estimateJourneyVisitors(ch: Clickhouse, s: VisitorScope, converters = true): Promise<VisitorCounts> {
+  const c = converters ? "uniqCombined64Merge(17)(converters64)" : "0";
   const [row] = await ch.query<{ v: string; c: string }>(
-    `SELECT uniqCombined64Merge(17)(visitors64) AS v, uniqCombined64Merge(17)(converters64) AS c FROM (${sketchRows(ch, s)})`,
+    `SELECT uniqCombined64Merge(17)(visitors64) AS v, ${c} AS c FROM (${sketchRows(ch, s)})`,
     scopeParams(s),
   );
   return { visitors: Number(row?.v ?? 0), converters: Number(row?.c ?? 0) };
 }
 
-/** Distinct visitors with an event in scope and those of them with a conversion, by the rule. */
-export async function countJourneyVisitors(ch: Clickhouse, s: VisitorScope): Promise<VisitorCounts> {
-  const estimate = await estimateJourneyVisitors(ch, s);
-  if (estimate.visitors > EXACT_UP_TO && estimate.converters > EXACT_UP_TO) return estimate;
+/** Distinct visitors with an event in scope and (with `converters`) those of them who converted, by the rule. */
+export async function countJourneyVisitors(ch: Clickhouse, s: VisitorScope, converters = true): Promise<VisitorCounts> {
+  const estimate = await estimateJourneyVisitors(ch, s, converters);
+  if (estimate.visitors > EXACT_UP_TO && (!converters || estimate.converters > EXACT_UP_TO)) return estimate;
   const [exact] = await ch.query<{ v: string; c: string }>(
-    `SELECT uniqExact(vh) AS v, uniqExactIf(vh, ${CONVERTED}) AS c FROM ${bundlesOf(ch, s)}`,
+    `SELECT uniqExact(vh) AS v, ${converters ? `uniqExactIf(vh, ${CONVERTED})` : "0"} AS c FROM ${bundlesOf(ch, s)}`,
     scopeParams(s),
   );
   return {
