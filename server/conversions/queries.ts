@@ -54,8 +54,8 @@ export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: I
 /**
  * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
  * visitors the rate divides by. A link's visitors and converters follow the rule of every visitor count
- * (server/journey/visitors-query.ts); a device's or country's come from the rollup's uniqCombined64(17)
- * states (exact up to 4,095); a conversion name's rate is over every visitor in scope.
+ * (server/journey/visitors-query.ts); a device's or country's come from the rollup's `uniq` states (exact
+ * up to 65,536 but for 32-bit hash collisions); a conversion name's rate is over every visitor in scope.
  */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
@@ -71,8 +71,7 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
     return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
   }
   const rows = await ch.query<Record<string, string>>(
-    `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
-       uniqCombined64Merge(17)(converters64) AS converters, uniqCombined64Merge(17)(visitors64) AS visitors
+    `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
      FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
      GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`,
     { ...params, dimension },

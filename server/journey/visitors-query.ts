@@ -1,8 +1,9 @@
 // Visitor and converter counts of the journey and conversion reports, one rule for every report that
-// asks (docs/accuracy.md): the uniqCombined64(17) states of the rollups (migration 0212) estimate the
-// set, exactly up to 4,095 visitors; when they put it at EXACT_UP_TO or fewer, the event bundles
-// (migration 0207) count it exactly, which costs time in proportion to the set. Both count
-// cityHash64(visitor_id), so a report that counts exactly anyway (the funnel) gives the same number.
+// asks (docs/accuracy.md): the rollups' states estimate the set (visitors: the uniqCombined(14) sketches
+// of migrations 0203 and 0208, a period's hours before its first midnight and whole days after;
+// converters: the `uniq` states of migration 0200); when the estimate is EXACT_UP_TO or fewer, the
+// event bundles (migration 0207) count the set exactly by cityHash64(visitor_id), at a cost that grows
+// with it, so a report that counts exactly anyway (the funnel) gives the same number.
 import type { Clickhouse } from "../storage/clickhouse/client";
 
 /** Sets up to this size are counted exactly (bundles of 100,000 visitors: ~10 ms on 2 cores). */
@@ -30,16 +31,21 @@ const linksOf = (s: VisitorScope) => (s.linkIds ? " AND link_id IN {links:Array(
 /** A bundle's conversions in the period (type 5 in migration 0207's codes). */
 const CONVERTED = "arrayExists((o, ty) -> ty = 5 AND toUnixTimestamp64Milli(started) + o >= {from:Int64}, times, types)";
 
-/** The states of the period's hours before its first midnight, then of whole days, per link. */
-function sketchRows(ch: Clickhouse, s: VisitorScope) {
+/** Visitors' states of the period, per link: its hours before its first midnight, then whole days. */
+function visitorSketches(ch: Clickhouse, s: VisitorScope) {
   const scope = `account_id = {account:UUID}${linksOf(s)}`;
   return `
-    SELECT link_id, visitors64, converters64 FROM ${ch.table("journey_visitors_hourly")}
+    SELECT link_id, visitors_sketch FROM ${ch.table("journey_visitors_hourly")}
     WHERE ${scope} AND hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC') AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')
     UNION ALL
-    SELECT link_id, visitors64, converters64 FROM ${ch.table("journey_visitors_daily")}
+    SELECT link_id, visitors_sketch FROM ${ch.table("journey_visitors_daily")}
     WHERE ${scope} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC'))`;
 }
+
+/** Converters' states of the period's hours, per link. */
+const converterStates = (ch: Clickhouse, s: VisitorScope) =>
+  `SELECT link_id, converters FROM ${ch.table("journey_hourly")}
+  WHERE account_id = {account:UUID}${linksOf(s)} AND hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')`;
 
 const bundlesOf = (ch: Clickhouse, s: VisitorScope) =>
   `${ch.table("journey_event_bundles")} WHERE account_id = {account:UUID}${linksOf(s)} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`;
@@ -47,14 +53,16 @@ const bundlesOf = (ch: Clickhouse, s: VisitorScope) =>
 /** The rule: an estimate above EXACT_UP_TO stands; otherwise the exact count. */
 export const chooseCount = (estimate: number, exact: () => number) => (estimate > EXACT_UP_TO ? estimate : exact());
 
-/** The estimates; without `converters` only the visitors' (half the states to merge), converters 0. */
+/** The estimates; without `converters` only the visitors' (converters 0). */
 export async function estimateJourneyVisitors(ch: Clickhouse, s: VisitorScope, converters = true): Promise<VisitorCounts> {
-  const c = converters ? "uniqCombined64Merge(17)(converters64)" : "0";
-  const [row] = await ch.query<{ v: string; c: string }>(
-    `SELECT uniqCombined64Merge(17)(visitors64) AS v, ${c} AS c FROM (${sketchRows(ch, s)})`,
+  const [v] = await ch.query<{ n: string }>(
+    `SELECT uniqCombinedMerge(14)(visitors_sketch) AS n FROM (${visitorSketches(ch, s)})`,
     scopeParams(s),
   );
-  return { visitors: Number(row?.v ?? 0), converters: Number(row?.c ?? 0) };
+  const [c] = converters
+    ? await ch.query<{ n: string }>(`SELECT uniqMerge(converters) AS n FROM (${converterStates(ch, s)})`, scopeParams(s))
+    : [{ n: "0" }];
+  return { visitors: Number(v?.n ?? 0), converters: Number(c?.n ?? 0) };
 }
 
 /** Distinct visitors with an event in scope and (with `converters`) those of them who converted, by the rule. */
@@ -74,8 +82,11 @@ export async function countJourneyVisitors(ch: Clickhouse, s: VisitorScope, conv
 /** The rule per link of the scope (links without events in the period are absent). */
 export async function countJourneyVisitorsByLink(ch: Clickhouse, s: VisitorScope): Promise<Map<string, VisitorCounts>> {
   const estimates = await ch.query<{ link: string; v: string; c: string }>(
-    `SELECT toString(link_id) AS link, uniqCombined64Merge(17)(visitors64) AS v, uniqCombined64Merge(17)(converters64) AS c
-    FROM (${sketchRows(ch, s)}) GROUP BY link`,
+    `SELECT link, max(v) AS v, max(c) AS c FROM (
+      SELECT toString(link_id) AS link, uniqCombinedMerge(14)(visitors_sketch) AS v, 0 AS c FROM (${visitorSketches(ch, s)}) GROUP BY link
+      UNION ALL
+      SELECT toString(link_id) AS link, 0 AS v, uniqMerge(converters) AS c FROM (${converterStates(ch, s)}) GROUP BY link)
+    GROUP BY link`,
     scopeParams(s),
   );
   const small = estimates.filter((e) => Number(e.v) <= EXACT_UP_TO || Number(e.c) <= EXACT_UP_TO).map((e) => e.link);

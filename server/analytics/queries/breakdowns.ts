@@ -1,7 +1,7 @@
 // Clicks by country, by device/browser/OS and by referrer host, from the daily aggregates.
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, DeviceRow, GeoRow, ReferrerRow } from "../model";
-import { dailyScope, num, VISITORS } from "./scope";
+import { dailyScope, num } from "./scope";
 
 /** Long tails are cut: the top rows by clicks. */
 const MAX_ROWS = 1000;
@@ -9,7 +9,7 @@ const MAX_ROWS = 1000;
 export async function getClicksByCountry(ch: Clickhouse, scope: ClickScope): Promise<GeoRow[]> {
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(
-    `SELECT country_code, sum(clicks) AS c, ${VISITORS} AS v
+    `SELECT country_code, sum(clicks) AS c, uniqCombinedMerge(14)(visitors) AS v
      FROM ${ch.table("clicks_daily_geo")} WHERE ${where}
      GROUP BY country_code ORDER BY c DESC, country_code LIMIT ${MAX_ROWS}`,
     params,
@@ -31,7 +31,7 @@ export async function getClicksByDevice(ch: Clickhouse, scope: ClickScope): Prom
 export async function getClicksByReferrer(ch: Clickhouse, scope: ClickScope): Promise<ReferrerRow[]> {
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(
-    `SELECT referrer, sum(clicks) AS c, ${VISITORS} AS v
+    `SELECT referrer, sum(clicks) AS c, uniqCombinedMerge(14)(visitors) AS v
      FROM ${ch.table("clicks_daily_referrers")} WHERE ${where}
      GROUP BY referrer ORDER BY c DESC, referrer LIMIT ${MAX_ROWS}`,
     params,

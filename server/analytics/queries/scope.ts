@@ -3,12 +3,6 @@
 import type { ClickScope } from "../model";
 
 export const num = (v: unknown) => Number(v ?? 0);
-/**
- * Unique visitors of the rows (migration 0213): exact up to 4,095 visitor hashes, then ClickHouse's
- * bias-corrected HyperLogLog of 2^17 registers (docs/accuracy.md gives the measured error).
- */
-export const VISITORS = "uniqCombined64Merge(17)(visitors64)";
-export const VISITORS_OF_PEOPLE = "uniqCombined64MergeIf(17)(visitors64, is_bot = 0)";
 /** Epoch milliseconds from toUnixTimestamp64Milli; 0 (no clicks) → null. */
 export const isoOrNull = (ms: unknown) => (num(ms) > 0 ? new Date(num(ms)).toISOString() : null);
 

@@ -2,7 +2,7 @@
 // (clicks_daily_links).
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, HourlyRow } from "../model";
-import { dailyScope, hourlyScope, isoOrNull, num, VISITORS } from "./scope";
+import { hourlyScope, dailyScope, isoOrNull, num } from "./scope";
 
 export interface ClickTotals {
   clicks: number;
@@ -13,7 +13,7 @@ export interface ClickTotals {
 export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise<ClickTotals> {
   const { where, params } = dailyScope(scope);
   const [row] = await ch.query(
-    `SELECT sum(clicks) AS clicks, ${VISITORS} AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
+    `SELECT sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
      FROM ${ch.table("clicks_daily")} WHERE ${where}`,
     params,
   );
@@ -30,7 +30,7 @@ export interface DailyClicks {
 export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Promise<DailyClicks[]> {
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(
-    `SELECT toString(day) AS date, sum(clicks) AS clicks, ${VISITORS} AS unique_visitors
+    `SELECT toString(day) AS date, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
      FROM ${ch.table("clicks_daily")} WHERE ${where} GROUP BY date ORDER BY date`,
     params,
   );
@@ -41,7 +41,7 @@ export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Pro
 export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promise<HourlyRow[]> {
   const { where, params } = hourlyScope(scope);
   const rows = await ch.query(
-    `SELECT toHour(hour) AS h, sum(clicks) AS clicks, ${VISITORS} AS unique_visitors
+    `SELECT toHour(hour) AS h, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
      FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY h ORDER BY h`,
     params,
   );
