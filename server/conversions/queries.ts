@@ -1,6 +1,6 @@
 // ClickHouse queries of the conversion reports. Conversions are journey events with event_type
 // `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
-// counted exactly as the journey reports count them.
+// counted by the rule of every journey visitor count (server/journey/visitors-query.ts).
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/visitors-query";
 import type { Dimension, Interval } from "./model";

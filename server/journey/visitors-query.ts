@@ -6,7 +6,7 @@
 // with it, so a report that counts exactly anyway (the funnel) gives the same number.
 import type { Clickhouse } from "../storage/clickhouse/client";
 
-/** Sets up to this size are counted exactly (bundles of 100,000 visitors: ~10 ms on 2 cores). */
+/** Sets up to this size are counted exactly (the time grows with the set; docs/accuracy.md). */
 export const EXACT_UP_TO = 100_000;
 
 /** An account's journey events since `fromMs` (a whole hour), optionally of some links only. */
