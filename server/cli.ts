@@ -14,6 +14,10 @@ Commands:
   key revoke ACCOUNT_ID KEY_ID
   member add ACCOUNT_ID --email EMAIL --role owner|admin|member|viewer
   member remove ACCOUNT_ID MEMBER_ID
+  user invite ACCOUNT_ID --role ROLE [--email EMAIL]
+                                           a console invitation link (without --email: a setup link
+                                           whose opener chooses the email)
+  user reset-password EMAIL                a one-time console password reset link (1 hour)
 
 Options:
   --url URL       server origin (default $SVC_URL or http://localhost:3000)
@@ -120,6 +124,12 @@ switch (`${group} ${action}`) {
       email: need(values.email, "--email"),
       role: need(values.role, "--role"),
     });
+    break;
+  case "user invite":
+    await call("POST", `/accounts/${need(a, "ACCOUNT_ID")}/invitations`, { role: need(values.role, "--role"), email: values.email });
+    break;
+  case "user reset-password":
+    await call("POST", "/users/password-reset", { email: need(a, "EMAIL") });
     break;
   case "member remove":
     await call("DELETE", `/accounts/${need(a, "ACCOUNT_ID")}/members/${need(b, "MEMBER_ID")}`);

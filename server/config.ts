@@ -33,6 +33,11 @@ const EnvSchema = Type.Object({
   SPOOL_FLUSH_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   BULK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   LOG_LEVEL: Type.Optional(Type.Union([Type.Literal("info"), Type.Literal("error"), Type.Literal("silent")])),
+  SIGNUP_MODE: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("invite"), Type.Literal("closed")])),
+  SESSION_IDLE_HOURS: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,4}$" })),
+  SESSION_MAX_DAYS: Type.Optional(Type.String({ pattern: "^[1-9][0-9]{0,3}$" })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: "^smtps?://[^\\s]+$" })),
+  MAIL_FROM: Type.Optional(Type.String({ minLength: 3, maxLength: 320 })),
 });
 type Env = Static<typeof EnvSchema>;
 
@@ -57,11 +62,26 @@ export interface Config {
   spoolFlushMs: number;
   logLevel: "info" | "error" | "silent";
   bulkTimeoutMs: number;
+  /** Who may create a console user: anyone (open), invited people (invite), or only the operator (closed). */
+  signupMode: "open" | "invite" | "closed";
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  smtpUrl?: string;
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
 
 const flag = (v: string | undefined) => v === "true" || v === "1";
+
+/**
+ * The server always runs in production mode: Elysia then builds terse validation errors (no echo of
+ * the whole input, no example value), and nothing can switch on a development error page. Elysia reads
+ * NODE_ENV once, when it is first imported, so main.ts calls this before importing it.
+ */
+export function useProductionMode(): void {
+  process.env.NODE_ENV = "production";
+}
 
 /** Reads and validates the environment; throws ConfigError naming the offending variable. */
 export function loadConfig(env: Record<string, string | undefined> = Bun.env, overrides: Partial<Config> = {}): Config {
@@ -107,10 +127,58 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
     spoolFlushMs: Number(e.SPOOL_FLUSH_MS ?? 250),
     logLevel: e.LOG_LEVEL ?? "info",
     bulkTimeoutMs: Number(e.BULK_TIMEOUT_MS ?? 60_000),
+    signupMode: e.SIGNUP_MODE ?? "invite",
+    sessionIdleMs: Number(e.SESSION_IDLE_HOURS ?? 168) * 3_600_000,
+    sessionMaxMs: Number(e.SESSION_MAX_DAYS ?? 30) * 86_400_000,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `svc <no-reply@${new URL(baseUrl).hostname}>`,
     ...overrides,
   };
+  if (config.clickhouse.cluster && !config.clickhouse.url) {
+    throw new ConfigError(
+      `CLICKHOUSE_CLUSTER=${config.clickhouse.cluster} needs CLICKHOUSE_URL: a cluster is reached over HTTP, the embedded ClickHouse has no cluster`,
+    );
+  }
   if (!config.appSecret) config.appSecret = readOrCreateAppSecret(config.dataDir);
   return Object.freeze(config);
+}
+
+/**
+ * A configuration that looks like one of several instances (REDIS_URL set: it exists to share rate limits,
+ * idempotency keys and usage counters) but keeps something per instance. Errors stop start-up (main.ts;
+ * not in loadConfig, since tests wire shared stores in-process); warnings are logged.
+ * One instance on a Postgres server with embedded ClickHouse (no REDIS_URL) is a legitimate setup.
+ */
+export function multiInstanceCheck(
+  config: Config,
+  env: Record<string, string | undefined> = Bun.env,
+): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (!config.redisUrl) return { errors, warnings };
+  const embedded = [
+    ...(config.databaseUrl ? [] : ["Postgres (DATABASE_URL is unset)"]),
+    ...(config.clickhouse.url ? [] : ["ClickHouse (CLICKHOUSE_URL is unset)"]),
+  ];
+  if (embedded.length) {
+    errors.push(
+      `REDIS_URL is set, which is for several instances sharing their stores, but ${embedded.join(" and ")} ` +
+        `${embedded.length > 1 ? "are" : "is"} embedded in DATA_DIR: each instance would keep its own data. ` +
+        "Set DATABASE_URL and CLICKHOUSE_URL to servers every instance shares, or unset REDIS_URL to run one instance.",
+    );
+  }
+  if (!env.APP_SECRET) {
+    errors.push(
+      "REDIS_URL is set (several instances) but APP_SECRET is not: each instance would generate its own into DATA_DIR, " +
+        "so webhook secrets stored by one could not be read by another and visitor hashes would differ. Give every instance the same APP_SECRET.",
+    );
+  }
+  if (!config.s3Bucket) {
+    warnings.push(
+      "REDIS_URL is set (several instances) but S3_BUCKET is not: uploaded OG images stay on the disk of the instance that took them.",
+    );
+  }
+  return { errors, warnings };
 }
 
 /** APP_SECRET defaults to a random value generated once into DATA_DIR (mode 0600). */

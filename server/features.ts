@@ -13,6 +13,10 @@ import { webhookRoutes } from "./webhooks/routes";
 import { startWebhookJobs } from "./webhooks/jobs";
 import { journeyRoutes, startJourney } from "./journey/routes";
 import { conversionRoutes } from "./conversions/routes";
+import { usersRoutes } from "./users/routes";
+import { accountConsoleRoutes } from "./accounts/console-routes";
+import { consoleRoutes } from "./console/routes";
+import { startUserJobs } from "./users/jobs";
 
 export interface Feature {
   name: string;
@@ -31,6 +35,9 @@ export const FEATURES: Feature[] = [
   { name: "analytics", routes: analyticsRoutes },
   { name: "journey", routes: journeyRoutes, start: startJourney },
   { name: "conversions", routes: conversionRoutes },
+  { name: "users", routes: usersRoutes, start: startUserJobs },
+  { name: "account-console", routes: accountConsoleRoutes },
+  { name: "console", routes: consoleRoutes },
   // The redirect's catch-all `/:code` stays last.
   { name: "redirect", routes: redirectRoutes },
 ];

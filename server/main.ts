@@ -1,11 +1,12 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
-import { loadConfig, ConfigError } from "./config";
-import { openRuntime } from "./runtime";
-import { serveApp } from "./http/serve";
+import { loadConfig, ConfigError, multiInstanceCheck, useProductionMode } from "./config";
 
 let config;
 try {
   config = loadConfig();
+  const { errors, warnings } = multiInstanceCheck(config);
+  if (errors.length) throw new ConfigError(errors.join("\n"));
+  for (const msg of warnings) console.log(JSON.stringify({ time: new Date().toISOString(), level: "warn", msg }));
 } catch (err) {
   if (err instanceof ConfigError) {
     console.error(err.message);
@@ -13,13 +14,22 @@ try {
   }
   throw err;
 }
+// Before Elysia is loaded: it reads NODE_ENV once, at import.
+useProductionMode();
+const { openRuntime } = await import("./runtime");
+const { serveApp } = await import("./http/serve");
+const { guardProcess } = await import("./process-guard");
 
 const runtime = await openRuntime(config);
+guardProcess(runtime.deps.logger);
 const server = serveApp(runtime, { port: config.port, hostname: config.host });
 console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.port }));
 if (runtime.devKeyPath) {
   console.log(`Created the default account and an all-scopes API key. The key is in ${runtime.devKeyPath}`);
   console.log(`Try: curl -H "X-API-Key: $(cat ${runtime.devKeyPath})" ${config.baseUrl}/public-api/v1/links`);
+}
+if (runtime.setupUrl) {
+  console.log(`Open the console and choose the owner's email and password (one-time link, 7 days): ${runtime.setupUrl}`);
 }
 
 let stopping = false;

@@ -1,5 +1,5 @@
 // Postgres access for accounts, API keys and team members.
-import { and, count, eq, isNull, desc } from "drizzle-orm";
+import { and, count, eq, isNull, desc, sql } from "drizzle-orm";
 import { accounts, apiKeys, teamMembers } from "../storage/postgres/schema";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { LimitOverrides, Tier } from "../tiers";
@@ -48,8 +48,14 @@ export const findKey = async (db: DbOrTx, accountId: string, keyId: string) =>
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
   )[0];
 
-export const insertMember = async (db: DbOrTx, v: typeof teamMembers.$inferInsert) =>
-  (await db.insert(teamMembers).values(v).returning())[0];
+/** Adds a member; a console user who already has the email holds the membership at once. */
+export const insertMember = async (db: DbOrTx, v: { accountId: string; email: string; role: string }) =>
+  (
+    await db
+      .insert(teamMembers)
+      .values({ ...v, userId: sql`(select id from users where email = ${v.email})` })
+      .returning()
+  )[0];
 
 export const deleteMember = async (db: DbOrTx, accountId: string, memberId: string) =>
   (

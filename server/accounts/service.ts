@@ -7,16 +7,17 @@ import { isUniqueViolation } from "../storage/postgres/errors";
 import type { Postgres } from "../storage/postgres/client";
 import { generateApiKey, type CachedKeyResolver } from "./api-keys";
 import * as repo from "./repository";
+import type { AccountJson, ApiKeyJson, MemberJson } from "./model";
 
-export const toAccountJson = (a: repo.AccountRow) => ({
+export const toAccountJson = (a: repo.AccountRow): AccountJson => ({
   id: a.id,
   name: a.name,
-  tier: a.tier,
+  tier: a.tier as Tier,
   limit_overrides: a.limitOverrides ?? {},
   created_at: a.createdAt.toISOString(),
 });
 
-export const toKeyJson = (k: repo.ApiKeyRow) => ({
+export const toKeyJson = (k: repo.ApiKeyRow): ApiKeyJson => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -27,7 +28,12 @@ export const toKeyJson = (k: repo.ApiKeyRow) => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-const toMemberJson = (m: repo.MemberRow) => ({ id: m.id, email: m.email, role: m.role, created_at: m.createdAt.toISOString() });
+export const toMemberJson = (m: repo.MemberRow): MemberJson => ({
+  id: m.id,
+  email: m.email,
+  role: m.role as MemberJson["role"],
+  created_at: m.createdAt.toISOString(),
+});
 
 /** Merges overrides; a null value clears that override. */
 function mergeOverrides(current: LimitOverrides, patch: LimitOverrides): LimitOverrides {

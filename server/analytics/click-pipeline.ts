@@ -23,6 +23,10 @@ export interface ClickRow {
   referrer_url: string;
   language: string;
   query: string;
+  /** 'link' or 'qr'. */
+  source: string;
+  variant: string;
+  rule: number;
 }
 
 export type ClickEnricher = (clicks: RawClick[]) => Promise<ClickRow[]>;

@@ -66,6 +66,10 @@ export function createClickEnricher(deps: EnricherDeps) {
         referrer_url: c.referrer ?? "",
         language: c.lang ?? "",
         query: c.query ?? "",
+        // Absent in plain clicks and in spools written before QR codes, rules and variants.
+        source: c.src ?? "link",
+        variant: c.variant ?? "",
+        rule: c.rule ?? 0,
       });
     }
     return rows;

@@ -1,11 +1,23 @@
 // Wire schemas and types of click analytics (API_SPEC "Analytics", "Analytics result rows",
 // "Analytics usage object", "Link stats").
 import { t, type Static } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 
 export const BOT_FILTERS = ["real", "bot", "all"] as const;
 export type BotFilter = (typeof BOT_FILTERS)[number];
 
 const DATE = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$";
+
+export const CLICK_SOURCES = ["link", "qr"] as const;
+export type ClickSource = (typeof CLICK_SOURCES)[number];
+export const CLICK_GROUPS = ["variant", "rule", "source"] as const;
+export type ClickGroup = (typeof CLICK_GROUPS)[number];
+const GroupBy = t.Optional(
+  t.Union(
+    CLICK_GROUPS.map((g) => t.Literal(g)),
+    { description: "Adds `groups`: the numbers per A/B variant (by URL), per targeting rule (1-based) or per source (link, qr)" },
+  ),
+);
 
 export const AnalyticsQuery = t.Object({
   // Bounds are checked in range.ts (checkQueryBounds): Elysia's coerced-integer bound errors lose the field name.
@@ -21,7 +33,17 @@ export const AnalyticsQuery = t.Object({
   domain_name: t.Optional(
     t.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$", description: "A custom domain" }),
   ),
+  source: t.Optional(
+    t.Union(
+      CLICK_SOURCES.map((s) => t.Literal(s)),
+      { description: "Only clicks of this source: qr (scans of the link's QR code) or link (every other click)" },
+    ),
+  ),
 });
+/** The summary and timeseries also take group_by. */
+export const GroupedAnalyticsQuery = t.Composite([AnalyticsQuery, t.Object({ group_by: GroupBy })]);
+export type GroupedAnalyticsQuery = Static<typeof GroupedAnalyticsQuery>;
+export const LinkStatsQuery = t.Object({ group_by: GroupBy });
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>;
 
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -38,66 +60,91 @@ export interface ClickScope {
   range: DateRange;
   botFilter: BotFilter;
   domain?: string;
+  source?: ClickSource;
 }
 
-export interface AnalyticsUsage {
-  clicks_this_month: number;
-  click_limit: number | null;
-  limit_exceeded: boolean;
-  tier: string;
-  retention_days: number;
-  cutoff_date?: string;
-}
+// Responses (the usage object, the report rows, link stats): the types the
+// queries return are these schemas' static types, and the tests check every answer against them.
+const Count = t.Integer({ minimum: 0 });
+const Clicks = { clicks: Count, unique_visitors: Count };
+const row = <T extends Record<string, TSchema>>(id: string, props: T) => t.Object(props, { $id: id, additionalProperties: false });
 
-export interface SummaryRow {
-  total_clicks: number;
-  unique_visitors: number;
-  total_links: number;
-  last_click_at: string | null;
-  today_clicks: number;
-  yesterday_clicks: number;
-  active_links: number;
-  total_links_count: number;
-  links_this_month: number;
-  clicks_this_month: number;
-}
-export interface TimeseriesRow {
-  date: string;
-  clicks: number;
-  unique_visitors: number;
-}
-export interface GeoRow {
-  country_code: string;
-  clicks: number;
-  unique_visitors: number;
-}
-export interface DeviceRow {
-  device_type: string;
-  browser: string;
-  os: string;
-  clicks: number;
-}
-export interface ReferrerRow {
-  referrer: string;
-  clicks: number;
-  unique_visitors: number;
-}
-export interface HourlyRow {
-  hour: number;
-  clicks: number;
-  unique_visitors: number;
-}
+export const AnalyticsUsage = row("AnalyticsUsage", {
+  clicks_this_month: Count,
+  click_limit: t.Union([Count, t.Null()], { description: "null when the tier has no click limit" }),
+  limit_exceeded: t.Boolean(),
+  tier: t.String(),
+  retention_days: Count,
+  cutoff_date: t.Optional(t.String({ pattern: DATE, description: "Only when limit_exceeded: the earliest date reports include" })),
+});
+export type AnalyticsUsage = Static<typeof AnalyticsUsage>;
 
-export interface LinkStats {
-  short_code: string;
-  original_url: string;
-  total_clicks: number;
-  unique_visitors: number;
-  bot_clicks: number;
-  human_clicks: number;
-  last_accessed_at: string | null;
-  is_active: boolean;
-  days_active: number;
-  average_clicks_per_day: number;
-  conversion_rate: number;
-}
+/** The value a group row stands for: one of these, after group_by. */
+const GroupValue = {
+  variant: t.Optional(t.String({ description: "group_by=variant: the variant's URL" })),
+  rule: t.Optional(t.Integer({ minimum: 1, description: "group_by=rule: the rule's 1-based position" })),
+  source: t.Optional(t.Union([t.Literal("link"), t.Literal("qr")], { description: "group_by=source" })),
+};
+export const ClickGroupJson = row("ClickGroup", {
+  ...GroupValue,
+  link_id: t.Optional(t.String({ format: "uuid", description: "For variant and rule: the link they belong to" })),
+  ...Clicks,
+});
+const Groups = t.Optional(t.Array(ClickGroupJson, { description: "Only with group_by" }));
+
+export const SummaryRow = row("AnalyticsSummary", {
+  total_clicks: Count,
+  unique_visitors: Count,
+  total_links: Count,
+  last_click_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  today_clicks: Count,
+  yesterday_clicks: Count,
+  active_links: Count,
+  total_links_count: Count,
+  links_this_month: Count,
+  clicks_this_month: Count,
+  groups: Groups,
+});
+export type SummaryRow = Static<typeof SummaryRow>;
+export const TimeseriesRow = row("TimeseriesRow", { date: t.String({ pattern: DATE }), ...Clicks, groups: Groups });
+export type TimeseriesRow = Static<typeof TimeseriesRow>;
+export const GeoRow = row("GeoRow", { country_code: t.String({ description: "ISO 3166-1 alpha-2; XX when unknown" }), ...Clicks });
+export type GeoRow = Static<typeof GeoRow>;
+export const DeviceRow = row("DeviceRow", { device_type: t.String(), browser: t.String(), os: t.String(), clicks: Count });
+export type DeviceRow = Static<typeof DeviceRow>;
+export const ReferrerRow = row("ReferrerRow", { referrer: t.String({ description: "Lower-case host; `direct` when none" }), ...Clicks });
+export type ReferrerRow = Static<typeof ReferrerRow>;
+export const HourlyRow = row("HourlyRow", { hour: t.Integer({ minimum: 0, maximum: 23, description: "UTC" }), ...Clicks });
+export type HourlyRow = Static<typeof HourlyRow>;
+
+/** `data` of an analytics report: the rows and the account's click usage. */
+export const analyticsResult = (analytics: TSchema) => t.Object({ analytics, usage: AnalyticsUsage }, { additionalProperties: false });
+
+export const LinkStatsGroup = row("LinkStatsGroup", {
+  ...GroupValue,
+  weight: t.Optional(t.Union([Count, t.Null()], { description: "A variant's weight; null for one no longer on the link" })),
+  url: t.Optional(t.Union([t.String(), t.Null()], { description: "A rule's destination; null for one no longer on the link" })),
+  total_clicks: Count,
+  human_clicks: Count,
+  bot_clicks: Count,
+  unique_visitors: Count,
+  conversions: Count,
+  revenue: t.Number({ minimum: 0, description: "In the major unit (cents ÷ 100)" }),
+  conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
+});
+
+export const LinkStats = row("LinkStats", {
+  short_code: t.String(),
+  original_url: t.String(),
+  total_clicks: Count,
+  unique_visitors: Count,
+  bot_clicks: Count,
+  human_clicks: Count,
+  last_accessed_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+  is_active: t.Boolean(),
+  days_active: t.Integer({ minimum: 1 }),
+  average_clicks_per_day: t.Number({ minimum: 0 }),
+  conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
+  groups: t.Optional(t.Array(LinkStatsGroup, { description: "Only with group_by" })),
+});
+export type LinkStats = Static<typeof LinkStats>;

@@ -34,6 +34,8 @@ export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, n
 
 export interface LinkFacts {
   id: string;
+  rules: { url: string }[] | null;
+  variants: { url: string; weight: number }[] | null;
   short_code: string;
   original_url: string;
   is_active: boolean;
@@ -43,7 +45,7 @@ export interface LinkFacts {
 
 export async function findAccountLink(pg: Postgres, accountId: string, linkId: string): Promise<LinkFacts | null> {
   const rows = await pg.query<LinkFacts>(sql`
-    select id, short_code, original_url, is_active, created_at, last_accessed_at from links
+    select id, short_code, original_url, is_active, created_at, last_accessed_at, rules, variants from links
     where id = ${linkId} and account_id = ${accountId} and deleted_at is null`);
   const row = rows[0];
   if (!row) return null;

@@ -6,6 +6,8 @@ import type { AccountRecord } from "../http/auth";
 import { effectiveLimits } from "../tiers";
 import { notFound } from "../errors";
 import type {
+  ClickGroup,
+  GroupedAnalyticsQuery,
   AnalyticsQuery,
   AnalyticsUsage,
   ClickScope,
@@ -21,7 +23,8 @@ import { addDays, clampRange, daysOf, findCutoffDate, isEmptyRange, isoDay, mont
 import { countActiveLinks, getAccountDailyClicks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
-import { countAccountLinks, findAccountLink } from "./repository";
+import { countAccountLinks, findAccountLink, type LinkFacts } from "./repository";
+import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "./enrich";
 
 export interface AnalyticsDeps {
@@ -70,17 +73,21 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
     range: clampRange(requested, floor),
     botFilter: q.bot_filter ?? "real",
     domain: q.domain_name === undefined ? undefined : normalizeDomain(q.domain_name),
+    source: q.source,
   };
   return { scope, usage, floor, today };
 }
 
 const emptyWhenNoRange = async <T>(r: Report, empty: T, run: () => Promise<T>) => (isEmptyRange(r.scope.range) ? empty : run());
 
+/** A group row as the reports show it: the group's value under its own name (variant, rule or source). */
+const groupJson = (group: ClickGroup, { date, value, ...rest }: ClickGroupRow) => ({ [group]: value, ...rest });
+
 export async function getSummaryReport(
   deps: AnalyticsDeps,
   account: AccountRecord,
-  q: AnalyticsQuery,
-): Promise<AnalyticsResult<SummaryRow>> {
+  q: GroupedAnalyticsQuery,
+): Promise<AnalyticsResult<SummaryRow & { groups?: Record<string, unknown>[] }>> {
   const r = await prepareReport(deps, account, q);
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
@@ -92,7 +99,10 @@ export async function getSummaryReport(
     const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange });
     return { totals, active, recent };
   };
-  const [l, { totals, active, recent }] = await Promise.all([
+  const group = q.group_by;
+  const groups = async () =>
+    group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
+  const [l, { totals, active, recent }, grouped] = await Promise.all([
     countAccountLinks(deps.pg, {
       accountId: account.id,
       rangeEnd: r.scope.range.end,
@@ -100,6 +110,7 @@ export async function getSummaryReport(
       domain: r.scope.domain,
     }),
     clicks(),
+    groups(),
   ]);
   const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
   return {
@@ -114,6 +125,7 @@ export async function getSummaryReport(
       total_links_count: l.total_links_count,
       links_this_month: l.links_this_month,
       clicks_this_month: r.usage.clicks_this_month,
+      ...(grouped ? { groups: grouped } : {}),
     },
     usage: r.usage,
   };
@@ -122,14 +134,22 @@ export async function getSummaryReport(
 export async function getTimeseriesReport(
   deps: AnalyticsDeps,
   account: AccountRecord,
-  q: AnalyticsQuery,
-): Promise<AnalyticsResult<TimeseriesRow[]>> {
+  q: GroupedAnalyticsQuery,
+): Promise<AnalyticsResult<(TimeseriesRow & { groups?: Record<string, unknown>[] })[]>> {
   const r = await prepareReport(deps, account, q);
-  const rows = await emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope));
+  const group = q.group_by;
+  const [rows, groupRows] = await Promise.all([
+    emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope)),
+    group ? emptyWhenNoRange(r, [], () => getClickGroups(deps.ch, r.scope, group, true)) : [],
+  ]);
   const byDate = new Map(rows.map((d) => [d.date, d]));
+  const groupsOn = (date: string) => groupRows.filter((g) => g.date === date).map((g) => groupJson(group!, g));
   const analytics = isEmptyRange(r.scope.range)
     ? []
-    : daysOf(r.scope.range).map((date) => byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 });
+    : daysOf(r.scope.range).map((date) => {
+        const row = byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 };
+        return group ? { ...row, groups: groupsOn(date) } : row;
+      });
   return { analytics, usage: r.usage };
 }
 
@@ -172,10 +192,18 @@ const DAY_MS = 86_400_000;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /** Lifetime numbers of one link of the account (404 for unknown, deleted or another account's). */
-export async function getLinkStats(deps: AnalyticsDeps, accountId: string, linkId: string): Promise<LinkStats> {
+export async function getLinkStats(
+  deps: AnalyticsDeps,
+  accountId: string,
+  linkId: string,
+  groupBy?: ClickGroup,
+): Promise<LinkStats & { groups?: Record<string, unknown>[] }> {
   const link = await findAccountLink(deps.pg, accountId, linkId);
   if (!link) throw notFound("Link");
-  const clicks = await getLinkClickStats(deps.ch, { accountId, linkId });
+  const [clicks, groupRows] = await Promise.all([
+    getLinkClickStats(deps.ch, { accountId, linkId }),
+    groupBy ? getLinkGroups(deps.ch, { accountId, linkId, group: groupBy }) : undefined,
+  ]);
   const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId }) : 0;
   const total = clicks.human_clicks + clicks.bot_clicks;
   const daysActive = Math.max(1, Math.floor((Date.now() - link.created_at.getTime()) / DAY_MS));
@@ -191,5 +219,41 @@ export async function getLinkStats(deps: AnalyticsDeps, accountId: string, linkI
     days_active: daysActive,
     average_clicks_per_day: round2(total / daysActive),
     conversion_rate: clicks.unique_visitors > 0 ? round2((converters / clicks.unique_visitors) * 100) : 0,
+    ...(groupBy && groupRows ? { groups: linkGroups(link, groupBy, groupRows) } : {}),
   };
+}
+
+/**
+ * A link's groups: every value with clicks or conversions, and the link's current variants or rules
+ * even before their first click (with their weight or URL; null for ones no longer on the link).
+ */
+function linkGroups(link: LinkFacts, group: ClickGroup, rows: LinkGroupRow[]) {
+  const current =
+    group === "variant"
+      ? (link.variants ?? []).map((v) => ({ value: v.url as string | number, extra: { weight: v.weight } }))
+      : group === "rule"
+        ? (link.rules ?? []).map((r, i) => ({ value: (i + 1) as string | number, extra: { url: r.url } }))
+        : [];
+  const empty = { human_clicks: 0, bot_clicks: 0, unique_visitors: 0, conversions: 0, converters: 0, revenue_cents: 0 };
+  const byValue = new Map(rows.map((r) => [String(r.value), r]));
+  const values = [
+    ...current.map((c) => c.value),
+    ...rows.map((r) => r.value).filter((v) => !current.some((c) => String(c.value) === String(v))),
+  ];
+  const nullExtra = group === "variant" ? { weight: null } : group === "rule" ? { url: null } : {};
+  return values.map((value) => {
+    const r = byValue.get(String(value)) ?? { value, ...empty };
+    const extra = current.find((c) => String(c.value) === String(value))?.extra ?? nullExtra;
+    return {
+      [group]: value,
+      ...extra,
+      total_clicks: r.human_clicks + r.bot_clicks,
+      human_clicks: r.human_clicks,
+      bot_clicks: r.bot_clicks,
+      unique_visitors: r.unique_visitors,
+      conversions: r.conversions,
+      revenue: Math.round(r.revenue_cents) / 100,
+      conversion_rate: r.unique_visitors > 0 ? round2((r.converters / r.unique_visitors) * 100) : 0,
+    };
+  });
 }

@@ -2,46 +2,69 @@
 import { Elysia, t } from "elysia";
 import { API_PREFIX, type FeatureDeps } from "../app";
 import { Envelope } from "../http/envelope";
+import { MessageResult } from "../openapi/envelope";
+import { operation } from "../openapi/operation";
+import { Campaign, CampaignIdParams, CreateCampaignBody, UpdateCampaignBody } from "./model";
 import * as campaigns from "./service";
 
-const Body = t.Object(
-  { name: t.String({ minLength: 1, maxLength: 200 }), description: t.Optional(t.String({ maxLength: 2000 })) },
-  { additionalProperties: false },
-);
-const Patch = t.Object(
-  {
-    name: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-    description: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
-  },
-  { additionalProperties: false },
-);
-const Params = t.Object({ id: t.String({ format: "uuid" }) });
-
 export function campaignsRoutes(deps: FeatureDeps) {
-  // A fresh object per route: Elysia merges macro details into it in place.
-  const detail = () => ({ tags: ["Campaigns"] });
   return new Elysia({ prefix: API_PREFIX })
     .use(deps.auth)
-    .get("/campaigns", ({ account }) => campaigns.listCampaigns(deps.pg, account.id), { scope: "links:read", detail: detail() })
+    .get("/campaigns", ({ account }) => campaigns.listCampaigns(deps.pg, account.id), {
+      scope: "links:read",
+      detail: operation({
+        id: "listCampaigns",
+        tag: "Campaigns",
+        summary: "List campaigns",
+        responses: { 200: { description: "The account's campaigns, newest first", data: t.Array(Campaign) } },
+      }),
+    })
     .post("/campaigns", async ({ account, body }) => new Envelope(await campaigns.createCampaign(deps.pg, account, body), 201), {
       scope: "links:write",
-      body: Body,
-      detail: detail(),
+      body: CreateCampaignBody,
+      detail: operation({
+        id: "createCampaign",
+        tag: "Campaigns",
+        summary: "Create a campaign",
+        description: "Growth tier or higher.",
+        responses: { 201: { description: "The campaign", data: Campaign } },
+        errors: ["TIER_UPGRADE_REQUIRED"],
+      }),
     })
     .get("/campaigns/:id", ({ account, params }) => campaigns.getCampaign(deps.pg, account.id, params.id), {
       scope: "links:read",
-      params: Params,
-      detail: detail(),
+      params: CampaignIdParams,
+      detail: operation({
+        id: "getCampaign",
+        tag: "Campaigns",
+        summary: "Get a campaign",
+        responses: { 200: { description: "The campaign", data: Campaign } },
+        errors: ["NOT_FOUND"],
+      }),
     })
     .patch("/campaigns/:id", ({ account, params, body }) => campaigns.updateCampaign(deps.pg, account.id, params.id, body), {
       scope: "links:write",
-      params: Params,
-      body: Patch,
-      detail: detail(),
+      params: CampaignIdParams,
+      body: UpdateCampaignBody,
+      detail: operation({
+        id: "updateCampaign",
+        tag: "Campaigns",
+        summary: "Update a campaign",
+        description: "`description: null` clears it.",
+        responses: { 200: { description: "The updated campaign", data: Campaign } },
+        errors: ["NOT_FOUND"],
+      }),
     })
     .delete("/campaigns/:id", ({ account, params }) => campaigns.deleteCampaign(deps.pg, account.id, params.id), {
       scope: "links:write",
-      params: Params,
-      detail: detail(),
+      params: CampaignIdParams,
+      detail: operation({
+        id: "deleteCampaign",
+        tag: "Campaigns",
+        summary: "Delete a campaign",
+        description: "Its links stay, without a campaign.",
+        responses: { 200: { description: "Deleted", data: MessageResult } },
+        errors: ["NOT_FOUND"],
+      }),
     });
 }

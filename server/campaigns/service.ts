@@ -1,4 +1,5 @@
 // Campaigns group links (Growth tier or higher). No Elysia here.
+import type { CampaignJson } from "./model";
 import { and, desc, eq } from "drizzle-orm";
 import { AppError, notFound } from "../errors";
 import { tierAtLeast, type Tier } from "../tiers";
@@ -7,7 +8,12 @@ import type { Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../http/auth";
 
 type Row = typeof campaigns.$inferSelect;
-const toJson = (c: Row) => ({ id: c.id, name: c.name, description: c.description ?? "", created_at: c.createdAt.toISOString() });
+const toJson = (c: Row): CampaignJson => ({
+  id: c.id,
+  name: c.name,
+  description: c.description ?? "",
+  created_at: c.createdAt.toISOString(),
+});
 const mine = (accountId: string, id: string) => and(eq(campaigns.id, id), eq(campaigns.accountId, accountId));
 
 export async function listCampaigns(pg: Postgres, accountId: string) {

@@ -4,7 +4,7 @@ import { PeriodSchema } from "../journey/model";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];
-export const DIMENSIONS = ["device", "country", "link", "name"] as const;
+export const DIMENSIONS = ["device", "country", "link", "name", "variant"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 const common = {
@@ -18,3 +18,40 @@ export const TimeseriesQuery = t.Object({ ...common, interval: t.Optional(t.Unio
 export const BreakdownQuery = t.Object({ ...common, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
 
 export const TIME_TO_CONVERT_BUCKETS = ["under 1 hour", "1-24 hours", "1-7 days", "7+ days"] as const;
+
+// Responses of the four reports; the tests check every answer against these.
+const Count = t.Integer({ minimum: 0 });
+const Money = t.Number({ minimum: 0, description: "In currency units (revenue_cents / 100)" });
+const Percent = t.Number({ minimum: 0, description: "Percent" });
+const strict = { additionalProperties: false } as const;
+export const ConversionSummary = t.Object(
+  {
+    total_conversions: Count,
+    unique_converters: Count,
+    total_revenue: Money,
+    average_order_value: Money,
+    conversion_rate: t.Number({ minimum: 0, description: "Converters per visitor of the scope's links, in percent" }),
+  },
+  { $id: "ConversionSummary", ...strict },
+);
+export const ConversionPoint = t.Object(
+  { timestamp: t.String({ format: "date-time", description: "Start of the bucket (UTC)" }), conversions: Count, revenue: Money },
+  { $id: "ConversionPoint", ...strict },
+);
+export const ConversionBreakdownRow = t.Object(
+  {
+    label: t.String({ description: "`unknown` when the dimension is empty" }),
+    conversions: Count,
+    revenue: Money,
+    conversion_rate: Percent,
+  },
+  { $id: "ConversionBreakdownRow", ...strict },
+);
+export const TimeToConvert = t.Object(
+  {
+    buckets: t.Array(t.Object({ label: t.Union(TIME_TO_CONVERT_BUCKETS.map((b) => t.Literal(b))), count: Count }, strict)),
+    average_seconds: t.Number({ minimum: 0 }),
+    median_seconds: t.Number({ minimum: 0 }),
+  },
+  { $id: "TimeToConvert", ...strict },
+);

@@ -52,10 +52,27 @@ export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: I
 }
 
 /**
+ * Per A/B variant (its URL): the journey events of visitors who came through a click of that variant
+ * (their visitor id is the click id, as the tracker sends it after an svc_ref redirect). The rate divides
+ * the variant's converters by its visitors with any journey event in the period, both counted exactly.
+ */
+function variantBreakdownSql(ch: Clickhouse, s: Scope) {
+  const links = s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "";
+  return `SELECT c.variant AS label, countIf(j.event_type = 'conversion') AS n, sumIf(j.revenue_cents, j.event_type = 'conversion') AS cents,
+      uniqExactIf(j.visitor_id, j.event_type = 'conversion') AS converters, uniqExact(j.visitor_id) AS visitors
+    FROM ${ch.table("journey_events")} AS j
+    INNER JOIN (SELECT toString(click_id) AS cid, variant FROM ${ch.table("clicks")}
+                WHERE account_id = {account:UUID} AND variant != ''${links}) AS c ON c.cid = j.visitor_id
+    WHERE j.account_id = {account:UUID} AND j.timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${links.replace("link_id", "j.link_id")}
+    GROUP BY label`;
+}
+
+/**
  * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
  * visitors the rate divides by. A link's visitors and converters follow the rule of every visitor count
  * (server/journey/visitors-query.ts); a device's or country's come from the rollup's `uniq` states (exact
- * up to 65,536 but for 32-bit hash collisions); a conversion name's rate is over every visitor in scope.
+ * up to 65,536 but for 32-bit hash collisions); a conversion name's rate is over every visitor in scope;
+ * a variant's are counted exactly from its visitors' events.
  */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
@@ -70,12 +87,14 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
     ]);
     return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
   }
-  const rows = await ch.query<Record<string, string>>(
-    `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
+  // Variants are compared by their rates, so one with visitors and no conversion stays in.
+  const sql =
+    dimension === "variant"
+      ? `${variantBreakdownSql(ch, s)} ORDER BY n DESC, label LIMIT 1000`
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
      FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
-     GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`,
-    { ...params, dimension },
-  );
+     GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`;
+  const rows = await ch.query<Record<string, string>>(sql, { ...params, dimension });
   const all = dimension === "name" ? (await countJourneyVisitors(ch, s, false)).visitors : 0;
   return rows.map((r) => ({
     ...sums(r),

@@ -6,7 +6,7 @@ import { isUniqueViolation } from "../storage/postgres/errors";
 import { domains, links } from "../storage/postgres/schema";
 import type { Postgres } from "../storage/postgres/client";
 import type { DomainHostCache } from "./host-cache";
-import { isHostname, verificationRecord } from "./model";
+import { isHostname, verificationRecord, type DomainJson } from "./model";
 
 type DomainRow = typeof domains.$inferSelect;
 export interface DomainsDeps {
@@ -16,12 +16,12 @@ export interface DomainsDeps {
   baseUrl: string;
 }
 
-const toDomainJson = (d: DomainRow) => ({
+const toDomainJson = (d: DomainRow): DomainJson => ({
   id: d.id,
   name: d.name,
   verified: d.verifiedAt !== null,
   verified_at: d.verifiedAt?.toISOString() ?? null,
-  verification: { type: "TXT", name: verificationRecord(d.name), value: d.verificationToken },
+  verification: { type: "TXT" as const, name: verificationRecord(d.name), value: d.verificationToken },
   created_at: d.createdAt.toISOString(),
 });
 

@@ -4,6 +4,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { webhookEndpoints } from "../storage/postgres/schema";
 import type { DbOrTx } from "../storage/postgres/client";
+import { storableJson } from "../storage/text";
 
 export const EVENT_TYPES = [
   "link.created",
@@ -57,7 +58,8 @@ export async function emitEvents(db: DbOrTx, accountId: string, type: EventType,
     )
     .limit(1);
   if (subscribed.length) {
-    const payloads = JSON.stringify(items.map((data) => ({ event: type, timestamp, data })));
+    // jsonb refuses NUL and unpaired surrogates: a payload holding one is stored with U+FFFD instead.
+    const payloads = storableJson(items.map((data) => ({ event: type, timestamp, data })));
     await db.execute(sql`
       insert into webhook_deliveries (endpoint_id, account_id, event_type, payload, status, next_retry_at)
       select e.id, e.account_id, ${type}, p.payload, 'pending', now()

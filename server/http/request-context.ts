@@ -6,6 +6,10 @@ interface RequestFacts {
   startedAt: number;
 }
 const facts = new WeakMap<Request, RequestFacts>();
+/** The socket peer of a request we rebuilt (a buffered chunked body): Bun knows only the original's. */
+const peers = new WeakMap<Request, string>();
+
+export const rememberPeer = (request: Request, address: string) => void peers.set(request, address);
 
 export function beginRequest(request: Request): RequestFacts {
   const incoming = request.headers.get("x-request-id");
@@ -30,5 +34,5 @@ export function clientAddress(request: Request, server: Server<unknown> | null |
     const last = forwarded?.slice(forwarded.lastIndexOf(",") + 1).trim();
     if (last) return last;
   }
-  return server?.requestIP(request)?.address ?? "127.0.0.1";
+  return server?.requestIP(request)?.address ?? peers.get(request) ?? "127.0.0.1";
 }

@@ -18,6 +18,12 @@ export interface RawClick {
   ch_mobile?: string;
   ch_platform?: string;
   ch_ua?: string;
+  /** "qr" when the short URL was opened from its QR code; absent for a plain click (and in older spools). */
+  src?: "qr";
+  /** The A/B variant's URL that served the click, when one did. */
+  variant?: string;
+  /** The 1-based targeting rule that served the click, when one did. */
+  rule?: number;
 }
 
 /**

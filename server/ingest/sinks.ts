@@ -19,16 +19,25 @@ export function clickhouseSink<T, Row extends object>(ch: Clickhouse, table: str
   };
 }
 
+/**
+ * Ids per reconcile query. A chunk can hold tens of thousands of records; all their ids in one parameter
+ * would pass a server's 1 MiB URL limit, or its 128 KiB limit on one multipart value
+ * (http_max_field_value_size). A thousand UUIDs are about 40 KB, which the client sends in the body.
+ */
+const IDS_PER_QUERY = 1_000;
+
 /** Keeps the records whose id is not in `table` yet (for the spool's reconcile after a crash). */
 export function missingById<T>(ch: Clickhouse, table: string, column: string, type: string, idOf: (record: T) => string | number) {
   return async (records: T[]): Promise<T[]> => {
     if (records.length === 0) return records;
-    const ids = records.map(idOf);
-    const stored = await ch.query<{ id: string }>(
-      `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`,
-      { ids },
-    );
-    const present = new Set(stored.map((r) => r.id));
+    const present = new Set<string>();
+    for (let i = 0; i < records.length; i += IDS_PER_QUERY) {
+      const stored = await ch.query<{ id: string }>(
+        `SELECT toString(${column}) AS id FROM ${ch.table(table)} WHERE ${column} IN {ids:Array(${type})}`,
+        { ids: records.slice(i, i + IDS_PER_QUERY).map(idOf) },
+      );
+      for (const r of stored) present.add(r.id);
+    }
     return records.filter((r) => !present.has(String(idOf(r))));
   };
 }

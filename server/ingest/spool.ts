@@ -5,8 +5,9 @@
 // fsync); `appendSoon` (the redirect path) resolves once written, sharing one write per event-loop
 // turn, and a timer fsyncs. The flusher reads from
 // the checkpoint, records its intent (byte range) before inserting, and inserts with a
-// deduplication token derived from that range: a replay after a crash re-sends the identical
-// range with the identical token, which ClickHouse drops as a duplicate.
+// deduplication token derived from that range and the spool's own id (spool-identity.ts): a replay
+// after a crash re-sends the identical range with the identical token, which ClickHouse drops as a
+// duplicate, and no other spool ever sends that token.
 import {
   closeSync,
   existsSync,
@@ -24,6 +25,7 @@ import {
 } from "node:fs";
 import { open, rename } from "node:fs/promises";
 import { join } from "node:path";
+import { chunkToken, readOrCreateSpoolIdentity, type SpoolIdentity } from "./spool-identity";
 
 export interface SpoolOptions<T> {
   dir: string;
@@ -49,6 +51,21 @@ export interface SpoolOptions<T> {
   onError?: (err: unknown) => void;
 }
 
+/** A place in the log. Every append ends at a greater position than the ones before it, across restarts. */
+export interface SpoolPosition {
+  segment: number;
+  offset: number;
+}
+
+export interface AppendOptions {
+  /**
+   * Called synchronously just before the write syscall that carries the batch, with the position
+   * where the batch will end. After a crash, the batch was written whole iff that position is at or
+   * before `recoveredEnd` (what a crash left half-written is cut off at start-up).
+   */
+  beforeWrite?: (end: SpoolPosition) => void;
+}
+
 interface Checkpoint {
   segment: number;
   offset: number;
@@ -64,7 +81,7 @@ export class Spool<T> {
   private segment = 0;
   private readonly sizes = new Map<number, number>(); // segment → bytes written
   private checkpoint: Checkpoint = { segment: 0, offset: 0, pending: null };
-  private queue: { buf: Buffer; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  private queue: { buf: Buffer; resolve: () => void; reject: (e: unknown) => void; beforeWrite?: AppendOptions["beforeWrite"] }[] = [];
   private writing = false;
   private dirty = false;
   private syncing = false;
@@ -78,8 +95,11 @@ export class Spool<T> {
   private closed = false;
   /** The pending chunk found at start-up, if any: its insert may or may not have landed. */
   private uncertain: Checkpoint["pending"] = null;
+  private identity!: SpoolIdentity;
   /** flushedBytes + unflushedBytes = every byte written to the log, this process's and recovered. */
   readonly stats = { appendedRecords: 0, flushedRecords: 0, flushedBytes: 0, flushErrors: 0 };
+  /** The end of the log as this process found it at start-up. */
+  recoveredEnd: SpoolPosition = { segment: 0, offset: 0 };
   private readonly segmentBytes: number;
   private readonly maxChunkBytes: number;
 
@@ -93,6 +113,10 @@ export class Spool<T> {
   get name() {
     return this.opts.name;
   }
+  /** The random id in every chunk token of this directory. */
+  get id() {
+    return this.identity.id;
+  }
   get unflushedBytes() {
     return this.unflushed;
   }
@@ -105,11 +129,11 @@ export class Spool<T> {
   }
 
   /** Durable append: resolves once the batch is written and fsynced. */
-  append(records: readonly T[]): Promise<void> {
+  append(records: readonly T[], opts: AppendOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
     const buf = Buffer.from(JSON.stringify(records) + "\n");
     return new Promise((resolve, reject) => {
-      this.queue.push({ buf, resolve, reject });
+      this.queue.push({ buf, resolve, reject, beforeWrite: opts.beforeWrite });
       this.stats.appendedRecords += records.length;
       if (!this.writing) void this.writeLoop();
     });
@@ -183,7 +207,9 @@ export class Spool<T> {
         const group = this.queue;
         this.queue = [];
         try {
-          this.writeBuffer(group.length === 1 ? group[0].buf : Buffer.concat(group.map((g) => g.buf)));
+          const buf = group.length === 1 ? group[0].buf : Buffer.concat(group.map((g) => g.buf));
+          this.announce(group, buf.length);
+          this.writeBuffer(buf);
           await new Promise<void>((res, rej) => fsync(this.fd, (err) => (err ? rej(err) : res())));
           for (const g of group) g.resolve();
         } catch (err) {
@@ -195,11 +221,27 @@ export class Spool<T> {
     }
   }
 
+  /** Tells each append that asked where it will end (see AppendOptions.beforeWrite). */
+  private announce(group: { buf: Buffer; beforeWrite?: AppendOptions["beforeWrite"] }[], length: number): void {
+    if (!group.some((g) => g.beforeWrite)) return;
+    this.rollIfFull(length);
+    let end = this.sizes.get(this.segment) ?? 0;
+    for (const g of group) {
+      end += g.buf.length;
+      g.beforeWrite?.({ segment: this.segment, offset: end });
+    }
+  }
+
+  private rollIfFull(length: number): void {
+    const size = this.sizes.get(this.segment) ?? 0;
+    if (size > 0 && size + length > this.segmentBytes) this.rollSegment();
+  }
+
   /** One write syscall for the common case; a string skips a Buffer allocation on the redirect path. */
   private writeBuffer(data: Buffer | string): void {
     const buf = typeof data === "string" && data.length > 65536 ? Buffer.from(data) : data;
     const length = typeof buf === "string" ? Buffer.byteLength(buf) : buf.length;
-    if ((this.sizes.get(this.segment) ?? 0) > 0 && (this.sizes.get(this.segment) ?? 0) + length > this.segmentBytes) this.rollSegment();
+    this.rollIfFull(length);
     const size = this.sizes.get(this.segment) ?? 0;
     if (typeof buf === "string") {
       // Short strings go out whole in one write (a partial write of a small regular-file write does not happen).
@@ -247,6 +289,7 @@ export class Spool<T> {
     const cpPath = join(this.opts.dir, "checkpoint.json");
     if (existsSync(cpPath)) this.checkpoint = JSON.parse(readFileSync(cpPath, "utf8"));
     this.uncertain = this.checkpoint.pending;
+    this.identity = readOrCreateSpoolIdentity(this.opts.dir, this.checkpoint.pending);
     const segments = readdirSync(this.opts.dir)
       .map((f) => SEGMENT_RE.exec(f)?.[1])
       .filter((s): s is string => !!s)
@@ -261,6 +304,7 @@ export class Spool<T> {
     }
     this.segment = segments.length ? Math.max(segments[segments.length - 1], this.checkpoint.segment) : this.checkpoint.segment;
     this.openSegment(this.segment);
+    this.recoveredEnd = { segment: this.segment, offset: this.sizes.get(this.segment) ?? 0 };
     for (const [n, size] of this.sizes) {
       if (n > this.checkpoint.segment) this.unflushed += size;
       else if (n === this.checkpoint.segment) this.unflushed += Math.max(0, size - this.checkpoint.offset);
@@ -301,7 +345,7 @@ export class Spool<T> {
       const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
       if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
-      let token = `${this.opts.name}-${chunk.segment}-${chunk.start}-${chunk.end}`;
+      let token = chunkToken(this.opts.name, this.identity, chunk);
       let stored = 0;
       try {
         const uncertain =

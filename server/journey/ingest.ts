@@ -4,7 +4,8 @@
 import { AppError } from "../errors";
 import { emitEvents } from "../events/bus";
 import type { JourneyRecord, JourneyRow } from "../ingest/records";
-import type { Spool } from "../ingest/spool";
+import type { AppendOptions, Spool } from "../ingest/spool";
+import type { IdempotencyJournal } from "../ingest/idempotency-journal";
 import type { Kv } from "../storage/kv";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { Metrics } from "../http/metrics";
@@ -15,12 +16,14 @@ import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";
 import { toJourneyRow } from "./pipeline";
 import { chTime } from "../storage/clickhouse/format";
-import type { JourneyEvent } from "./model";
+import { IDEMPOTENCY_WINDOW_MS, type JourneyEvent } from "./model";
 
 export interface IngestDeps {
   db: DbOrTx;
   kv: Kv;
   spool: Spool<JourneyRecord>;
+  /** Keeps idempotency keys across restarts when they live in process memory (no Redis); else null. */
+  journal: IdempotencyJournal | null;
   admission: IngestAdmission;
   links: LinkOwnership;
   usage: UsageMeter;
@@ -40,7 +43,6 @@ export interface IngestResult {
   headers: Record<string, string>;
 }
 
-const IDEMPOTENCY_WINDOW_MS = 300_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const OVERLOAD_RETRY_SECONDS = "5";
 
@@ -80,11 +82,19 @@ export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): 
   }
   const reservation = await reserveQuota(deps, req, events.length, idemKey);
   const rows = toRows(req, events);
+  let keyDurable: Promise<void> | null = null;
+  const journal = idemKey ? deps.journal : null;
+  // The key goes to disk in the same moment as the batch, so that a restart knows the batch was stored.
+  const durableKey: AppendOptions | undefined = journal
+    ? { beforeWrite: (end) => void (keyDurable = journal.record(idemKey!, req.nowMs + IDEMPOTENCY_WINDOW_MS, end)) }
+    : undefined;
   try {
-    await deps.spool.append(rows);
+    await deps.spool.append(rows, durableKey);
+    await keyDurable;
   } catch (err) {
     await deps.usage.release(reservation).catch(() => {});
     if (idemKey) await deps.kv.delete(idemKey).catch(() => {});
+    if (keyDurable) journal!.forget(idemKey!);
     deps.logger.error({ msg: "journey spool append failed", error: String(err) });
     throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, {
       "retry-after": OVERLOAD_RETRY_SECONDS,

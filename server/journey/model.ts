@@ -1,7 +1,9 @@
 // Wire schemas of the journey API: the ingest batch (API_SPEC "Journey event (input object)") and
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 import type { JourneyEventWire } from "../../tracker/src/protocol";
+import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
 
 export const EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
@@ -11,6 +13,8 @@ export const MAX_PROPERTIES = 50;
 export const MAX_PROPERTIES_BYTES = 4096;
 export const MAX_PROPERTY_KEY = 64;
 export const MAX_PROPERTY_VALUE = 1024;
+/** How long a repeated X-Idempotency-Key is answered `already_processed`. */
+export const IDEMPOTENCY_WINDOW_MS = 300_000;
 
 const UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
@@ -54,9 +58,10 @@ export const JourneyBatchSchema = t.Object(
 
 export type JourneyEvent = Static<typeof JourneyEventSchema>;
 
-// The tracker's wire type and this schema must describe the same object (STYLE.md example 9).
+// The tracker's and the event SDK's wire types and this schema must describe the same object.
 type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
 true satisfies Same<JourneyEvent, JourneyEventWire>;
+true satisfies Same<JourneyEvent, SdkJourneyEvent>;
 
 /** Friendlier messages than the schema engine's, by field name. */
 export const FIELD_MESSAGES: Record<string, string> = {
@@ -95,9 +100,104 @@ export const EventsQuery = t.Object({
   page: t.Optional(t.Integer({ description: "1 to 1,000,000 (default 1)" })),
   limit: t.Optional(t.Integer({ description: "1 to 200 (default 50)" })),
   event_type: t.Optional(t.Union(EVENT_TYPES.map((e) => t.Literal(e)))),
+  session_id: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
 });
 export const FunnelQuery = t.Object({
   period: t.Optional(PeriodSchema),
   steps: t.String({ minLength: 1, maxLength: 4096 }),
 });
 export const MAX_FUNNEL_STEPS = 20;
+
+// Responses: the ingest answer, the summary, session and event items, the funnel, the usage object.
+// The tests check every answer against these.
+const Count = t.Integer({ minimum: 0 });
+const Time = t.String({ format: "date-time" });
+const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
+const strict = { additionalProperties: false } as const;
+
+export const JourneyUsage = t.Object(
+  { events_this_month: Count, limit: Count, status: t.Union([t.Literal("soft_limit"), t.Literal("hard_limit_approaching")]) },
+  { $id: "JourneyUsage", ...strict },
+);
+export const IngestAccepted = t.Object(
+  {
+    message: t.String(),
+    count: t.Integer({ minimum: 0, description: "Events queued (0 for a repeated X-Idempotency-Key)" }),
+    already_processed: t.Optional(t.Literal(true, { description: "The X-Idempotency-Key was seen in the last 5 minutes" })),
+    usage: t.Optional(JourneyUsage),
+  },
+  { $id: "IngestAccepted", ...strict },
+);
+export const JourneySummary = t.Object(
+  {
+    total_visitors: Count,
+    total_sessions: Count,
+    total_events: Count,
+    avg_session_duration_seconds: t.Number({ minimum: 0 }),
+    top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict)),
+    top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict)),
+  },
+  { $id: "JourneySummary", ...strict },
+);
+export const JourneySession = t.Object(
+  {
+    session_id: t.String(),
+    visitor_id: t.String(),
+    started_at: Time,
+    ended_at: Time,
+    duration_seconds: t.Number({ minimum: 0 }),
+    event_count: Count,
+    page_views: Count,
+    entry_page: t.String(),
+    exit_page: t.String(),
+    converted: t.Boolean(),
+    device_type: Nullable(t.String()),
+    country_code: Nullable(t.String()),
+  },
+  { $id: "JourneySession", ...strict },
+);
+const text = (max: number) => Nullable(t.String({ maxLength: max }));
+export const JourneyEventItem = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    link_id: t.String({ format: "uuid" }),
+    visitor_id: t.String(),
+    session_id: text(128),
+    event_type: t.Union(EVENT_TYPES.map((e) => t.Literal(e))),
+    event_name: text(256),
+    page_url: t.String(),
+    page_title: text(512),
+    scroll_percent: Nullable(t.Number()),
+    time_on_page: Nullable(t.Number()),
+    timestamp: Time,
+    conversion_name: text(256),
+    revenue_cents: Nullable(t.Integer({ minimum: 0 })),
+    currency: text(3),
+    country_code: text(2),
+    city: text(128),
+    region: text(128),
+    device_type: text(16),
+    browser: text(64),
+    browser_version: text(64),
+    os: text(64),
+    os_version: text(64),
+    properties: t.Record(t.String(), PropertyValue),
+  },
+  { $id: "JourneyEventItem", ...strict },
+);
+export const Funnel = t.Object(
+  {
+    steps: t.Array(
+      t.Object(
+        {
+          step_name: t.String(),
+          visitors: Count,
+          conversion_rate: t.Number({ minimum: 0, description: "Percent of the previous step's visitors (100 for the first step)" }),
+        },
+        strict,
+      ),
+    ),
+    total_visitors: t.Integer({ minimum: 0, description: "Every visitor of the link in the period" }),
+  },
+  { $id: "Funnel", ...strict },
+);

@@ -89,10 +89,24 @@ const OPTIONAL_TEXT = [
   "os_version",
 ] as const;
 
-export async function listJourneyEvents(ch: Clickhouse, r: LinkRange, page: PageArgs, eventType?: string) {
+export async function listJourneyEvents(
+  ch: Clickhouse,
+  r: LinkRange,
+  page: PageArgs,
+  filter: { eventType?: string; sessionId?: string } = {},
+) {
   const t = ch.table("journey_events");
-  const where = `${BASE}${eventType !== undefined ? " AND event_type = {type:String}" : ""}`;
-  const p = { ...params(r), type: eventType ?? "", limit: page.limit, offset: (page.page - 1) * page.limit };
+  const where =
+    BASE +
+    (filter.eventType !== undefined ? " AND event_type = {type:String}" : "") +
+    (filter.sessionId !== undefined ? " AND session_id = {session:String}" : "");
+  const p = {
+    ...params(r),
+    type: filter.eventType ?? "",
+    session: filter.sessionId ?? "",
+    limit: page.limit,
+    offset: (page.page - 1) * page.limit,
+  };
   const rows = await ch.query<Record<string, unknown>>(
     `
     SELECT event_id AS id, link_id, visitor_id, event_type, page_url, scroll_percent, time_on_page, timestamp,

@@ -1,5 +1,5 @@
 // Journey routes: ingest (with its CORS) and the per-link reports.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppDeps, FeatureDeps } from "../app";
 import { Envelope } from "../http/envelope";
 import { effectiveLimits } from "../tiers";
@@ -7,7 +7,9 @@ import { ingestCorsHeaders, INGEST_PATH, preflightHeaders } from "./cors";
 import { IngestAdmission } from "./admission";
 import { ingestJourneyBatch } from "./ingest";
 import { checkQueryBounds } from "../http/query-bounds";
+import * as m from "./model";
 import { EVENTS_BOUNDS, EventsQuery, FunnelQuery, LinkParams, PeriodQuery, SESSIONS_BOUNDS, SessionsQuery } from "./model";
+import { operation } from "../openapi/operation";
 import { getFunnel, getSummary, listEvents, listSessions } from "./service";
 import { journeyState } from "./state";
 
@@ -22,6 +24,7 @@ export function journeyRoutes(deps: FeatureDeps) {
     spool: deps.streams.journey,
     links: state.links,
     usage: state.usage,
+    journal: state.journal,
     admission: new IngestAdmission(deps.streams.journey, MAX_FLUSH_LAG_MS),
     metrics: deps.metrics,
     logger: deps.logger,
@@ -54,31 +57,98 @@ export function journeyRoutes(deps: FeatureDeps) {
           });
           return new Envelope(result.data, 202, true, result.headers);
         },
-        { scope: { scope: "journey:write", rateLimit: false }, detail: { summary: "Ingest journey events" } },
+        {
+          scope: { scope: "journey:write", rateLimit: false },
+          detail: operation({
+            id: "ingestJourneyEvents",
+            tag: "Journey",
+            summary: "Ingest journey events",
+            description:
+              "1 to 100 events; one bad event rejects the whole batch. Exempt from the hourly rate limit. Counts against the monthly " +
+              "journey event limit: from 100% the answer carries `usage` and the X-Journey-* headers, above 150% the batch is refused (429).",
+            body: { description: "A batch of events", content: { "application/json": m.JourneyBatchSchema } },
+            headers: [
+              {
+                name: "X-Idempotency-Key",
+                description: "1–255 printable ASCII characters; a batch repeated with the same key within 5 minutes is not stored again",
+                schema: t.String({ minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" }),
+              },
+            ],
+            responses: {
+              202: {
+                description: "The batch is durably queued",
+                data: m.IngestAccepted,
+                headers: ["X-Journey-Warning", "X-Journey-Usage"],
+              },
+            },
+            errors: ["JOURNEY_LIMIT_EXCEEDED", "SERVICE_UNAVAILABLE"],
+          }),
+        },
       )
       // API_SPEC "Journey": GET /journey/links/{link_id}/summary
       .get("/journey/links/:link_id/summary", ({ account, params, query }) => getSummary(reports, account.id, params.link_id, query), {
         scope: "journey:read",
         params: LinkParams,
         query: PeriodQuery,
+        detail: operation({
+          id: "getJourneySummary",
+          tag: "Journey",
+          summary: "Journey summary of a link",
+          description: "`period` is 24h, 7d, 30d (default) or 90d, in whole UTC hours.",
+          responses: { 200: { description: "Visitors, sessions, events and the top pages and events", data: m.JourneySummary } },
+          errors: ["NOT_FOUND"],
+        }),
       })
       // API_SPEC "Journey": GET /journey/links/{link_id}/sessions
       .get(
         "/journey/links/:link_id/sessions",
         ({ account, params, query }) => listSessions(reports, account.id, params.link_id, checkQueryBounds(query, SESSIONS_BOUNDS)),
-        { scope: "journey:read", params: LinkParams, query: SessionsQuery },
+        {
+          scope: "journey:read",
+          params: LinkParams,
+          query: SessionsQuery,
+          detail: operation({
+            id: "listJourneySessions",
+            tag: "Journey",
+            summary: "Sessions of a link",
+            description: "Newest first; `limit` 1–100 (default 20).",
+            responses: { 200: { description: "One page of sessions", data: t.Array(m.JourneySession), paginated: true } },
+            errors: ["NOT_FOUND"],
+          }),
+        },
       )
       // API_SPEC "Journey": GET /journey/links/{link_id}/events
       .get(
         "/journey/links/:link_id/events",
         ({ account, params, query }) => listEvents(reports, account.id, params.link_id, checkQueryBounds(query, EVENTS_BOUNDS)),
-        { scope: "journey:read", params: LinkParams, query: EventsQuery },
+        {
+          scope: "journey:read",
+          params: LinkParams,
+          query: EventsQuery,
+          detail: operation({
+            id: "listJourneyEvents",
+            tag: "Journey",
+            summary: "Events of a link",
+            description: "Newest first; `limit` 1–200 (default 50). Absent optional fields are null.",
+            responses: { 200: { description: "One page of events", data: t.Array(m.JourneyEventItem), paginated: true } },
+            errors: ["NOT_FOUND"],
+          }),
+        },
       )
       // API_SPEC "Journey": GET /journey/links/{link_id}/funnel
       .get("/journey/links/:link_id/funnel", ({ account, params, query }) => getFunnel(reports, account.id, params.link_id, query), {
         scope: "journey:read",
         params: LinkParams,
         query: FunnelQuery,
+        detail: operation({
+          id: "getJourneyFunnel",
+          tag: "Journey",
+          summary: "Funnel of a link",
+          description:
+            "`steps`: up to 20 comma-separated names; a step matches an event's `event_name`, its `event_type` or a page view's `page_url`, in strict order within the period (default 30d).",
+          responses: { 200: { description: "Visitors reaching each step", data: m.Funnel } },
+          errors: ["NOT_FOUND"],
+        }),
       })
   );
 }
@@ -86,5 +156,8 @@ export function journeyRoutes(deps: FeatureDeps) {
 /** Background work: persists the monthly usage counters; the returned stop writes the last ones. */
 export function startJourney(deps: AppDeps) {
   const state = journeyState(deps);
-  return () => state.usage.stop();
+  return async () => {
+    await state.usage.stop();
+    state.journal?.close();
+  };
 }

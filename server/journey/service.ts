@@ -45,11 +45,11 @@ export async function listEvents(
   deps: ReportDeps,
   accountId: string,
   linkId: string,
-  q: { period?: Period; page?: number; limit?: number; event_type?: string },
+  q: { period?: Period; page?: number; limit?: number; event_type?: string; session_id?: string },
 ) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const page = { page: q.page ?? 1, limit: q.limit ?? 50 };
-  const { items, total } = await queries.listJourneyEvents(deps.ch, range, page, q.event_type);
+  const { items, total } = await queries.listJourneyEvents(deps.ch, range, page, { eventType: q.event_type, sessionId: q.session_id });
   return new Paginated(items, { page: page.page, per_page: page.limit, total });
 }
 

@@ -4,6 +4,7 @@ import { t } from "elysia";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors";
 import { isoTimeMs } from "../iso-time";
+import { parseJsonBody } from "../http/json-body";
 import {
   FIELD_MESSAGES,
   JourneyBatchSchema,
@@ -75,7 +76,8 @@ export interface FieldError {
 
 /** Returns the batch's events, or throws 400 VALIDATION_ERROR naming `body.events.<i>.<field>`. */
 export function validateBatch(body: unknown, nowMs: number): JourneyEvent[] {
-  if (typeof body === "string") body = parseJson(body);
+  // A text/plain body (what a browser can send without a CORS preflight) is parsed as JSON bodies are.
+  if (typeof body === "string") body = parseJsonBody(body);
   if (!isJourneyBatch(body)) throw batchError(schemaErrors(body));
   const events = body.events;
   for (let i = 0; i < events.length; i++) {
@@ -108,16 +110,6 @@ function checkEventRules(e: JourneyEvent, nowMs: number): { field: string; messa
     }
   }
   return null;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError("VALIDATION_ERROR", "body: request body is not valid JSON", {
-      fields: [{ field: "body", message: "not valid JSON" }],
-    });
-  }
 }
 
 function schemaErrors(body: unknown): FieldError[] {

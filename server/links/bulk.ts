@@ -140,7 +140,7 @@ function fillMetadataInBackground(deps: LinksDeps, rows: repo.LinkRow[]) {
   const queue = [...rows];
   const worker = async () => {
     for (let row = queue.shift(); row; row = queue.shift()) {
-      const meta = await fetchPageMetadata(row.originalUrl, deps.allowInsecureFetch);
+      const meta = await fetchPageMetadata(row.originalUrl, deps.outbound);
       const patch: Partial<repo.NewLink> = {};
       if (row.title === null && meta.title) patch.title = meta.title;
       if (row.description === null && meta.description) patch.description = meta.description;

@@ -3,6 +3,7 @@
 // cannot hammer the database. Every change invalidates here and, through NOTIFY, on other instances.
 import type { Postgres } from "../storage/postgres/client";
 import { findLinkByCode, type LinkRow } from "./repository";
+import { compileTargeting, type LinkTargeting } from "./cached-targeting";
 
 const CHANNEL = "svc_link_invalidate";
 /** Below Postgres' 8,000-byte NOTIFY payload limit (keys are ASCII: a UUID, a colon and a code of ≤ 64). */
@@ -23,6 +24,11 @@ export interface CachedLink {
   ogImage: string | null;
   trackConversions: boolean;
   utm: [string, string][];
+  /** Rules, variants and click limit; null for a plain link (the fast path's only extra check). */
+  targeting: LinkTargeting | null;
+  expiredUrl: string | null;
+  /** Set once this instance saw max_clicks reached; a change of the link reloads the entry, clearing it. */
+  limitReached: boolean;
 }
 
 interface Entry {
@@ -58,6 +64,9 @@ export function toCachedLink(row: LinkRow): CachedLink {
     ogImage: row.ogImage,
     trackConversions: row.trackConversions,
     utm,
+    targeting: compileTargeting(row),
+    expiredUrl: row.expiredUrl,
+    limitReached: row.maxClicks !== null && row.countedClicks >= row.maxClicks,
   };
 }
 

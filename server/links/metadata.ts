@@ -1,6 +1,10 @@
 // Title, description and image of a destination page, read with HTMLRewriter.
 // 2 s budget, 1 MB cap, at most 3 redirects, SSRF guard on every hop; failures yield empty metadata.
-import { assertPublicTarget, readCapped } from "../net/outbound";
+// The page is someone else's: its text is made storable, and an image that is not an http(s) URL
+// (javascript:, data:) is dropped, as the API refuses it.
+import { guardedFetch, readCapped, type OutboundPolicy } from "../net/outbound";
+import { storableText } from "../storage/text";
+import { validateDestination } from "./urls";
 
 export interface PageMetadata {
   title?: string;
@@ -12,17 +16,16 @@ const TIMEOUT_MS = 2_000;
 const MAX_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 3;
 
-export async function fetchPageMetadata(url: string, allowInsecure: boolean): Promise<PageMetadata> {
+export async function fetchPageMetadata(url: string, outbound: OutboundPolicy): Promise<PageMetadata> {
   const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
     let target = new URL(url);
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      await assertPublicTarget(target, allowInsecure);
-      const res = await fetch(target, {
-        redirect: "manual",
-        signal,
-        headers: { accept: "text/html", "user-agent": "svc-link-preview/1.0" },
-      });
+      const res = await guardedFetch(
+        target,
+        { redirect: "manual", signal, headers: { accept: "text/html", "user-agent": "svc-link-preview/1.0" } },
+        outbound,
+      );
       const location = res.headers.get("location");
       if (res.status >= 300 && res.status < 400 && location) {
         await res.body?.cancel();
@@ -59,20 +62,23 @@ export async function extractMetadata(html: Uint8Array, base: URL): Promise<Page
     })
     .transform(new Response(html as BodyInit))
     .arrayBuffer();
-  const clean = (s?: string) => (s ? decodeEntities(s).replace(/\s+/g, " ").trim().slice(0, 500) || undefined : undefined);
-  let image: string | undefined = meta["og:image"] ?? meta["twitter:image"];
-  if (image) {
-    try {
-      image = new URL(image, base).toString();
-    } catch {
-      image = undefined;
-    }
-  }
+  const clean = (s?: string) =>
+    s ? storableText(decodeEntities(s)).replace(/\s+/g, " ").trim().slice(0, 500).toWellFormed() || undefined : undefined;
   return {
     title: clean(meta["og:title"]) ?? clean(title),
     description: clean(meta["og:description"]) ?? clean(meta["description"]) ?? clean(meta["twitter:description"]),
-    image,
+    image: imageUrl(meta["og:image"] ?? meta["twitter:image"], base),
   };
+}
+
+/** The image's absolute URL when the API would accept it as `og_image`, else nothing. */
+function imageUrl(raw: string | undefined, base: URL): string | undefined {
+  if (!raw) return undefined;
+  try {
+    return validateDestination(storableText(new URL(raw.trim(), base).toString()), "og_image");
+  } catch {
+    return undefined;
+  }
 }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'", nbsp: " " };

@@ -10,6 +10,7 @@ import type { NewLink } from "./repository";
 import { validateAlias } from "./codes";
 import { validateDestination } from "./urls";
 import { checkedIsoTimeMs } from "../iso-time";
+import { normalizeFallbackUrl, normalizeRules, normalizeVariants } from "./targeting";
 
 export const normalizeTags = (tags?: string[]) => [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 
@@ -81,5 +82,10 @@ export async function prepareLink(
     domainId: input.domain_id ?? null,
     campaignId: input.campaign_id ?? null,
     trackConversions: input.track_conversions ?? false,
+    rules: normalizeRules(input.rules, at),
+    variants: normalizeVariants(input.variants, at),
+    maxClicks: input.max_clicks ?? null,
+    maxClicksUrl: normalizeFallbackUrl(input.max_clicks_url, `${at}max_clicks_url`),
+    expiredUrl: normalizeFallbackUrl(input.expired_url, `${at}expired_url`),
   };
 }

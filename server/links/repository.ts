@@ -2,7 +2,7 @@
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { domains, linkCounts, links, purgedLinks } from "../storage/postgres/schema";
-import type { Db, DbOrTx } from "../storage/postgres/client";
+import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
 export type LinkRow = typeof links.$inferSelect;
@@ -137,4 +137,102 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
           .then(([{ n }]) => n),
   ]);
   return { rows, total, page, perPage };
+}
+
+/** Deleted links still inside the recovery window, most recently deleted first (the console's trash). */
+export async function listDeletedLinkRows(db: DbOrTx, accountId: string, since: Date, page: number, perPage: number) {
+  const condition = and(eq(links.accountId, accountId), gt(links.deletedAt, since));
+  const [rows, [{ n }]] = await Promise.all([
+    db
+      .select()
+      .from(links)
+      .where(condition)
+      .orderBy(desc(links.deletedAt), desc(links.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    db.select({ n: count() }).from(links).where(condition),
+  ]);
+  return { rows, total: n };
+}
+
+export interface CountedClicks {
+  id: string;
+  /** Of the clicks asked for, how many the limit allowed. */
+  granted: number;
+  counted: number;
+  max: number;
+}
+
+/**
+ * Counts human clicks of limited links, several links per statement: each link's count moves up by
+ * what its limit still allows. The row lock orders concurrent instances, so the count is exact.
+ * With `lease`, a link is granted more than asked while far from its limit (a twentieth of what
+ * remains, at most 2,000): the caller serves those from memory and gives back what it does not use.
+ */
+export async function countLimitedClicks(pg: Postgres, asked: Map<string, number>, lease = false): Promise<CountedClicks[]> {
+  if (asked.size === 0) return [];
+  const values = sql.join(
+    [...asked].map(([id, n]) => sql`(${id}::uuid, ${n}::int)`),
+    sql`, `,
+  );
+  const share = lease ? sql`least(ceil((l.max_clicks - l.counted_clicks) / 20.0)::int, 2000)` : sql`0`;
+  const rows = await pg.query<{ id: string; granted: number | string; counted: number | string; max: number | string }>(sql`
+    with asked(id, n) as (values ${values}),
+    cur as (
+      select l.id, l.counted_clicks, l.max_clicks,
+        least(greatest(asked.n, ${share}), greatest(l.max_clicks - l.counted_clicks, 0)) as granted
+      from links l join asked on asked.id = l.id
+      where l.max_clicks is not null
+      for update of l)
+    update links l set counted_clicks = cur.counted_clicks + cur.granted
+    from cur where l.id = cur.id
+    returning l.id, cur.granted, l.counted_clicks as counted, l.max_clicks as max`);
+  return rows.map((r) => ({ id: r.id, granted: Number(r.granted), counted: Number(r.counted), max: Number(r.max) }));
+}
+
+/** Gives back leased clicks that were not served. */
+export async function returnLeasedClicks(pg: Postgres, unused: Map<string, number>): Promise<void> {
+  if (unused.size === 0) return;
+  const values = sql.join(
+    [...unused].map(([id, n]) => sql`(${id}::uuid, ${n}::int)`),
+    sql`, `,
+  );
+  await pg.query(sql`
+    update links l set counted_clicks = greatest(0, l.counted_clicks - v.n)
+    from (values ${values}) as v(id, n) where l.id = v.id`);
+}
+
+export interface ReachedLimit {
+  id: string;
+  account_id: string;
+  short_code: string;
+  original_url: string;
+  max_clicks: number;
+  max_clicks_url: string | null;
+  counted_clicks: number | string;
+  domain_name: string | null;
+}
+
+/** Marks limited links whose count reached the limit (these ids, or any) as announced; returns them. */
+export async function markReachedLimits(pg: Postgres, tx: DbOrTx, ids: string[] | null, batch: number): Promise<ReachedLimit[]> {
+  const only = ids
+    ? sql`and l.id in (${sql.join(
+        ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`
+    : sql``;
+  return pg.query<ReachedLimit>(
+    sql`
+    with due as (
+      select l.id from links l
+      where l.max_clicks is not null and l.limit_notified_at is null and l.counted_clicks >= l.max_clicks
+        and l.deleted_at is null ${only}
+      limit ${batch}
+      for update skip locked)
+    update links l set limit_notified_at = now()
+    from due where l.id = due.id
+    returning l.id, l.account_id, l.short_code, l.original_url, l.max_clicks, l.max_clicks_url, l.counted_clicks,
+      (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+    tx,
+  );
 }

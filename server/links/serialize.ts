@@ -1,8 +1,9 @@
 // The Link object of the API (API_SPEC.md "Link"), from a row.
 import { shortUrl } from "./urls";
 import type { LinkRow } from "./repository";
+import type { LinkJson } from "./model";
 
-export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null) {
+export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null): LinkJson {
   return {
     id: row.id,
     short_code: row.shortCode,
@@ -23,9 +24,16 @@ export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | 
     domain_id: row.domainId,
     campaign_id: row.campaignId,
     track_conversions: row.trackConversions,
+    // Stored as validated on input (targeting.ts).
+    rules: (row.rules ?? []) as LinkJson["rules"],
+    variants: row.variants ?? [],
+    max_clicks: row.maxClicks,
+    max_clicks_url: row.maxClicksUrl,
+    expired_url: row.expiredUrl,
+    counted_clicks: row.maxClicks === null ? null : row.countedClicks,
+    qr_logo: row.qrLogo,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     last_accessed_at: row.lastAccessedAt?.toISOString() ?? null,
   };
 }
-export type LinkJson = ReturnType<typeof toLinkJson>;

@@ -17,12 +17,14 @@ import { checkedIsoTimeMs } from "../iso-time";
 import { fetchPageMetadata } from "./metadata";
 import { toLinkJson } from "./serialize";
 import type { LinkCache } from "./cache";
+import { normalizeFallbackUrl, normalizeRules, normalizeVariants } from "./targeting";
+import type { OutboundPolicy } from "../net/outbound";
 
 export interface LinksDeps {
   pg: Postgres;
   linkCache: LinkCache;
   baseUrl: string;
-  allowInsecureFetch: boolean;
+  outbound: OutboundPolicy;
 }
 
 export const RECOVERY_WINDOW_MS = 7 * 24 * 3600 * 1000;
@@ -72,7 +74,7 @@ export async function insertWithCode(db: DbOrTx, row: Omit<repo.NewLink, "shortC
 export async function createLink(deps: LinksDeps, account: AccountRecord, input: CreateLinkInput) {
   const prepared = await prepareLink(deps.pg.db, account, input);
   if (input.title === undefined || input.description === undefined) {
-    const meta = await fetchPageMetadata(prepared.originalUrl, deps.allowInsecureFetch);
+    const meta = await fetchPageMetadata(prepared.originalUrl, deps.outbound);
     prepared.title ??= meta.title ?? null;
     prepared.description ??= meta.description ?? null;
     prepared.ogImage ??= meta.image ?? null;
@@ -163,6 +165,7 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
     if (value !== undefined) patch[column] = value === "" ? null : value; // merge: omitted keeps, "" clears
   }
   if (input.track_conversions !== undefined) patch.trackConversions = input.track_conversions;
+  Object.assign(patch, targetingPatch(input, before));
 
   const { row, json } = await deps.pg.db.transaction(async (tx) => {
     let row: repo.LinkRow;
@@ -183,6 +186,22 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   await deps.linkCache.invalidate(before.domainId, before.shortCode);
   if (row.shortCode !== before.shortCode || row.domainId !== before.domainId) await deps.linkCache.invalidate(row.domainId, row.shortCode);
   return json;
+}
+
+/** Rules and variants replace (null or [] clears); the limit and fallback URLs: a value sets, null clears. */
+function targetingPatch(input: UpdateLinkInput, before: repo.LinkRow): Partial<repo.NewLink> {
+  const patch: Partial<repo.NewLink> = {};
+  if (input.rules !== undefined) patch.rules = normalizeRules(input.rules, "body.");
+  if (input.variants !== undefined) patch.variants = normalizeVariants(input.variants, "body.");
+  if (input.max_clicks_url !== undefined) patch.maxClicksUrl = normalizeFallbackUrl(input.max_clicks_url, "body.max_clicks_url");
+  if (input.expired_url !== undefined) patch.expiredUrl = normalizeFallbackUrl(input.expired_url, "body.expired_url");
+  if (input.max_clicks !== undefined && input.max_clicks !== before.maxClicks) {
+    patch.maxClicks = input.max_clicks;
+    // A new limit may be above the count: it is announced again when reached. Removing it resets the count.
+    patch.limitNotifiedAt = null;
+    if (input.max_clicks === null) patch.countedClicks = 0;
+  }
+  return patch;
 }
 
 export async function deleteLink(deps: LinksDeps, accountId: string, id: string) {

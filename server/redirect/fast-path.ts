@@ -7,6 +7,7 @@ import type { Server } from "bun";
 import type { FeatureDeps } from "../app";
 import { redirectAndRecord, SHORT_CODE } from "./record-click";
 import { wantsPreview } from "./bots";
+import { hasQrMarker, serveLink } from "./serve-link";
 
 export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
   const defaultHost = new URL(deps.config.baseUrl).host;
@@ -32,7 +33,11 @@ export function createFastRedirect(deps: Omit<FeatureDeps, "auth">) {
     const ua = request.headers.get("user-agent") ?? "";
     if (wantsPreview(ua)) return undefined;
 
-    const answer = redirectAndRecord(deps, request, server, link, q < 0 ? "" : url.slice(q), ua, true);
+    const search = q < 0 ? "" : url.slice(q);
+    const answer =
+      link.targeting === null && !hasQrMarker(search)
+        ? redirectAndRecord(deps, request, server, link, search, ua, true)
+        : serveLink(deps, request, server, link, search, ua, true);
     counter.observe((performance.now() - started) / 1000);
     return answer;
   };

@@ -14,6 +14,10 @@ const html = (status: number, body: string, extra: Record<string, string> = {}) 
 export const notFoundPage = () =>
   html(404, page("Link not found", "<h1>Link not found</h1><p>This short link does not exist or is no longer active.</p>"));
 export const expiredPage = () => html(410, page("Link expired", "<h1>Link expired</h1><p>This short link has expired.</p>"));
+export const limitReachedPage = () =>
+  html(410, page("Link no longer available", "<h1>Link no longer available</h1><p>This short link has reached its click limit.</p>"));
+export const unavailablePage = () =>
+  html(503, page("Try again shortly", "<h1>Try again shortly</h1><p>This link cannot be served right now.</p>"), { "retry-after": "5" });
 export const tooManyAttemptsPage = (retryAfter: number) =>
   html(429, page("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${retryAfter} seconds.</p>`), {
     "retry-after": String(retryAfter),

@@ -4,11 +4,20 @@ import type { CachedLink } from "../links/cache";
 import type { RawClick } from "../ingest/records";
 import { clientAddress } from "../http/request-context";
 import { buildDestination } from "./destination";
+import { proxyCountryHeader } from "./request-facts";
 
 /** What a short code may look like (anything else is not ours, or not a link). */
 export const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
-const GEO_HEADERS = ["cf-ipcountry", "x-vercel-ip-country", "cloudfront-viewer-country"];
+/** How a redirect of a link with rules, variants or a QR marker was served (absent: the plain path). */
+export interface ServedBy {
+  /** The destination before UTM, query and svc_ref (a rule's or variant's URL). */
+  url?: string;
+  rule?: number;
+  variant?: string;
+  src?: "qr";
+  setCookie?: string;
+}
 
 function buildClick(
   deps: Pick<FeatureDeps, "config" | "streams">,
@@ -17,6 +26,7 @@ function buildClick(
   link: CachedLink,
   search: string,
   ua: string,
+  served?: ServedBy,
 ): RawClick {
   const h = request.headers;
   const click: RawClick = {
@@ -32,18 +42,18 @@ function buildClick(
     query: search.slice(1),
   };
   if (deps.config.trustProxy) {
-    for (const name of GEO_HEADERS) {
-      const v = h.get(name);
-      if (v) {
-        click.geo_country = v;
-        break;
-      }
-    }
+    const country = proxyCountryHeader(h);
+    if (country) click.geo_country = country;
   }
   const mobile = h.get("sec-ch-ua-mobile");
   if (mobile) click.ch_mobile = mobile;
   const platform = h.get("sec-ch-ua-platform");
   if (platform) click.ch_platform = platform;
+  if (served) {
+    if (served.src) click.src = served.src;
+    if (served.variant) click.variant = served.variant;
+    if (served.rule) click.rule = served.rule;
+  }
   return click;
 }
 
@@ -58,8 +68,9 @@ export function recordClick(
   link: CachedLink,
   search: string,
   ua: string,
+  served?: ServedBy,
 ) {
-  const click = buildClick(deps, request, server, link, search, ua);
+  const click = buildClick(deps, request, server, link, search, ua, served);
   return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
 }
 
@@ -75,14 +86,16 @@ export function redirectAndRecord(
   search: string,
   ua: string,
   clickIdHeader = false,
+  served?: ServedBy,
 ): Promise<Response> {
-  const { clickId, written } = recordClick(deps, request, server, link, search, ua);
+  const { clickId, written } = recordClick(deps, request, server, link, search, ua, served);
   const headers: Record<string, string> = {
-    location: buildDestination(link, search, clickId),
+    location: buildDestination(link, search, clickId, served?.url),
     "cache-control": "private, max-age=0",
     "referrer-policy": "no-referrer-when-downgrade",
   };
   if (clickIdHeader) headers["x-request-id"] = clickId;
+  if (served?.setCookie) headers["set-cookie"] = served.setCookie;
   const response = new Response(null, { status: 302, headers });
   return written.then(() => response);
 }

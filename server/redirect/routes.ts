@@ -6,7 +6,8 @@ import type { FeatureDeps } from "../app";
 import type { CachedLink } from "../links/cache";
 import { shortUrl } from "../links/urls";
 import { clientAddress } from "../http/request-context";
-import { recordClick, redirectAndRecord, SHORT_CODE } from "./record-click";
+import { recordClick, SHORT_CODE } from "./record-click";
+import { fallbackRedirect, serveLink } from "./serve-link";
 import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPage } from "./pages";
 
 const PASSWORD_ATTEMPTS = 10;
@@ -29,20 +30,13 @@ export function redirectRoutes(deps: FeatureDeps) {
     const cached = deps.linkCache.get(domainId, code);
     const link = cached instanceof Promise ? await cached : cached;
     if (!link || link.deleted || !link.isActive) return notFoundPage();
-    if (link.expiresAt !== null && link.expiresAt <= Date.now()) return expiredPage();
+    if (link.expiresAt !== null && link.expiresAt <= Date.now()) return link.expiredUrl ? fallbackRedirect(link.expiredUrl) : expiredPage();
     return link;
   };
 
   const redirect = (request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink) => {
     const qIndex = request.url.indexOf("?");
-    return redirectAndRecord(
-      deps,
-      request,
-      server,
-      link,
-      qIndex >= 0 ? request.url.slice(qIndex) : "",
-      request.headers.get("user-agent") ?? "",
-    );
+    return serveLink(deps, request, server, link, qIndex >= 0 ? request.url.slice(qIndex) : "", request.headers.get("user-agent") ?? "");
   };
 
   const serve = async ({

@@ -6,7 +6,7 @@ import { sendAttempt, type AttemptResult } from "./send";
 import type { DeliveryRow, EndpointRow, WebhookPayload } from "./model";
 import * as repo from "./repository";
 
-export type DeliveryDeps = Pick<AppDeps, "pg" | "config" | "metrics" | "logger">;
+export type DeliveryDeps = Pick<AppDeps, "pg" | "config" | "metrics" | "logger" | "outbound">;
 
 /** Consecutive failed attempts after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILURES = 10;
@@ -30,7 +30,7 @@ export async function attemptDelivery(
       deliveryId: delivery.id,
       eventType: delivery.eventType,
       body: serializePayload(delivery.payload),
-      allowInsecure: deps.config.webhookAllowInsecure,
+      outbound: deps.outbound,
     },
     stop,
   );
@@ -38,7 +38,22 @@ export async function attemptDelivery(
     await repo.releaseLease(deps.pg.db, delivery.id);
     return delivery;
   }
-  return recordAttempt(deps, delivery, result);
+  try {
+    return await recordAttempt(deps, delivery, result);
+  } catch (err) {
+    // The attempt happened: it must count even when what the receiver answered cannot be saved, or a
+    // receiver could keep the delivery pending, and us sending, forever. Saved again without its answer.
+    deps.logger.error({
+      msg: "webhook attempt not recorded; recording it without the answer",
+      delivery_id: delivery.id,
+      error: String(err),
+    });
+    return recordAttempt(deps, delivery, {
+      ...result,
+      responseBody: null,
+      error: result.ok ? null : "The receiver's answer could not be saved",
+    });
+  }
 }
 
 async function recordAttempt(deps: DeliveryDeps, delivery: DeliveryRow, result: AttemptResult): Promise<DeliveryRow> {

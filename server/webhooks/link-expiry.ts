@@ -1,9 +1,11 @@
 // The link expiry sweeper: marks links whose expires_at has passed and emits `link.expired` for each,
 // in the same transaction (so the event is sent exactly when the mark is committed). Batches with SKIP LOCKED.
+// It also announces reached click limits that the redirect did not (links/click-limit.ts).
 import { sql } from "drizzle-orm";
 import type { AppDeps } from "../app";
 import { emitEvent } from "../events/bus";
 import type { Postgres } from "../storage/postgres/client";
+import { announceReachedLimits, LIMIT_SWEEP_BATCH } from "../links/click-limit";
 
 export const SWEEP_INTERVAL_MS = 30_000;
 const BATCH = 200;
@@ -14,6 +16,7 @@ interface ExpiredLink {
   short_code: string;
   original_url: string;
   expires_at: string | Date;
+  expired_url: string | null;
   domain_name: string | null;
 }
 
@@ -33,7 +36,7 @@ export async function sweepExpiredLinks(pg: Postgres, baseUrl: string): Promise<
         for update skip locked)
       update links l set expired_notified_at = now()
       from due where l.id = due.id
-      returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at,
+      returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at, l.expired_url,
         (select d.name from domains d where d.id = l.domain_id) as domain_name`,
       tx,
     );
@@ -44,6 +47,8 @@ export async function sweepExpiredLinks(pg: Postgres, baseUrl: string): Promise<
         short_url: shortUrlOf(baseUrl, link),
         original_url: link.original_url,
         expires_at: new Date(link.expires_at).toISOString(),
+        reason: "expires_at",
+        expired_url: link.expired_url,
       });
     }
     return rows.length;
@@ -56,6 +61,7 @@ export function startLinkExpirySweeper(deps: AppDeps, intervalMs = SWEEP_INTERVA
   const sweep = async () => {
     try {
       while (!stopped && (await sweepExpiredLinks(deps.pg, deps.config.baseUrl)) === BATCH);
+      while (!stopped && (await announceReachedLimits(deps.pg, deps.config.baseUrl)) === LIMIT_SWEEP_BATCH);
     } catch (err) {
       if (!stopped) deps.logger.error({ msg: "link expiry sweep failed", error: String(err) });
     }

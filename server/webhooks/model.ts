@@ -1,5 +1,6 @@
 // Wire schemas and JSON shapes of the webhooks API (spec "Webhook endpoint", "Webhook delivery").
-import { t } from "elysia";
+import { t, type Static } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 import { EVENT_TYPES } from "../events/bus";
 import type { webhookDeliveries, webhookEndpoints } from "../storage/postgres/schema";
 
@@ -42,22 +43,64 @@ export interface WebhookPayload {
   data: Record<string, unknown>;
 }
 
-export const toEndpointJson = (e: EndpointRow) => ({
+// Responses (spec "Webhook endpoint", "Webhook delivery"); toEndpointJson and toDeliveryJson return
+// exactly these, and the tests check every answer against them.
+const Time = t.String({ format: "date-time" });
+const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
+const endpointFields = {
+  id: t.String({ format: "uuid" }),
+  url: t.String(),
+  events: t.Array(EventName),
+  description: Nullable(t.String()),
+  is_active: t.Boolean(),
+  consecutive_failures: t.Integer({ minimum: 0 }),
+  created_at: Time,
+};
+export const WebhookEndpoint = t.Object(endpointFields, { $id: "WebhookEndpoint", additionalProperties: false });
+export const CreatedWebhookEndpoint = t.Object(
+  { ...endpointFields, secret: t.String({ description: "whsec_… (Standard Webhooks format); shown only here" }) },
+  { $id: "CreatedWebhookEndpoint", additionalProperties: false },
+);
+export const WebhookDelivery = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    endpoint_id: t.String({ format: "uuid" }),
+    event_type: t.String({ description: "An event type, or `test`" }),
+    payload: t.Object(
+      { event: t.String(), timestamp: Time, data: t.Record(t.String(), t.Unknown()) },
+      { description: "The exact payload sent", additionalProperties: false },
+    ),
+    status: t.Union([t.Literal("pending"), t.Literal("retrying"), t.Literal("delivered"), t.Literal("failed")]),
+    attempt_number: t.Integer({ minimum: 0 }),
+    max_attempts: t.Integer({ minimum: 1 }),
+    http_status: Nullable(t.Integer()),
+    response_body: Nullable(t.String({ description: "The first 1 KB of the receiver's answer" })),
+    error_message: Nullable(t.String()),
+    next_retry_at: Nullable(Time),
+    created_at: Time,
+    delivered_at: Nullable(Time),
+  },
+  { $id: "WebhookDelivery", additionalProperties: false },
+);
+export type WebhookEndpointJson = Static<typeof WebhookEndpoint>;
+export type WebhookDeliveryJson = Static<typeof WebhookDelivery>;
+
+export const toEndpointJson = (e: EndpointRow): WebhookEndpointJson => ({
   id: e.id,
   url: e.url,
-  events: e.events,
+  events: e.events as WebhookEndpointJson["events"],
   description: e.description ?? null,
   is_active: e.isActive,
   consecutive_failures: e.consecutiveFailures,
   created_at: e.createdAt.toISOString(),
 });
 
-export const toDeliveryJson = (d: DeliveryRow) => ({
+export const toDeliveryJson = (d: DeliveryRow): WebhookDeliveryJson => ({
   id: d.id,
   endpoint_id: d.endpointId,
   event_type: d.eventType,
   payload: d.payload as WebhookPayload,
-  status: d.status,
+  status: d.status as WebhookDeliveryJson["status"],
   attempt_number: d.attemptNumber,
   max_attempts: d.maxAttempts,
   http_status: d.httpStatus ?? null,

@@ -1,6 +1,8 @@
 // One HTTP attempt: POST the exact signed bytes, 10 s timeout, no redirects, first 1 KB of the answer kept.
-import { checkWebhookUrl } from "./url-guard";
+import { checkWebhookUrlForm } from "./url-guard";
+import { guardedFetch, OutboundRefused, type OutboundPolicy } from "../net/outbound";
 import { signDelivery } from "./signing";
+import { storableText } from "../storage/text";
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 const RESPONSE_BODY_LIMIT = 1024;
@@ -11,7 +13,7 @@ export interface AttemptRequest {
   deliveryId: string;
   eventType: string;
   body: string;
-  allowInsecure: boolean;
+  outbound: OutboundPolicy;
 }
 
 export interface AttemptResult {
@@ -24,37 +26,44 @@ export interface AttemptResult {
 }
 
 export async function sendAttempt(req: AttemptRequest, stop?: AbortSignal): Promise<AttemptResult> {
-  const refused = await checkWebhookUrl(req.url, req.allowInsecure);
-  if (refused) return { ok: false, httpStatus: null, responseBody: null, error: `Refused: URL ${refused}` };
+  const form = checkWebhookUrlForm(req.url, req.outbound.allowPrivate);
+  if ("refusal" in form) return refusedResult(form.refusal);
   const timestamp = Math.floor(Date.now() / 1000);
   const timeout = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
   try {
-    const res = await fetch(req.url, {
-      method: "POST",
-      body: req.body,
-      redirect: "manual",
-      signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "svc-webhooks/1",
-        "x-svc-event": req.eventType,
-        "x-svc-delivery": req.deliveryId,
-        ...signDelivery(req.secret, req.deliveryId, timestamp, req.body),
+    const res = await guardedFetch(
+      form.url,
+      {
+        method: "POST",
+        body: req.body,
+        redirect: "manual",
+        signal: stop ? AbortSignal.any([timeout, stop]) : timeout,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "svc-webhooks/1",
+          "x-svc-event": req.eventType,
+          "x-svc-delivery": req.deliveryId,
+          ...signDelivery(req.secret, req.deliveryId, timestamp, req.body),
+        },
+        // Self-signed receivers are accepted only in development and tests.
+        ...(req.outbound.allowPrivate ? { tls: { rejectUnauthorized: false } } : {}),
       },
-      // Self-signed receivers are accepted only in development and tests.
-      ...(req.allowInsecure ? { tls: { rejectUnauthorized: false } } : {}),
-    });
+      req.outbound,
+    );
     const responseBody = await readPrefix(res, RESPONSE_BODY_LIMIT);
     const ok = res.status >= 200 && res.status < 300;
     return { ok, httpStatus: res.status, responseBody, error: ok ? null : `Receiver answered HTTP ${res.status}` };
   } catch (err) {
+    if (err instanceof OutboundRefused) return refusedResult(err.message);
     if (stop?.aborted) return { ok: false, httpStatus: null, responseBody: null, error: "Stopped by shutdown", aborted: true };
     const error = timeout.aborted
       ? `Timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s`
-      : `Network error: ${(err as Error).message ?? String(err)}`;
+      : `Network error: ${storableText(String((err as Error)?.message ?? err).slice(0, 500))}`;
     return { ok: false, httpStatus: null, responseBody: null, error };
   }
 }
+
+const refusedResult = (why: string): AttemptResult => ({ ok: false, httpStatus: null, responseBody: null, error: `Refused: URL ${why}` });
 
 /** Reads at most `limit` bytes of the body and drops the rest unread. */
 async function readPrefix(res: Response, limit: number): Promise<string> {
@@ -75,5 +84,6 @@ async function readPrefix(res: Response, limit: number): Promise<string> {
     void reader.cancel().catch(() => {});
   }
   const bytes = Buffer.concat(chunks).subarray(0, limit);
-  return new TextDecoder().decode(bytes).replace(/\uFFFD+$/, "");
+  // The receiver's bytes are stored: invalid UTF-8 decodes to U+FFFD, NUL becomes U+FFFD too.
+  return storableText(new TextDecoder().decode(bytes).replace(/\uFFFD+$/, ""));
 }

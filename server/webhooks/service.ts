@@ -12,7 +12,7 @@ import * as repo from "./repository";
 export const DELIVERIES_LISTED = 50;
 
 async function assertUsableUrl(deps: DeliveryDeps, url: string) {
-  const refused = await checkWebhookUrl(url, deps.config.webhookAllowInsecure);
+  const refused = await checkWebhookUrl(url, deps.outbound);
   if (refused) throw validationError("body.url", refused);
 }
 

@@ -117,3 +117,36 @@ describe("visitor hashes", () => {
     expect((await again([click]))[0].visitor_hash).toBe((await enrich([click]))[0].visitor_hash);
   });
 });
+
+describe("spool records across the upgrade that added source, variant and rule", () => {
+  test("a chunk mixing the previous version's records (without them) and new ones flushes each right", async () => {
+    const link = await createLink(t, key);
+    const flusher = createClickFlusher({ ch: ch(), pg: t.runtime.deps.pg, trustProxy: false, hashSecret: t.config.appSecret });
+    // Exactly the fields the previous version wrote, as the spool holds them: one JSON array per line.
+    const old = {
+      click_id: crypto.randomUUID(),
+      ts: Date.now(),
+      account_id: accountId,
+      link_id: link.id,
+      domain: "",
+      ua: UA.iphone,
+      ip: "8.8.4.4",
+      referrer: "",
+      lang: "de",
+      query: "a=1",
+    };
+    const current = rawClick({ account_id: accountId, link_id: link.id, src: "qr", variant: "https://example.com/b", rule: 3 });
+    const chunk = Buffer.from(`${JSON.stringify([old])}\n${JSON.stringify([current])}\n`);
+    expect(await flusher.sinkRaw(chunk, "clicks-upgrade-test-1")).toBe(2);
+    await flusher.close();
+    const rows = await ch().query<{ click_id: string; source: string; variant: string; rule: number; query: string }>(
+      `SELECT toString(click_id) AS click_id, source, variant, rule, query FROM ${ch().table("clicks")} WHERE link_id = {l:UUID} ORDER BY source`,
+      { l: link.id },
+    );
+    expect(rows).toEqual([
+      { click_id: old.click_id, source: "link", variant: "", rule: 0, query: "a=1" },
+      { click_id: current.click_id, source: "qr", variant: "https://example.com/b", rule: 3, query: "" },
+    ]);
+    expect(await count("clicks_daily_targets", link.id, "sum(clicks)")).toBe(2);
+  });
+});

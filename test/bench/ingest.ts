@@ -12,6 +12,7 @@ import { startServer, table, wrk } from "./lib-server";
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const BATCH = 100;
+const IDEMPOTENCY = process.env.BENCH_IDEMPOTENCY === "1";
 
 const DATABASE = "bench";
 const server = await startServer(Number(process.env.BENCH_PORT ?? 3911), {
@@ -56,6 +57,13 @@ writeFileSync(
     `wrk.body = ${JSON.stringify(body)}`,
     `wrk.headers["Content-Type"] = "application/json"`,
     `wrk.headers["X-API-Key"] = "${server.key}"`,
+    // BENCH_IDEMPOTENCY=1: every request carries its own X-Idempotency-Key, as the SDK and the tracker send.
+    ...(IDEMPOTENCY
+      ? [
+          `local run, n = tostring(os.time()) .. "-" .. tostring(os.clock()), 0`,
+          `request = function() n = n + 1; wrk.headers["X-Idempotency-Key"] = run .. "-" .. n; return wrk.format() end`,
+        ]
+      : []),
   ].join("\n"),
 );
 const target = `${server.url}/public-api/v1/journey/events`;
@@ -104,7 +112,8 @@ table([
   },
 ]);
 console.log(
-  `\n${CONNECTIONS} connections, ${SECONDS}s, ${BATCH}-event batches of ${body.length} bytes. Accepted ${totalAccepted} events ` +
+  `\n${CONNECTIONS} connections, ${SECONDS}s, ${BATCH}-event batches of ${body.length} bytes` +
+    `${IDEMPOTENCY ? ", each with its own X-Idempotency-Key" : ""}. Accepted ${totalAccepted} events ` +
     `(warm-up included); the API counts ${total.data.total_events}; stored ${rows} rows with ${ids} distinct ids, rollup ${rollup}. ` +
     `Targets: ≥ 100,000 events/s, queryable ≤ 2 s.`,
 );

@@ -21,7 +21,10 @@ export async function startServer(port: number, env: Record<string, string> = {}
     stderr: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
+  // Up to 5 minutes: a first start (PGlite's initdb) on a machine shared with other work can take long.
+  for (let i = 0; i < 3000; i++) {
+    // Never measure someone else's server on the same port.
+    if (proc.exitCode !== null) throw new Error(`the server on port ${port} exited (${proc.exitCode}); is the port in use?`);
     try {
       if ((await fetch(`${url}/healthz`)).ok) break;
     } catch {}
@@ -87,15 +90,15 @@ const toMs = (v: string) => {
 export const BROWSER_UA =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15";
 
-export function wrk(
-  url: string,
-  opts: { connections: number; seconds: number; threads?: number; script?: string; headers?: Record<string, string> },
-): WrkResult {
+function wrkArgs(url: string, opts: WrkOptions): string[] {
   if (!Bun.which("wrk")) throw new Error("wrk is not installed: apt-get install wrk");
   const args = ["wrk", `-t${opts.threads ?? 1}`, `-c${opts.connections}`, `-d${opts.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(opts.headers ?? { "User-Agent": BROWSER_UA })) args.push("-H", `${k}: ${v}`);
   if (opts.script) args.push("-s", opts.script);
-  const out = Bun.spawnSync([...args, url]).stdout.toString();
+  return [...args, url];
+}
+
+function parseWrk(out: string): WrkResult {
   const pct = (p: string) => toMs(new RegExp(`^\\s*${p}%\\s+(\\S+)`, "m").exec(out)?.[1] ?? "0");
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? "0";
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
@@ -113,6 +116,26 @@ export function wrk(
             .reduce((a, b) => a + b, 0)
         : 0),
   };
+}
+
+interface WrkOptions {
+  connections: number;
+  seconds: number;
+  threads?: number;
+  script?: string;
+  headers?: Record<string, string>;
+}
+
+export function wrk(url: string, opts: WrkOptions): WrkResult {
+  return parseWrk(Bun.spawnSync(wrkArgs(url, opts)).stdout.toString());
+}
+
+/** wrk without blocking, so that several can load several servers at once. */
+export async function wrkAsync(url: string, opts: WrkOptions): Promise<WrkResult> {
+  const p = Bun.spawn(wrkArgs(url, opts), { stdout: "pipe", stderr: "inherit" });
+  const out = await new Response(p.stdout).text();
+  await p.exited;
+  return parseWrk(out);
 }
 
 export const table = (rows: Record<string, string | number>[]) => {

@@ -1,5 +1,9 @@
 // `bun run bench redirect`: GET /{code} with click logging vs a bare Bun.serve answering 302,
 // alternating in one run, same load tool (wrk) and connections. Target: ratio ≥ 0.9, p99 < 5 ms at 64.
+// One more case on the same server: a link with five targeting rules (none of which matches the load's
+// requests, so all five are evaluated), two A/B variants (each request a new visitor: a draw and a
+// cookie) and a max_clicks (each click counted in Postgres). Target: server CPU per redirect at most
+// 1.15 × the plain link's.
 import { join } from "node:path";
 import { cpuSeconds, startServer, table, wrk, type WrkResult } from "./lib-server";
 
@@ -13,15 +17,31 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const db: Record<string, string> = process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {};
 const ours = await startServer(3901, { ...db, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
 const paused = await startServer(3903, { ...db, SPOOL_FLUSH_MS: "3600000" });
-const createLink = (s: { url: string; key: string }) =>
+const createLink = (s: { url: string; key: string }, extra: Record<string, unknown> = {}) =>
   fetch(`${s.url}/public-api/v1/links`, {
     method: "POST",
     headers: { "x-api-key": s.key, "content-type": "application/json" },
-    body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench" }),
+    body: JSON.stringify({ url: "https://example.com/landing", title: "Bench", description: "Bench", ...extra }),
   })
     .then((r) => r.json() as Promise<{ data: { short_code: string } }>)
     .then((j) => j.data.short_code);
 const code = await createLink(ours);
+const TARGETED = {
+  rules: [
+    { if: { country: ["DE", "AT", "CH"] }, url: "https://example.com/de" },
+    { if: { device: ["tablet"] }, url: "https://example.com/tablet" },
+    { if: { os: ["android"] }, url: "https://play.google.com/store/apps/details?id=x" },
+    { if: { language: ["ja"] }, url: "https://example.com/ja" },
+    { if: { query: { name: "campaign", value: "spring" } }, url: "https://example.com/spring" },
+  ],
+  variants: [
+    { url: "https://example.com/a", weight: 50 },
+    { url: "https://example.com/b", weight: 50 },
+  ],
+  max_clicks: 1_000_000_000,
+};
+const targetedCode = await createLink(ours, TARGETED);
+const pausedTargetedCode = await createLink(paused, TARGETED);
 const pausedCode = await createLink(paused);
 
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, "lib-bare-302.ts"), "3902"], { stdout: "pipe" });
@@ -47,6 +67,7 @@ const drain = async () => {
 
 // Warm all three (JIT, caches).
 let served = wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: 2 }).requests;
+served += wrk(`${ours.url}/${targetedCode}`, { connections: CONNECTIONS, seconds: 2 }).requests;
 wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: 2 });
 wrk(`${paused.url}/${pausedCode}`, { connections: CONNECTIONS, seconds: 2 });
 await drain();
@@ -63,7 +84,13 @@ const measure = async (pid: number, url: string, after?: () => Promise<unknown>)
 };
 
 // Each round starts with our flusher caught up, so no round pays for the one before it.
-const results: { bare: Round[]; ours: Round[]; paused: Round[] } = { bare: [], ours: [], paused: [] };
+const results: Record<"bare" | "ours" | "paused" | "targeted" | "pausedTargeted", Round[]> = {
+  bare: [],
+  ours: [],
+  paused: [],
+  targeted: [],
+  pausedTargeted: [],
+};
 const drains: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   results.bare.push(await measure(bare.pid, `http://127.0.0.1:3902/x`));
@@ -71,6 +98,10 @@ for (let round = 0; round < ROUNDS; round++) {
   results.ours.push(r);
   served += r.requests;
   results.paused.push(await measure(paused.proc.pid, `${paused.url}/${pausedCode}`));
+  const t = await measure(ours.proc.pid, `${ours.url}/${targetedCode}`, async () => drains.push(await drain()));
+  results.targeted.push(t);
+  served += t.requests;
+  results.pausedTargeted.push(await measure(paused.proc.pid, `${paused.url}/${pausedTargetedCode}`));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -85,7 +116,9 @@ const summarize = (name: string, rs: Round[]) => ({
 const b = summarize("bare Bun.serve 302", results.bare);
 const o = summarize("GET /{code} + click logging", results.ours);
 const p = summarize("  … with the flusher paused", results.paused);
-table([b, o, p].map((r) => ({ ...r, "ratio to bare": (r["req/s (median)"] / b["req/s (median)"]).toFixed(3) })));
+const tg = summarize("GET /{code}: 5 rules, variants, max_clicks", results.targeted);
+const ptg = summarize("  … with the flusher paused", results.pausedTargeted);
+table([b, o, p, tg, ptg].map((r) => ({ ...r, "ratio to bare": (r["req/s (median)"] / b["req/s (median)"]).toFixed(3) })));
 const ratio = o["req/s (median)"] / b["req/s (median)"];
 console.log(
   `\nratio ours/bare: ${ratio.toFixed(3)} (target ≥ 0.9); p99 ${o["p99 ms"]} ms (target < 5 ms); ${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s alternating rounds`,
@@ -95,6 +128,11 @@ console.log(
 const stored = await fetch(`${ours.url}/public-api/v1/analytics/summary?bot_filter=all`, { headers: { "x-api-key": ours.key } })
   .then((r) => r.json() as Promise<{ data: { analytics: { total_clicks: number } } }>)
   .then((j) => j.data.analytics.total_clicks);
+const cpuRatio = (x: typeof o, y: typeof o) => (Number(x["server CPU µs/req"]) / Number(y["server CPU µs/req"])).toFixed(3);
+console.log(
+  `link with 5 rules, variants and max_clicks: server CPU per redirect ${cpuRatio(tg, o)} × the plain link's as deployed, ` +
+    `${cpuRatio(ptg, p)} × with the flusher paused (serving alone); target ≤ 1.15`,
+);
 console.log(
   `after each ${SECONDS} s round, all its clicks were in ClickHouse within ${Math.max(...drains).toFixed(1)} s (median ${median(drains).toFixed(1)} s)`,
 );

@@ -18,13 +18,15 @@ const FEATURES = [
   "webhooks",
   "assets",
   "ops",
+  "users",
+  "console",
 ];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (name === "dist" || name === "node_modules") return [];
-    return statSync(path).isDirectory() ? files(path) : path.endsWith(".ts") ? [path] : [];
+    return statSync(path).isDirectory() ? files(path) : /\.tsx?$/.test(path) ? [path] : [];
   });
 }
 const imports = (path: string) =>
@@ -68,6 +70,15 @@ test("the tracker imports nothing outside tracker/src", () => {
 
 test("the widgets reach the server with `import type` only", () => {
   const runtime = files(join(ROOT, "dashboard-widgets/src")).flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.includes("server/") && !i.typeOnly)
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
+  expect(runtime).toEqual([]);
+});
+
+test("the console reaches the server with `import type` only", () => {
+  const runtime = files(join(ROOT, "console/src")).flatMap((f) =>
     imports(f)
       .filter((i) => i.spec.includes("server/") && !i.typeOnly)
       .map((i) => `${rel(f)} → ${i.spec}`),

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, ConfigError } from "../../server/config";
+import { loadConfig, ConfigError, multiInstanceCheck } from "../../server/config";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "svc-config-"));
 
@@ -40,5 +40,45 @@ describe("config", () => {
     const p = Bun.spawnSync([process.execPath, "server/main.ts"], { env: { ...process.env, PORT: "nope", DATA_DIR: dataDir() } });
     expect(p.exitCode).toBe(1);
     expect(p.stderr.toString()).toContain("PORT");
+  });
+
+  test("CLICKHOUSE_CLUSTER without CLICKHOUSE_URL is refused, naming both", () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_CLUSTER: "main" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_CLUSTER: "main" })).toThrow(/CLICKHOUSE_CLUSTER=main needs CLICKHOUSE_URL/);
+    expect(loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_CLUSTER: "main", CLICKHOUSE_URL: "http://ch:8123" }).clickhouse.cluster).toBe(
+      "main",
+    );
+  });
+
+  test("REDIS_URL (several instances) with an embedded store or a generated APP_SECRET is refused; shared servers, or one instance, are fine", () => {
+    const base = { DATA_DIR: dataDir() };
+    const shared = { DATABASE_URL: "postgres://db/svc", CLICKHOUSE_URL: "http://ch:8123", APP_SECRET: "s".repeat(32), S3_BUCKET: "og" };
+    const check = (env: Record<string, string>) => multiInstanceCheck(loadConfig({ ...base, ...env }), env);
+    const errors = (env: Record<string, string>) => check(env).errors.join("\n");
+    expect(errors({ REDIS_URL: "redis://r:6379" })).toContain(
+      "Postgres (DATABASE_URL is unset) and ClickHouse (CLICKHOUSE_URL is unset) are embedded",
+    );
+    expect(errors({ REDIS_URL: "redis://r:6379", DATABASE_URL: shared.DATABASE_URL })).toContain(
+      "ClickHouse (CLICKHOUSE_URL is unset) is embedded",
+    );
+    expect(errors({ REDIS_URL: "redis://r:6379", CLICKHOUSE_URL: shared.CLICKHOUSE_URL })).toContain(
+      "Postgres (DATABASE_URL is unset) is embedded",
+    );
+    expect(errors({ REDIS_URL: "redis://r:6379", ...shared, APP_SECRET: "" })).toContain("APP_SECRET");
+    expect(check({ REDIS_URL: "redis://r:6379", ...shared })).toEqual({ errors: [], warnings: [] });
+    expect(check({ REDIS_URL: "redis://r:6379", ...shared, S3_BUCKET: "" }).warnings.join()).toContain("S3_BUCKET");
+    expect(check({ DATABASE_URL: shared.DATABASE_URL })).toEqual({ errors: [], warnings: [] }); // one instance on a Postgres server, embedded ClickHouse
+    expect(check({})).toEqual({ errors: [], warnings: [] });
+  });
+
+  test.each([
+    [{ CLICKHOUSE_CLUSTER: "main" }, ["CLICKHOUSE_CLUSTER", "CLICKHOUSE_URL"]],
+    [{ REDIS_URL: "redis://127.0.0.1:1" }, ["REDIS_URL", "DATABASE_URL", "CLICKHOUSE_URL", "APP_SECRET"]],
+  ])("the server refuses to start with %o and names the variables", (env, names) => {
+    const p = Bun.spawnSync([process.execPath, "server/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), DATA_DIR: dataDir(), ...env },
+    });
+    expect(p.exitCode).toBe(1);
+    for (const name of names) expect(p.stderr.toString()).toContain(name);
   });
 });

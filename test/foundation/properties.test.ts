@@ -26,6 +26,9 @@ const link = (over: Partial<CachedLink>): CachedLink => ({
   ogImage: null,
   trackConversions: false,
   utm: [],
+  targeting: null,
+  expiredUrl: null,
+  limitReached: false,
   ...over,
 });
 const param = fc.stringMatching(/^[a-z_]{1,8}$/);

@@ -1,13 +1,16 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childEnv, freshClickhouseDatabase, testClickhouseUrl } from "../helpers/stores";
 
 const WRITER = join(import.meta.dir, "..", "fixtures", "spool-writer.ts");
+// The writer's ClickHouse: embedded in its directory, or the servers pass's server (one database for every run).
+const writerEnv = childEnv(testClickhouseUrl ? { CLICKHOUSE_URL: testClickhouseUrl, CLICKHOUSE_DATABASE: freshClickhouseDatabase() } : {});
 
 /** Runs the writer until `ms` after its first acknowledgement, then SIGKILLs it; returns the last acknowledged sequence number. */
 async function runAndKill(dir: string, start: number, ms: number): Promise<number> {
-  const child = Bun.spawn([process.execPath, WRITER, dir, "write", String(start)], { stdout: "pipe", stderr: "inherit" });
+  const child = Bun.spawn([process.execPath, WRITER, dir, "write", String(start)], { env: writerEnv, stdout: "pipe", stderr: "inherit" });
   let acked = start;
   let buffer = "";
   const reader = (async () => {
@@ -32,13 +35,16 @@ test("kill -9 in the middle of a stream of appends: every acknowledged record is
   // Run i numbers its records from i × 10,000,000 + 1; everything up to its last "ack" must arrive.
   // Records written but not acknowledged before a kill may arrive too (at most once): allowed.
   const ranges: [number, number][] = [];
+  const ids = new Set<string>();
   for (const [i, ms] of [2500, 1800, 2200].entries()) {
     const start = i * 10_000_000;
     const acked = await runAndKill(dir, start, ms);
     expect(acked).toBeGreaterThan(start);
     ranges.push([start + 1, acked]);
+    ids.add(JSON.parse(readFileSync(join(dir, "spool", "spool-id.json"), "utf8")).id);
   }
-  const counted = Bun.spawnSync([process.execPath, WRITER, dir, "count", JSON.stringify(ranges)], { stderr: "inherit" });
+  expect(ids.size).toBe(1); // every replay sends the tokens of the same spool id
+  const counted = Bun.spawnSync([process.execPath, WRITER, dir, "count", JSON.stringify(ranges)], { env: writerEnv, stderr: "inherit" });
   const { rows, distinct, present } = JSON.parse(counted.stdout.toString().trim().split("\n").pop()!);
   expect(rows).toBe(distinct); // nothing twice
   expect(present).toEqual(ranges.map(([lo, hi]) => hi - lo + 1)); // every acknowledged record

@@ -55,3 +55,14 @@ test("a chunk whose token ClickHouse already knows (but whose rows it lost) is s
   const rows = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table("reconcile_rows")} ORDER BY seq`);
   expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3]);
 });
+
+test("the row check of a large chunk (tens of thousands of ids) finds exactly the missing rows", async () => {
+  const ch = t.runtime.deps.ch;
+  await ch.command(`CREATE TABLE ${ch.table("reconcile_many")} (rid UUID) ENGINE = MergeTree ORDER BY rid`);
+  const records = Array.from({ length: 20_000 }, () => ({ rid: crypto.randomUUID() }));
+  const stored = records.filter((_, i) => i % 3 === 0);
+  await ch.insert("reconcile_many", stored);
+  const missing = await missingById<{ rid: string }>(ch, "reconcile_many", "rid", "UUID", (r) => r.rid)(records);
+  expect(missing.length).toBe(records.length - stored.length);
+  expect(new Set(missing.map((r) => r.rid))).toEqual(new Set(records.filter((_, i) => i % 3 !== 0).map((r) => r.rid)));
+});

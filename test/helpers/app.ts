@@ -1,20 +1,22 @@
 // Test apps: a real runtime (real stores) per test file, called in-process or over a loopback server.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../../server/runtime";
-import { preparePostgres, sharedChdb } from "./stores";
+import { freshClickhouseDatabase, freshRedisUrl, preparePostgres, sharedChdb, testClickhouseUrl } from "./stores";
 import { serveApp } from "../../server/http/serve";
 import type { Tier } from "../../server/tiers";
 import { SCOPES } from "../../server/scopes";
+import { assertDocumented, ContractViolation, type ContractChecker } from "./contract";
+import { checkerFor, preloadContract, violations } from "./fetch-contract";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export interface TestApp {
   runtime: Runtime;
   config: Config;
-  /** In-process request: path relative to the server root. */
+  /** In-process request: path relative to the server root. Answers of the public and admin API are checked against the OpenAPI document. */
   request(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<Response>;
   /** Like request, returning status, headers and parsed JSON. */
   call(path: string, init?: RequestInit & { json?: unknown; key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
@@ -37,20 +39,36 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-test-"));
   const databaseUrl = await preparePostgres(dataDir);
+  const redisUrl = env.REDIS_URL ? undefined : await freshRedisUrl();
   const config = loadConfig(
     {
       DATA_DIR: dataDir,
       ADMIN_TOKEN,
       LOG_LEVEL: "error",
       BASE_URL: "http://127.0.0.1:3000",
-      CLICKHOUSE_DATABASE: `t_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`,
+      CLICKHOUSE_DATABASE: freshClickhouseDatabase(),
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(testClickhouseUrl ? { CLICKHOUSE_URL: testClickhouseUrl } : {}),
+      ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
       ...env,
     },
     overrides,
   );
-  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse: await sharedChdb() });
-  const request = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
+  // Embedded, every app of the process shares one chDB (one directory per process); over HTTP each has its client.
+  const sharedClickhouse = config.clickhouse.url ? undefined : await sharedChdb();
+  const runtime = await openRuntime(config, { ...runtimeOptions, sharedClickhouse });
+  // The documents this app serves, read once (the admin one only while the admin API is on).
+  let checkers: Promise<ContractChecker[]> | undefined;
+  const contract = () =>
+    (checkers ??= (async () => {
+      const load = async (path: string, headers: Record<string, string> = {}) => {
+        const res = await runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, { headers }));
+        return res.ok ? [checkerFor(await res.text())] : [];
+      };
+      const admin = config.adminToken ? await load("/admin/v1/openapi.json", { authorization: `Bearer ${config.adminToken}` }) : [];
+      return [...(await load("/public-api/v1/docs/json")), ...admin];
+    })());
+  const request = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
     const headers = new Headers(init.headers);
     if (init.key) headers.set("x-api-key", init.key);
     let body = init.body;
@@ -58,16 +76,18 @@ export async function createTestApp(
       headers.set("content-type", "application/json");
       body = JSON.stringify(init.json);
     }
-    return runtime.app.handle(new Request(`http://127.0.0.1:3000${path}`, { ...init, headers, body }));
+    const req = new Request(`http://127.0.0.1:3000${path}`, { ...init, headers, body });
+    const res = await runtime.app.handle(req);
+    try {
+      await assertDocumented(await contract(), req.method, req.url, res);
+    } catch (err) {
+      if (err instanceof ContractViolation) violations.push(err);
+      throw err;
+    }
+    return res;
   };
   const call = async (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
-    const res = await request(path, init);
-    const text = await res.text();
-    let body: any = text;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, headers: res.headers, body };
+    return parsed(await request(path, init));
   };
   const admin = (method: string, path: string, json?: unknown) =>
     call(`/admin/v1${path}`, { method, json, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
@@ -91,14 +111,29 @@ export async function createTestApp(
     async flush() {
       for (const s of runtime.deps.streams.all) await s.flush();
     },
-    close: () => runtime.close(),
+    // Each app's DATA_DIR holds a copy of the migrated PGlite (hundreds of MB): a full run would fill the disk.
+    async close() {
+      await runtime.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
+}
+
+/** Status, headers and the body as JSON (or text when it is not JSON). */
+export async function parsed(res: Response): Promise<{ status: number; headers: Headers; body: any }> {
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, headers: res.headers, body };
 }
 
 /** A real HTTP server of ours on a loopback port, for tests about HTTP itself. */
 export function listen(app: TestApp): { url: string; stop(): Promise<void> } {
   const server = serveApp(app.runtime, { port: 0, hostname: "127.0.0.1" });
   const port = server.port;
+  preloadContract(`http://127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     stop: async () => {

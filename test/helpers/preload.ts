@@ -1,2 +1,14 @@
-// Loaded before every test file (bunfig.toml): tests see UTC dates regardless of the machine.
+// Loaded before every test file (bunfig.toml): tests see UTC dates regardless of the machine, and
+// every API answer they receive is checked against the OpenAPI document (test/helpers/contract.ts).
+import { afterEach } from "bun:test";
+import { installFetchContract, violations } from "./fetch-contract";
+
 process.env.TZ = "UTC";
+
+installFetchContract();
+
+// A contract violation fails the test that produced it even when the test caught the thrown error.
+afterEach(() => {
+  const found = violations.splice(0);
+  if (found.length) throw found[0];
+});

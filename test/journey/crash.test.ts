@@ -1,76 +1,16 @@
 // kill -9 of the server while batches stream in: every batch answered 202 is in ClickHouse exactly
 // once after restarts, and no batch, acknowledged or not, is stored twice or in part.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Subprocess } from "bun";
+import { api as call, provision, serverProcess } from "../helpers/server-process";
 
-const ADMIN = "crash-test-admin-token-0123456789";
-const dataDir = mkdtempSync(join(tmpdir(), "svc-crash-"));
-let port = 0;
-let child: Subprocess | null = null;
-afterAll(() => {
-  child?.kill(9);
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
-
-async function startServer(): Promise<void> {
-  port ||= freePort();
-  child = Bun.spawn([process.execPath, "server/main.ts"], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN: ADMIN,
-      LOG_LEVEL: "error",
-      SPOOL_FLUSH_MS: "100",
-    },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
-    } catch {}
-    await Bun.sleep(50);
-  }
-  throw new Error("server did not start");
-}
-
-const url = (path: string) => `http://127.0.0.1:${port}${path}`;
-async function api(path: string, init: RequestInit & { json?: unknown; key?: string; admin?: boolean } = {}) {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (init.key) headers["x-api-key"] = init.key;
-  if (init.admin) headers.authorization = `Bearer ${ADMIN}`;
-  const res = await fetch(url(path), { ...init, headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const server = serverProcess();
+afterAll(() => server.remove());
+const url = (path: string) => server.url + path;
+const api = (path: string, init: { key?: string } = {}) => call(server.url, path, init);
 
 test("kill -9 during ingest loses no acknowledged batch and duplicates none", async () => {
-  await startServer();
-  const account = await api("/admin/v1/accounts", { method: "POST", admin: true, json: { name: "crash", tier: "scale" } });
-  const created = await api(`/admin/v1/accounts/${account.body.data.id}/keys`, {
-    method: "POST",
-    admin: true,
-    json: { name: "k", scopes: ["journey:write", "journey:read", "links:write"] },
-  });
-  const key: string = created.body.data.key;
-  const link = await api("/public-api/v1/links", {
-    method: "POST",
-    key,
-    json: { url: "https://example.com/crash", title: "Crash", description: "kill -9 test" },
-  });
-  expect(link.status).toBe(201);
-  const linkId: string = link.body.data.id;
+  await server.start();
+  const { key, linkId } = await provision(server.url);
 
   const SIZE = 10;
   const acked = new Set<number>();
@@ -107,19 +47,17 @@ test("kill -9 during ingest loses no acknowledged batch and duplicates none", as
     const stop = { done: false };
     const senders = Array.from({ length: 4 }, () => sender(stop));
     await Bun.sleep(400 + Math.random() * 900);
-    child!.kill(9); // at a random moment, mid-stream
-    await child!.exited;
+    await server.kill9(); // at a random moment, mid-stream
     stop.done = true;
     await Promise.all(senders);
-    await startServer();
+    await server.start();
   }
   expect(failures).toEqual([]);
   expect(acked.size).toBeGreaterThan(20);
 
   // Drain through a clean shutdown, then read everything back from a final process.
-  child!.kill("SIGTERM");
-  await child!.exited;
-  await startServer();
+  await server.stop();
+  await server.start();
   const seen = new Map<string, number>();
   for (let page = 1; ; page++) {
     const res = await api(`/public-api/v1/journey/links/${linkId}/events?period=24h&limit=200&page=${page}`, { key });

@@ -113,3 +113,34 @@ test("two instances migrating the same database at once both start (advisory loc
   await x.close();
   await y.close();
 });
+
+test("max_clicks is exact when two instances serve the same link at once", async () => {
+  const { key } = await a.createAccount();
+  const link = (
+    await a.call("/public-api/v1/links", {
+      method: "POST",
+      key,
+      json: {
+        url: "https://example.com/limited",
+        title: "t",
+        description: "d",
+        max_clicks: 17,
+        max_clicks_url: "https://example.com/full",
+      },
+    })
+  ).body.data;
+  const servers = [listen(a), listen(b)];
+  try {
+    const hops = servers.flatMap((s) =>
+      Array.from({ length: 20 }, () =>
+        fetch(`${s.url}/${link.short_code}`, { redirect: "manual", headers: BROWSER }).then((r) => r.headers.get("location")),
+      ),
+    );
+    const answers = await Promise.all(hops);
+    expect(answers.filter((l) => l === "https://example.com/limited")).toHaveLength(17);
+    expect(answers.filter((l) => l === "https://example.com/full")).toHaveLength(23);
+    expect((await b.call(`/public-api/v1/links/${link.id}`, { key })).body.data.counted_clicks).toBe(17);
+  } finally {
+    for (const s of servers) await s.stop();
+  }
+});

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { preparePostgres } from "../helpers/stores";
+import { preparePostgres, sharedStoresEnv } from "../helpers/stores";
 import { startReceiver, verifyStandardSignature } from "./receiver";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -21,13 +21,14 @@ function freePort(): number {
   return port;
 }
 
-async function startServer(dataDir: string, port: number, databaseUrl: string | undefined) {
+async function startServer(dataDir: string, port: number, stores: Record<string, string>) {
   const child = Bun.spawn([process.execPath, "server/main.ts"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "",
       TZ: "UTC",
+      ...stores,
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: "127.0.0.1",
@@ -35,7 +36,6 @@ async function startServer(dataDir: string, port: number, databaseUrl: string | 
       LOG_LEVEL: "error",
       WEBHOOK_ALLOW_INSECURE: "true",
       WEBHOOK_RETRY_DELAYS_MS: "50,100",
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     },
     stdout: "ignore",
     stderr: "inherit",
@@ -54,7 +54,7 @@ async function startServer(dataDir: string, port: number, databaseUrl: string | 
 
 test("a kill -9 while deliveries are due loses none: after restart every delivery arrives", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-webhook-crash-"));
-  const databaseUrl = await preparePostgres(dataDir);
+  const stores = await sharedStoresEnv(await preparePostgres(dataDir));
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const admin = async (method: string, path: string, json?: unknown) =>
@@ -75,7 +75,7 @@ test("a kill -9 while deliveries are due loses none: after restart every deliver
     return new Response("try again", { status: 500 });
   });
   try {
-    let server = await startServer(dataDir, port, databaseUrl);
+    let server = await startServer(dataDir, port, stores);
     const account = (await admin("POST", "/accounts", { name: "crash", tier: "scale" })).data;
     const key = (await admin("POST", `/accounts/${account.id}/keys`, { name: "k", scopes: ["webhooks:read", "webhooks:write"] })).data.key;
     const hook = (await (
@@ -95,7 +95,7 @@ test("a kill -9 while deliveries are due loses none: after restart every deliver
     const beforeRestart = receiver.received.length;
 
     receiver.respond = () => new Response("ok");
-    server = await startServer(dataDir, port, databaseUrl);
+    server = await startServer(dataDir, port, stores);
     const arrived = () => new Set(receiver.received.slice(beforeRestart).map((r) => r.json.data.email));
     await receiver.waitFor(() => arrived().size === emails.length, 60_000);
     expect([...arrived()].sort()).toEqual(emails);

@@ -99,6 +99,8 @@ describe("link events", () => {
       short_url: link.short_url,
       original_url: link.original_url,
       expires_at: new Date(link.expires_at ?? soon).toISOString(),
+      reason: "expires_at",
+      expired_url: null,
     });
     const [row] = await t.runtime.deps.pg.query<{ expired_notified_at: unknown }>(
       sql`select expired_notified_at from links where id = ${link.id}`,

@@ -15,7 +15,12 @@ type Responder = (req: Received, index: number) => Response | Promise<Response>;
 
 let cert: { cert: string; key: string } | undefined;
 export function selfSignedCert() {
-  if (cert) return cert;
+  cert ??= makeCertificate("localhost");
+  return cert;
+}
+
+/** A self-signed certificate for `name` (subject and subjectAltName), made with openssl. */
+export function makeCertificate(name: string): { cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), "svc-webhook-cert-"));
   const out = Bun.spawnSync(
     [
@@ -26,7 +31,9 @@ export function selfSignedCert() {
       "rsa:2048",
       "-nodes",
       "-subj",
-      "/CN=localhost",
+      `/CN=${name}`,
+      "-addext",
+      `subjectAltName=DNS:${name}`,
       "-days",
       "1",
       "-keyout",
@@ -37,8 +44,7 @@ export function selfSignedCert() {
     { stderr: "pipe" },
   );
   if (out.exitCode !== 0) throw new Error(`openssl failed: ${out.stderr.toString()}`);
-  cert = { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
-  return cert;
+  return { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };
 }
 
 export interface Receiver {

@@ -43,8 +43,8 @@ describe("webhook secrets and signatures", () => {
 
 describe("webhook URL rules", () => {
   test("a public https address is accepted without the insecure flag (checked without sending anything)", async () => {
-    expect(await checkWebhookUrl("https://93.184.215.14/hooks", false)).toBeNull();
-    expect(await checkWebhookUrl("https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hooks", false)).toBeNull();
+    expect(await checkWebhookUrl("https://93.184.215.14/hooks", { allowPrivate: false })).toBeNull();
+    expect(await checkWebhookUrl("https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hooks", { allowPrivate: false })).toBeNull();
   });
 
   test("private, loopback, link-local and reserved ranges are refused; the insecure flag allows them and http", async () => {
@@ -59,10 +59,10 @@ describe("webhook URL rules", () => {
       "https://[::7f00:1]/",
       "https://[::a00:1]/",
     ]) {
-      expect(await checkWebhookUrl(url, false), url).toContain("private");
-      expect(await checkWebhookUrl(url, true), url).toBeNull();
+      expect(await checkWebhookUrl(url, { allowPrivate: false }), url).toContain("private");
+      expect(await checkWebhookUrl(url, { allowPrivate: true }), url).toBeNull();
     }
-    expect(await checkWebhookUrl("http://127.0.0.1:8080/", true)).toBeNull();
-    expect(await checkWebhookUrl("file:///etc/passwd", true)).toBe("must be an https:// URL");
+    expect(await checkWebhookUrl("http://127.0.0.1:8080/", { allowPrivate: true })).toBeNull();
+    expect(await checkWebhookUrl("file:///etc/passwd", { allowPrivate: true })).toBe("must be an https:// URL");
   });
 });

@@ -25,6 +25,9 @@ export const CLICK_COLUMNS = [
   "referrer_url",
   "language",
   "query",
+  "source",
+  "variant",
+  "rule",
 ] as const satisfies readonly (keyof ClickRow)[];
 
 export function clickRowLine(r: ClickRow): string {
@@ -49,6 +52,9 @@ export function clickRowLine(r: ClickRow): string {
     r.referrer_url,
     r.language,
     r.query,
+    r.source,
+    r.variant,
+    r.rule,
   ]);
 }
 

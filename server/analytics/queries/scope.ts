@@ -1,5 +1,6 @@
 // The WHERE clause every analytics query shares. Only fixed SQL text is chosen here; every value is a
 // bound parameter.
+import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope } from "../model";
 
 export const num = (v: unknown) => Number(v ?? 0);
@@ -14,10 +15,53 @@ export function dailyScope(s: ClickScope) {
       "day >= {start:Date} AND day <= {end:Date}",
       botCondition(s),
       s.domain !== undefined ? "domain = {domain:String}" : "",
+      s.source !== undefined ? "source = {source:String}" : "",
     ]
       .filter(Boolean)
       .join(" AND "),
     params: params(s),
+  };
+}
+
+/**
+ * A daily report's table: its aggregate, or with a source filter clicks_daily_targets (migration 0221),
+ * which has the same columns (day, domain, is_bot, clicks, visitors, last_click) and a source.
+ */
+export const dailyTable = (ch: Clickhouse, s: ClickScope, aggregate: string) =>
+  ch.table(s.source === undefined ? aggregate : "clicks_daily_targets");
+
+/** What a breakdown reads: its aggregate, or the raw clicks when a source filter asks for what it does not hold. */
+export interface ClickRows {
+  from: string;
+  where: string;
+  params: Record<string, unknown>;
+  clicks: string;
+  visitors: string;
+  /** The row's hour (the hourly report). */
+  hour: string;
+}
+
+export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: string): ClickRows {
+  if (s.source === undefined) {
+    const { where, params } = aggregate === "clicks_hourly" ? hourlyScope(s) : dailyScope(s);
+    return { from: ch.table(aggregate), where, params, clicks: "sum(clicks)", visitors: "uniqCombinedMerge(14)(visitors)", hour: "hour" };
+  }
+  const where = [
+    "account_id = {account:UUID}",
+    "timestamp >= toDateTime({start:Date}, 'UTC') AND timestamp < toDateTime({end:Date} + 1, 'UTC')",
+    botCondition(s),
+    s.domain !== undefined ? "domain = {domain:String}" : "",
+    "source = {source:String}",
+  ]
+    .filter(Boolean)
+    .join(" AND ");
+  return {
+    from: ch.table("clicks"),
+    where,
+    params: params(s),
+    clicks: "count()",
+    visitors: "uniqCombined(14)(visitor_hash)",
+    hour: "timestamp",
   };
 }
 
@@ -43,4 +87,5 @@ const params = (s: ClickScope) => ({
   start: s.range.start,
   end: s.range.end,
   ...(s.domain !== undefined ? { domain: s.domain } : {}),
+  ...(s.source !== undefined ? { source: s.source } : {}),
 });

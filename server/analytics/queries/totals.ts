@@ -2,7 +2,7 @@
 // (clicks_daily_links).
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, HourlyRow } from "../model";
-import { hourlyScope, dailyScope, isoOrNull, num } from "./scope";
+import { breakdownRows, dailyScope, dailyTable, isoOrNull, num } from "./scope";
 
 export interface ClickTotals {
   clicks: number;
@@ -14,7 +14,7 @@ export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise
   const { where, params } = dailyScope(scope);
   const [row] = await ch.query(
     `SELECT sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
-     FROM ${ch.table("clicks_daily")} WHERE ${where}`,
+     FROM ${dailyTable(ch, scope, "clicks_daily")} WHERE ${where}`,
     params,
   );
   return { clicks: num(row?.clicks), unique_visitors: num(row?.unique_visitors), last_click_at: isoOrNull(row?.last_ms) };
@@ -31,7 +31,7 @@ export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Pro
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(
     `SELECT toString(day) AS date, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
-     FROM ${ch.table("clicks_daily")} WHERE ${where} GROUP BY date ORDER BY date`,
+     FROM ${dailyTable(ch, scope, "clicks_daily")} WHERE ${where} GROUP BY date ORDER BY date`,
     params,
   );
   return rows.map((r) => ({ date: String(r.date), clicks: num(r.clicks), unique_visitors: num(r.unique_visitors) }));
@@ -39,11 +39,11 @@ export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Pro
 
 /** Hours of the day (UTC) with clicks only; callers fill the gaps. */
 export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promise<HourlyRow[]> {
-  const { where, params } = hourlyScope(scope);
+  const r = breakdownRows(ch, scope, "clicks_hourly");
   const rows = await ch.query(
-    `SELECT toHour(hour) AS h, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
-     FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY h ORDER BY h`,
-    params,
+    `SELECT toHour(${r.hour}) AS h, ${r.clicks} AS clicks, ${r.visitors} AS unique_visitors
+     FROM ${r.from} WHERE ${r.where} GROUP BY h ORDER BY h`,
+    r.params,
   );
   return rows.map((r) => ({ hour: num(r.h), clicks: num(r.clicks), unique_visitors: num(r.unique_visitors) }));
 }
@@ -61,6 +61,6 @@ export async function getAccountDailyClicks(ch: Clickhouse, a: { accountId: stri
 /** Links with at least one click in the scope. */
 export async function countActiveLinks(ch: Clickhouse, scope: ClickScope): Promise<number> {
   const { where, params } = dailyScope(scope);
-  const [row] = await ch.query(`SELECT uniqExact(link_id) AS n FROM ${ch.table("clicks_daily_links")} WHERE ${where}`, params);
+  const [row] = await ch.query(`SELECT uniqExact(link_id) AS n FROM ${dailyTable(ch, scope, "clicks_daily_links")} WHERE ${where}`, params);
   return num(row?.n);
 }

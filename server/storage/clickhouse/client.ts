@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
 import { applyClickhouseMigrations } from "./migrate";
+import { CLUSTER_SETTINGS } from "./cluster-ddl";
 
 export interface ClickhouseOptions {
   url?: string;
@@ -14,6 +15,8 @@ export interface ClickhouseOptions {
   dataDir: string;
   /** An already open client (tests share one chDB per process); it is not closed by this wrapper. */
   sharedClient?: ClickHouseClient;
+  /** Serializes the migrations of instances starting at once (runtime.ts holds a Postgres advisory lock). */
+  migrationLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export interface Clickhouse {
@@ -45,12 +48,34 @@ export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhous
     : opts.url
       ? openHttp(opts)
       : await openChdb(opts);
-  await applyClickhouseMigrations(ch);
+  const lock = opts.migrationLock ?? ((fn) => fn());
+  await lock(() => applyClickhouseMigrations(ch));
   return ch;
 }
 
+/**
+ * Settings every insert sends to a ClickHouse server, whatever the server's defaults and profiles say:
+ * - async_insert = 0: the rows are in the table before the answer, and deduplication follows
+ *   insert_deduplication_token. An asynchronous insert (the default on some servers, ClickHouse Cloud's
+ *   among them) deduplicates under async_insert_deduplicate instead, which the spool's chunk tokens do
+ *   not drive, so a replay after a crash could store a chunk twice.
+ * - wait_end_of_query = 1: the server answers once the insert has finished, so a failure arrives as an
+ *   error status, never after a 200.
+ * - insert_deduplicate = 1: a profile may turn deduplication off; replays depend on it.
+ * The chunk's own token, block size and dependent-view deduplication come with each chunk's settings.
+ */
+export const SERVER_INSERT_SETTINGS = { async_insert: 0, wait_end_of_query: 1, insert_deduplicate: 1 } as const;
+
 function openHttp(opts: ClickhouseOptions): Clickhouse {
-  const client = createClient({ url: opts.url, username: opts.user, password: opts.password, request_timeout: 30_000 });
+  const client = createClient({
+    url: opts.url,
+    username: opts.user,
+    password: opts.password,
+    request_timeout: 30_000,
+    clickhouse_settings: opts.cluster ? { ...CLUSTER_SETTINGS } : undefined,
+    // Parameters past 4 KB go in a multipart body: proxies refuse long URLs (a server takes 1 MiB).
+    use_multipart_params_auto: true,
+  });
   return wrap(client, "http", opts);
 }
 
@@ -66,7 +91,7 @@ async function openChdb(opts: ClickhouseOptions): Promise<Clickhouse> {
 interface ChdbRawInsert {
   rawInsert(p: {
     table: string;
-    columns: readonly string[];
+    columns?: readonly string[];
     format: string;
     values: Buffer;
     settings?: Record<string, string | number>;
@@ -91,7 +116,23 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     },
     async insert(table, rows, settings) {
       if (rows.length === 0) return;
-      await client.insert({ table: `${db}.${table}`, values: rows as object[], format: "JSONEachRow", clickhouse_settings: settings });
+      if (chdb) {
+        // Through the SETTINGS clause: the connection's own insert would SET them on the shared session for good.
+        const values = Buffer.from(rows.map((r) => JSON.stringify(r)).join("\n"));
+        await chdb.rawInsert({
+          table: `${db}.${table}`,
+          format: "JSONEachRow",
+          values,
+          settings: settings as Record<string, string | number>,
+        });
+        return;
+      }
+      await client.insert({
+        table: `${db}.${table}`,
+        values: rows as object[],
+        format: "JSONEachRow",
+        clickhouse_settings: { ...settings, ...SERVER_INSERT_SETTINGS },
+      });
     },
     async insertRaw(table, columns, format, data, settings) {
       if (chdb) {
@@ -101,9 +142,10 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
       const result = await client.exec({
         query: `INSERT INTO ${db}.${table} (${columns.join(", ")}) FORMAT ${format}`,
         values: Readable.from([data], { objectMode: false }),
-        clickhouse_settings: { wait_end_of_query: 1, ...settings } as ClickHouseSettings,
+        clickhouse_settings: { ...settings, ...SERVER_INSERT_SETTINGS } as ClickHouseSettings,
       });
-      result.stream.destroy();
+      // Read to the end, so the connection goes back to the pool (destroying it made the client warn and reconnect).
+      for await (const _ of result.stream);
     },
     async ping() {
       await client.query({ query: "SELECT 1", format: "JSONEachRow" }).then((r) => r.json());

@@ -34,3 +34,15 @@ export async function applyMigrations(pg: Postgres): Promise<void> {
     }
   });
 }
+
+/**
+ * Runs `fn` while holding a Postgres advisory lock (a no-op on embedded PGlite, which one process owns):
+ * the ClickHouse migrations of several instances starting at once run one after the other this way.
+ */
+export async function withAdvisoryLock<T>(pg: Postgres, lockId: number, fn: () => Promise<T>): Promise<T> {
+  if (pg.kind === "pglite") return fn();
+  return pg.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${lockId})`);
+    return fn();
+  });
+}

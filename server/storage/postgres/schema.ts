@@ -2,6 +2,16 @@
 import { sql } from "drizzle-orm";
 import { pgTable, uuid, text, timestamp, jsonb, boolean, integer, bigint, index, uniqueIndex, primaryKey, date } from "drizzle-orm/pg-core";
 
+/** Stored shapes of a link's rules and variants (validated by the links feature before they get here). */
+export interface LinkRuleJson {
+  if: { country?: string[]; device?: string[]; os?: string[]; language?: string[]; query?: { name: string; value: string } };
+  url: string;
+}
+export interface LinkVariantJson {
+  url: string;
+  weight: number;
+}
+
 const createdAt = () => timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow();
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: "date" });
 
@@ -35,6 +45,15 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex("api_keys_key_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
 );
 
+/** People who sign in to the console; the email is stored lower-cased. */
+export const users = pgTable("users", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  email: text("email").notNull().unique("users_email_key"),
+  passwordHash: text("password_hash").notNull(),
+  createdAt: createdAt(),
+  passwordChangedAt: ts("password_changed_at").notNull().defaultNow(),
+});
+
 export const teamMembers = pgTable(
   "team_members",
   {
@@ -44,9 +63,70 @@ export const teamMembers = pgTable(
       .references(() => accounts.id, { onDelete: "cascade" }),
     email: text("email").notNull(),
     role: text("role").notNull(),
+    /** The user who holds this membership; null until the invited person accepts. */
+    userId: uuid("user_id").references(() => users.id, { onDelete: "cascade" }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email)],
+  (t) => [uniqueIndex("team_members_account_email_idx").on(t.accountId, t.email), index("team_members_user_idx").on(t.userId)],
+);
+
+/** Console sessions: only the SHA-256 of the cookie's token is stored. */
+export const userSessions = pgTable(
+  "user_sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique("user_sessions_token_hash_key"),
+    userAgent: text("user_agent"),
+    ip: text("ip"),
+    createdAt: createdAt(),
+    lastSeenAt: ts("last_seen_at").notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [index("user_sessions_user_idx").on(t.userId)],
+);
+
+/**
+ * Invitations to an account (token stored as SHA-256). A setup link is an owner invitation without
+ * an email: whoever opens it chooses the email.
+ */
+export const invitations = pgTable(
+  "invitations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email"),
+    role: text("role").notNull(),
+    tokenHash: text("token_hash").notNull().unique("invitations_token_hash_key"),
+    invitedBy: uuid("invited_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    acceptedAt: ts("accepted_at"),
+  },
+  (t) => [index("invitations_account_idx").on(t.accountId)],
+);
+
+/** One-time password reset tokens (SHA-256), from the email form or the operator's CLI. */
+export const passwordResets = pgTable(
+  "password_resets",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique("password_resets_token_hash_key"),
+    createdAt: createdAt(),
+    expiresAt: ts("expires_at").notNull(),
+    usedAt: ts("used_at"),
+  },
+  (t) => [index("password_resets_user_idx").on(t.userId)],
 );
 
 /** Exact monthly counters; month is the first day of the calendar month (UTC). */
@@ -136,6 +216,16 @@ export const links = pgTable(
     deletedAt: ts("deleted_at"),
     lastAccessedAt: ts("last_accessed_at"),
     expiredNotifiedAt: ts("expired_notified_at"),
+    /** Targeting rules and A/B variants as the API takes them (links/model.ts); null when none. */
+    rules: jsonb("rules").$type<LinkRuleJson[]>(),
+    variants: jsonb("variants").$type<LinkVariantJson[]>(),
+    maxClicks: integer("max_clicks"),
+    maxClicksUrl: text("max_clicks_url"),
+    expiredUrl: text("expired_url"),
+    /** Human clicks served while the link has max_clicks (exact: the redirect adds to it atomically). */
+    countedClicks: bigint("counted_clicks", { mode: "number" }).notNull().default(0),
+    limitNotifiedAt: ts("limit_notified_at"),
+    qrLogo: text("qr_logo"),
   },
   (t) => [
     uniqueIndex("links_code_default_domain_idx").on(t.shortCode).where(sql`${t.domainId} IS NULL`),
@@ -161,6 +251,8 @@ export const links = pgTable(
     ),
     index("links_deleted_idx").on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`),
     index("links_expiry_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL AND ${t.expiredNotifiedAt} IS NULL`),
+    // The sweeper's limited links that have not announced a reached limit yet (migration 0008).
+    index("links_click_limit_idx").on(t.id).where(sql`${t.maxClicks} IS NOT NULL AND ${t.limitNotifiedAt} IS NULL`),
   ],
 );
 

@@ -1,0 +1,79 @@
+// The console: loads the session, then shows either the sign-in pages or the signed-in shell and the page
+// of the current path. Every page change moves focus to its heading and names the document.
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { ApiError, CONSOLE, get, post, setCsrfToken, whenSignedOut } from "./api";
+import { currentRoute, navigate, navigated, useRoute } from "./router";
+import { SessionContext, type SessionState } from "./session";
+import type { Session } from "./types";
+import { AuthPages } from "./pages/auth";
+import { Shell } from "./shell";
+import { Alert, Loading } from "./ui/parts";
+import { pageFor } from "./routes";
+
+const AUTH_PATHS = ["/sign-in", "/sign-up", "/setup", "/invite", "/forgot", "/reset"];
+
+export function App() {
+  const route = useRoute();
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [bootError, setBootError] = useState<ApiError | null>(null);
+
+  const load = async () => {
+    try {
+      const s = await get<Session>(`${CONSOLE}/session`);
+      setCsrfToken(s.csrf_token);
+      setSession(s);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) setSession(null);
+      else setBootError(e as ApiError);
+    }
+  };
+  useEffect(() => {
+    whenSignedOut(() => setSession(null));
+    void load();
+  }, []);
+
+  const onAuthPath = AUTH_PATHS.includes(route.path);
+  useEffect(() => {
+    if (session === null && !onAuthPath) navigate(`/sign-in`, { replace: true });
+    if (session && (onAuthPath || route.path === "/")) navigate("/links", { replace: true });
+  }, [session, route.path]);
+
+  // After each navigation inside the console the new page's heading gets focus (so it is announced);
+  // a page loaded by the browser keeps the usual start (the skip link first). The heading names the document.
+  useEffect(() => {
+    const h1 = document.querySelector<HTMLElement>("main h1");
+    if (navigated) h1?.focus();
+    document.title = `${h1?.textContent ?? "Console"} · Console`;
+  }, [route.path, !!session]);
+
+  const state = useMemo<SessionState | null>(
+    () =>
+      session
+        ? {
+            session,
+            can: (p) => (session.permissions as readonly string[]).includes(p),
+            refresh: load,
+            signOut: async () => {
+              await post(`${CONSOLE}/session/sign-out`).catch(() => {});
+              setSession(null);
+            },
+          }
+        : null,
+    [session],
+  );
+
+  if (bootError)
+    return (
+      <main id="main" class="narrow">
+        <h1>The console could not start</h1>
+        <Alert error={bootError} />
+      </main>
+    );
+  if (session === undefined) return <Loading what="Loading the console" />;
+  if (!state || onAuthPath) return <AuthPages route={route} onSignedIn={(s) => (setCsrfToken(s.csrf_token), setSession(s))} />;
+  return (
+    <SessionContext.Provider value={state}>
+      <Shell>{pageFor(currentRoute().path, route.query)}</Shell>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,2 @@
+// esbuild bundles the stylesheet imported by main.tsx into app.css.
+declare module "*.css";

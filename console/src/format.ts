@@ -1,0 +1,35 @@
+// Numbers, dates and times in the browser's locale (Intl), one formatter of each kind.
+const locale = navigator.language || "en";
+const number = new Intl.NumberFormat(locale);
+const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
+const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });
+const relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
+
+export const fmtNumber = (n: number | null | undefined) => (n === null || n === undefined ? "—" : number.format(n));
+export const fmtDateTime = (iso: string | null | undefined) => (iso ? dateTime.format(new Date(iso)) : "—");
+export const fmtDate = (iso: string | null | undefined) => (iso ? date.format(new Date(iso)) : "—");
+
+/** "3 days ago", "in 2 hours": the largest unit that fits. */
+export function fmtRelative(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return "never";
+  const seconds = (new Date(iso).getTime() - now) / 1000;
+  const units: [Intl.RelativeTimeFormatUnit, number][] = [
+    ["day", 86_400],
+    ["hour", 3_600],
+    ["minute", 60],
+  ];
+  for (const [unit, size] of units) if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  return relative.format(Math.round(seconds), "second");
+}
+
+export const fmtPercent = (used: number, limit: number | null) =>
+  limit === null
+    ? ""
+    : new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 1 }).format(limit === 0 ? 0 : used / limit);
+
+export const fmtDuration = (seconds: number) =>
+  seconds < 60
+    ? `${number.format(Math.round(seconds))} s`
+    : seconds < 3600
+      ? `${number.format(Math.round(seconds / 60))} min`
+      : `${number.format(Math.round(seconds / 360) / 10)} h`;

@@ -1,0 +1,230 @@
+// Create and edit a link with every field of the API: destination, title, description, custom alias, tags,
+// domain, campaign, expiry, password, UTM parameters (with the resulting address shown as you type), and an
+// OG image by URL or by upload (with a preview). The API validates; its field errors show beside the fields.
+import { useMemo, useState } from "preact/hooks";
+import { API, get, patch, post, putBytes } from "../../api";
+import { navigate } from "../../router";
+import { useSession } from "../../session";
+import type { Campaign, Domain, Link } from "../../types";
+import { useAsync, useSubmit } from "../../ui/async";
+import { Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
+
+const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
+type Values = Record<string, string>;
+
+export function LinkFormPage({ id }: { id?: string }) {
+  const { can } = useSession();
+  const link = useAsync(() => (id ? get<Link>(`${API}/links/${id}`) : Promise.resolve(null)), [id]);
+  const domains = useAsync(() => (can("domains:read") ? get<Domain[]>(`${API}/domains`) : Promise.resolve([])), []);
+  const campaigns = useAsync(() => get<Campaign[]>(`${API}/campaigns`).catch(() => []), []);
+  if (link.state === "error") return <Failed error={link.error} retry={link.reload} />;
+  if (link.state === "loading" || domains.state === "loading" || campaigns.state === "loading") return <Loading what="Loading the form" />;
+  return <LinkForm link={link.data} domains={(domains.data ?? []).filter((d) => d.verified)} campaigns={campaigns.data ?? []} />;
+}
+
+/** `datetime-local` works in local time without an offset; the API wants ISO 8601 in UTC. */
+const toLocalInput = (iso: string | null) =>
+  iso ? new Date(new Date(iso).getTime() - new Date(iso).getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : "";
+const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : null);
+
+function withUtm(url: string, v: Values): string {
+  try {
+    const u = new URL(url);
+    for (const k of UTM) if (v[k]) u.searchParams.set(k, v[k]);
+    return u.href;
+  } catch {
+    return "";
+  }
+}
+
+function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Domain[]; campaigns: Campaign[] }) {
+  const initial: Values = {
+    url: link?.original_url ?? "",
+    title: link?.title ?? "",
+    description: link?.description ?? "",
+    custom_alias: link?.short_code ?? "",
+    tags: link?.tags.join(", ") ?? "",
+    domain_id: link?.domain_id ?? "",
+    campaign_id: link?.campaign_id ?? "",
+    expires_at: toLocalInput(link?.expires_at ?? null),
+    og_image: link?.og_image ?? "",
+    ...Object.fromEntries(UTM.map((k) => [k, link?.[k] ?? ""])),
+  };
+  const [v, setV] = useState<Values>(initial);
+  const [protect, setProtect] = useState(link?.is_password_protected ?? false);
+  const [active, setActive] = useState(link?.is_active ?? true);
+  const [track, setTrack] = useState(link?.track_conversions ?? false);
+  const [file, setFile] = useState<File | null>(null);
+  const fileUrl = useMemo(() => (file ? URL.createObjectURL(file) : ""), [file]);
+  const preview = fileUrl || v.og_image;
+  const set = (k: string) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
+
+  const form = useSubmit(async (password: string) => {
+    const tags = v.tags
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean);
+    const utm = Object.fromEntries(UTM.map((k) => [k, v[k]]));
+    let saved: Link;
+    if (!link) {
+      const body: Record<string, unknown> = { url: v.url, tags, track_conversions: track };
+      for (const k of ["title", "description", "custom_alias", "og_image", "domain_id", "campaign_id", ...UTM]) if (v[k]) body[k] = v[k];
+      if (v.expires_at) body.expires_at = fromLocalInput(v.expires_at);
+      if (protect) Object.assign(body, { is_password_protected: true, password });
+      saved = await post<Link>(`${API}/links`, body);
+    } else {
+      const body: Record<string, unknown> = {
+        title: v.title,
+        description: v.description,
+        tags,
+        expires_at: fromLocalInput(v.expires_at),
+        is_active: active,
+        track_conversions: track,
+        domain_id: v.domain_id || null,
+        campaign_id: v.campaign_id || null,
+        ...utm,
+      };
+      if (v.custom_alias !== link.short_code) body.custom_alias = v.custom_alias;
+      if (v.og_image !== (link.og_image ?? "") && v.og_image) body.og_image = v.og_image;
+      if (!protect && link.is_password_protected) body.is_password_protected = false;
+      if (protect && password) Object.assign(body, { is_password_protected: true, password });
+      saved = await patch<Link>(`${API}/links/${link.id}`, body);
+    }
+    if (file) await putBytes(`${API}/links/${saved.id}/og-image`, file);
+    navigate(`/links/${saved.id}`);
+  });
+  const err = form.error?.fields ?? {};
+  const final = withUtm(v.url, v);
+
+  return (
+    <>
+      <PageHeader title={link ? `Edit ${link.short_code}` : "New link"} />
+      <form
+        class="card form-grid"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const password = String(new FormData(e.target as HTMLFormElement).get("password") ?? "");
+          void form.submit(password);
+        }}
+      >
+        <Alert error={form.error} />
+        <fieldset>
+          <legend>Destination</legend>
+          {link ? (
+            <p>
+              <span class="muted">Destination (cannot change):</span> <span class="clip">{link.original_url}</span>
+            </p>
+          ) : (
+            <Field
+              label="Destination URL"
+              name="url"
+              type="url"
+              required
+              value={v.url}
+              onInput={set("url")}
+              error={err.url}
+              placeholder="https://example.com/page"
+            />
+          )}
+          <Field
+            label="Title"
+            name="title"
+            value={v.title}
+            onInput={set("title")}
+            error={err.title}
+            hint="Read from the page when left empty."
+          />
+          <Field label="Description" name="description" value={v.description} onInput={set("description")} error={err.description} />
+          <Field label="Tags" name="tags" value={v.tags} onInput={set("tags")} error={err.tags} hint="Separated by commas." />
+        </fieldset>
+        <fieldset>
+          <legend>Short address</legend>
+          <Field
+            label="Custom alias"
+            name="custom_alias"
+            value={v.custom_alias}
+            onInput={set("custom_alias")}
+            error={err.custom_alias}
+            hint="3–64 letters, digits, - or _. Left empty, a code is generated."
+          />
+          <Select label="Domain" name="domain_id" value={v.domain_id} onChange={set("domain_id")} error={err.domain_id}>
+            <option value="">Default domain</option>
+            {domains.map((d) => (
+              <option value={d.id}>{d.name}</option>
+            ))}
+          </Select>
+          <Select label="Campaign" name="campaign_id" value={v.campaign_id} onChange={set("campaign_id")} error={err.campaign_id}>
+            <option value="">None</option>
+            {campaigns.map((c) => (
+              <option value={c.id}>{c.name}</option>
+            ))}
+          </Select>
+        </fieldset>
+        <fieldset>
+          <legend>Access</legend>
+          {link && (
+            <Field label="Active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
+          )}
+          <Field
+            label="Expires at (your local time)"
+            name="expires_at"
+            type="datetime-local"
+            value={v.expires_at}
+            onInput={set("expires_at")}
+            error={err.expires_at}
+          />
+          <Field
+            label="Password-protected"
+            type="checkbox"
+            checked={protect}
+            onChange={(e) => setProtect((e.target as HTMLInputElement).checked)}
+          />
+          {protect && (
+            <Field
+              label={link?.is_password_protected ? "New password (leave empty to keep the current one)" : "Password"}
+              name="password"
+              type="password"
+              autocomplete="new-password"
+              required={!link?.is_password_protected}
+              error={err.password ?? err.is_password_protected}
+            />
+          )}
+          <Field
+            label="Track conversions (adds svc_ref for the tracker)"
+            type="checkbox"
+            checked={track}
+            onChange={(e) => setTrack((e.target as HTMLInputElement).checked)}
+          />
+        </fieldset>
+        <fieldset>
+          <legend>UTM parameters</legend>
+          {UTM.map((k) => (
+            <Field label={`UTM ${k.slice(4)}`} name={k} value={v[k]} onInput={set(k)} error={err[k]} />
+          ))}
+          <p class="muted" aria-live="polite">
+            Visitors land on: <span class="clip">{final || "—"}</span>
+          </p>
+        </fieldset>
+        <fieldset>
+          <legend>Preview image</legend>
+          <Field label="Image URL" name="og_image" type="url" value={v.og_image} onInput={set("og_image")} error={err.og_image} />
+          <Field
+            label="Or upload an image (PNG, JPEG, WebP or GIF, at most 5 MB; Growth tier and up)"
+            type="file"
+            accept="image/png,image/jpeg,image/webp,image/gif"
+            onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+          />
+          {preview && <img class="og-preview" src={preview} alt="Preview of the link's image" />}
+        </fieldset>
+        <div class="form-actions">
+          <button type="submit" disabled={form.busy}>
+            {form.busy ? "Saving…" : link ? "Save changes" : "Create link"}
+          </button>
+          <button type="button" class="secondary" onClick={() => history.back()}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </>
+  );
+}

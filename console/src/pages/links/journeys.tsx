@@ -1,0 +1,137 @@
+// A link's journeys: the period's summary, its sessions (each opens to its events in order), and a
+// funnel builder (steps typed as event names, event types or page URLs, drawn by <svc-funnel>).
+import { useState } from "preact/hooks";
+import { API, get, getPage } from "../../api";
+import { fmtDateTime, fmtDuration, fmtNumber } from "../../format";
+import type { JourneyEvent, JourneySession, JourneySummary } from "../../types";
+import { useAsync } from "../../ui/async";
+import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
+
+const PERIODS = ["24h", "7d", "30d", "90d"];
+
+export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
+  const [period, setPeriod] = useState("30d");
+  const [page, setPage] = useState(1);
+  const base = `${API}/journey/links/${linkId}`;
+  const summary = useAsync(() => get<JourneySummary>(`${base}/summary`, { period }), [linkId, period]);
+  const sessions = useAsync(() => getPage<JourneySession>(`${base}/sessions`, { period, page, limit: 10 }), [linkId, period, page]);
+  const [steps, setSteps] = useState("");
+  const [applied, setApplied] = useState("");
+
+  return (
+    <section class="card" aria-labelledby="journeys">
+      <div class="section-head">
+        <h2 id="journeys">Journeys</h2>
+        <Select label="Period" value={period} onChange={(e) => (setPeriod((e.target as HTMLSelectElement).value), setPage(1))}>
+          {PERIODS.map((p) => (
+            <option value={p}>Last {p}</option>
+          ))}
+        </Select>
+      </div>
+      <Loaded value={summary} what="Loading the journey summary">
+        {(data) => (
+          <>
+            <dl class="stats" id="journey-summary">
+              <div>
+                <dt>Visitors</dt>
+                <dd>{fmtNumber(data.total_visitors)}</dd>
+              </div>
+              <div>
+                <dt>Sessions</dt>
+                <dd>{fmtNumber(data.total_sessions)}</dd>
+              </div>
+              <div>
+                <dt>Events</dt>
+                <dd>{fmtNumber(data.total_events)}</dd>
+              </div>
+              <div>
+                <dt>Average session</dt>
+                <dd>{fmtDuration(data.avg_session_duration_seconds)}</dd>
+              </div>
+            </dl>
+          </>
+        )}
+      </Loaded>
+      <h3>Sessions</h3>
+      <Loaded
+        value={sessions}
+        what="Loading sessions"
+        empty={
+          <>
+            <p>No sessions in this period. Add the tracker to the destination page with a key that has journey:write.</p>
+          </>
+        }
+        isEmpty={(d) => d.items.length === 0}
+      >
+        {(data) => (
+          <>
+            <>
+              <ul class="sessions">
+                {data.items.map((s) => (
+                  <SessionItem base={base} period={period} s={s} />
+                ))}
+              </ul>
+              <Pagination page={data.page} totalPages={data.totalPages} total={data.total} onPage={setPage} />
+            </>
+          </>
+        )}
+      </Loaded>
+      <h3>Funnel</h3>
+      <form
+        class="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied(steps.trim());
+        }}
+      >
+        <div class="field">
+          <label for="funnel-steps">Steps, in order, separated by commas</label>
+          <input
+            id="funnel-steps"
+            value={steps}
+            onInput={(e) => setSteps((e.target as HTMLInputElement).value)}
+            placeholder="page_view, signup, purchase"
+          />
+        </div>
+        <button type="submit">Show funnel</button>
+      </form>
+      {applied && <svc-funnel id="w-funnel" link-id={linkId} steps={applied.replace(/\s*,\s*/g, ",")} period={period} theme={theme} />}
+    </section>
+  );
+}
+
+function SessionItem({ base, period, s }: { base: string; period: string; s: JourneySession }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <li>
+      <button type="button" class="session-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span>{fmtDateTime(s.started_at)}</span>
+        <span>
+          {fmtNumber(s.event_count)} events · {fmtDuration(s.duration_seconds)}
+          {s.converted && <span class="badge ok">Converted</span>}
+        </span>
+        <span class="muted clip">{s.entry_page}</span>
+      </button>
+      {open && <SessionEvents base={base} period={period} sessionId={s.session_id} />}
+    </li>
+  );
+}
+
+function SessionEvents({ base, period, sessionId }: { base: string; period: string; sessionId: string }) {
+  const events = useAsync(
+    async () => (await get<JourneyEvent[]>(`${base}/events`, { period, session_id: sessionId, limit: 200 })).reverse(),
+    [sessionId],
+  );
+  if (events.state === "error") return <Failed error={events.error} retry={events.reload} />;
+  if (!events.data) return <Loading what="Loading the session's events" />;
+  return (
+    <ol class="events">
+      {events.data.map((e) => (
+        <li>
+          <time dateTime={e.timestamp}>{fmtDateTime(e.timestamp)}</time> <strong>{e.event_name ?? e.event_type}</strong>{" "}
+          <span class="muted clip">{e.page_url}</span>
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,162 @@
+// Links: search, filters, sort and pagination, all kept in the address (so a filtered list can be
+// bookmarked and the back button works), with loading, empty and error states.
+import { API, get, getPage } from "../../api";
+import { fmtDateTime, fmtRelative } from "../../format";
+import { navigate, setQuery } from "../../router";
+import { useSession } from "../../session";
+import type { Domain, Link } from "../../types";
+import { useAsync } from "../../ui/async";
+import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select } from "../../ui/parts";
+
+const SORTS: [string, string][] = [
+  ["created_at", "Created"],
+  ["updated_at", "Updated"],
+  ["last_accessed_at", "Last click"],
+  ["title", "Title"],
+  ["short_code", "Short code"],
+  ["original_url", "Destination"],
+  ["expires_at", "Expiry"],
+];
+
+export function LinksPage({ query }: { query: URLSearchParams }) {
+  const { can } = useSession();
+  const q = Object.fromEntries(query) as Record<string, string>;
+  const params = { per_page: 20, sort_by: "created_at", sort_order: "desc", ...q, page: q.page ?? 1 };
+  const links = useAsync(() => getPage<Link>(`${API}/links`, params), [query.toString()]);
+  const domains = useAsync(() => (can("domains:read") ? get<Domain[]>(`${API}/domains`) : Promise.resolve([])), []);
+  const filtered = ["search", "tags", "is_active", "has_password", "domain_id"].some((k) => q[k]);
+  // Choices apply at once (the list below changes, nothing else); typed text applies on Enter or Apply.
+  const onChoose = (e: Event) => {
+    const el = e.target as HTMLSelectElement;
+    setQuery({ [el.name]: el.value, page: null });
+  };
+  const onFilter = (e: Event) => {
+    e.preventDefault();
+    const v = Object.fromEntries(new FormData(e.target as HTMLFormElement)) as Record<string, string>;
+    setQuery({ ...v, page: null });
+  };
+
+  return (
+    <>
+      <PageHeader title="Links">
+        <A to="/trash" class="button secondary">
+          Trash
+        </A>
+        {can("links:write") && (
+          <A to="/links/new" class="button">
+            New link
+          </A>
+        )}
+      </PageHeader>
+      <form role="search" class="filters" onSubmit={onFilter} aria-label="Filter links">
+        <Field label="Search" name="search" type="search" defaultValue={q.search} placeholder="URL, title or code" />
+        <Field label="Tags" name="tags" defaultValue={q.tags} placeholder="launch, promo" />
+        <Select label="Status" name="is_active" value={q.is_active ?? ""} onChange={onChoose}>
+          <option value="">Any</option>
+          <option value="true">Active</option>
+          <option value="false">Inactive</option>
+        </Select>
+        <Select label="Password" name="has_password" value={q.has_password ?? ""} onChange={onChoose}>
+          <option value="">Any</option>
+          <option value="true">Protected</option>
+          <option value="false">Open</option>
+        </Select>
+        {!!domains.data?.length && (
+          <Select label="Domain" name="domain_id" value={q.domain_id ?? ""} onChange={onChoose}>
+            <option value="">Any</option>
+            {domains.data.map((d) => (
+              <option value={d.id}>{d.name}</option>
+            ))}
+          </Select>
+        )}
+        <Select label="Sort by" name="sort_by" value={params.sort_by} onChange={onChoose}>
+          {SORTS.map(([v, l]) => (
+            <option value={v}>{l}</option>
+          ))}
+        </Select>
+        <Select label="Order" name="sort_order" value={params.sort_order} onChange={onChoose}>
+          <option value="desc">Descending</option>
+          <option value="asc">Ascending</option>
+        </Select>
+        <div class="filter-actions">
+          <button type="submit">Apply</button>
+          {filtered && (
+            <button type="button" class="secondary" onClick={() => navigate("/links")}>
+              Clear
+            </button>
+          )}
+        </div>
+      </form>
+      <Loaded
+        value={links}
+        what="Loading links"
+        empty={
+          <>
+            {filtered ? (
+              <p>No link matches these filters.</p>
+            ) : (
+              <p>
+                No links yet.{" "}
+                {can("links:write") && (
+                  <A to="/links/new" class="button">
+                    Create your first link
+                  </A>
+                )}
+              </p>
+            )}
+          </>
+        }
+        isEmpty={(d) => d.items.length === 0}
+      >
+        {(data) => (
+          <>
+            <div aria-busy={links.state === "loading"}>
+              <table class="links-table">
+                <caption class="sr-only">Links, sorted by {SORTS.find(([v]) => v === params.sort_by)?.[1]}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Short link</th>
+                    <th scope="col">Destination</th>
+                    <th scope="col">Tags</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last click</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.items.map((l) => (
+                    <tr>
+                      <td data-label="Short link">
+                        <A to={`/links/${l.id}`} class="strong">
+                          {l.short_url.replace(/^https?:\/\//, "")}
+                        </A>{" "}
+                        <CopyButton text={l.short_url} />
+                        {l.title && <div class="muted clip">{l.title}</div>}
+                      </td>
+                      <td data-label="Destination" class="clip">
+                        {l.original_url}
+                      </td>
+                      <td data-label="Tags">
+                        {l.tags.map((t) => (
+                          <span class="tag">{t}</span>
+                        ))}
+                      </td>
+                      <td data-label="Status">
+                        <span class={l.is_active ? "badge ok" : "badge"}>{l.is_active ? "Active" : "Inactive"}</span>
+                        {l.is_password_protected && <span class="badge">Password</span>}
+                        {l.expires_at && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
+                      </td>
+                      <td data-label="Created">{fmtDateTime(l.created_at)}</td>
+                      <td data-label="Last click">{fmtRelative(l.last_accessed_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pagination page={data.page} totalPages={data.totalPages} total={data.total} onPage={(p) => setQuery({ page: p })} />
+            </div>
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}

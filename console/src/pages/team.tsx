@@ -1,0 +1,167 @@
+// The team: members and their roles (owners and admins change them), open invitations, and an invite
+// form; without an SMTP server the invitation link is shown here to pass on.
+import { useState } from "preact/hooks";
+import { CONSOLE, del, get, patch, post } from "../api";
+import { fmtDateTime } from "../format";
+import { useSession } from "../session";
+import type { Invitation, Team } from "../types";
+import { useAsync, useSubmit } from "../ui/async";
+import { Alert, CopyButton, Field, Loaded, Loading, PageHeader, Select, Status } from "../ui/parts";
+
+const ROLES = ["owner", "admin", "member", "viewer"];
+const ROLE_TEXT: Record<string, string> = {
+  owner: "everything, including owners and billing tier",
+  admin: "everything but owners",
+  member: "links, read everything else",
+  viewer: "read only",
+};
+
+export function TeamPage() {
+  const { can, session, refresh } = useSession();
+  const team = useAsync(() => get<Team>(`${CONSOLE}/team`), []);
+  const [invited, setInvited] = useState<{ email: string; url?: string; sent: boolean } | null>(null);
+  const [note, setNote] = useState("");
+  const manage = can("team:manage");
+  const roles = can("owners:manage") ? ROLES : ROLES.slice(1);
+  const invite = useSubmit(async (form: HTMLFormElement) => {
+    const data = Object.fromEntries(new FormData(form));
+    const res = await post<{ invitation: Invitation; email_sent: boolean; invitation_url?: string }>(`${CONSOLE}/team/invitations`, data);
+    setInvited({ email: String(data.email), url: res.invitation_url, sent: res.email_sent });
+    form.reset();
+    team.reload();
+  });
+  const act = useSubmit(async (what: () => Promise<unknown>, done: string) => {
+    await what();
+    setNote(done);
+    team.reload();
+    await refresh();
+  });
+  return (
+    <>
+      <PageHeader title="Team" />
+      {manage && (
+        <form class="card" aria-labelledby="invite" onSubmit={(e) => (e.preventDefault(), invite.submit(e.target as HTMLFormElement))}>
+          <h2 id="invite">Invite someone</h2>
+          <Alert error={invite.error} />
+          {invited && (
+            <div class="new-secret" role="status">
+              {invited.sent ? (
+                <p>An invitation is on its way to {invited.email}.</p>
+              ) : (
+                <>
+                  <p>This server sends no email: give {invited.email} this link (it works once, for 7 days).</p>
+                  <p class="secret">
+                    <code id="invitation-url">{invited.url}</code> <CopyButton text={invited.url!} label="Copy link" />
+                  </p>
+                </>
+              )}
+            </div>
+          )}
+          <div class="inline-form">
+            <Field label="Email" name="email" type="email" required error={invite.error?.fields.email} />
+            <Select label="Role" name="role">
+              {roles.map((r) => (
+                <option value={r} selected={r === "member"}>
+                  {r} — {ROLE_TEXT[r]}
+                </option>
+              ))}
+            </Select>
+            <button type="submit" disabled={invite.busy}>
+              Invite
+            </button>
+          </div>
+        </form>
+      )}
+      <Alert error={act.error} />
+      <Status>{note}</Status>
+      <Loaded value={team} what="Loading the team">
+        {(data) => (
+          <>
+            <>
+              <table id="members">
+                <caption class="sr-only">Members</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Since</th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.members.map((m) => {
+                    const editable = manage && (m.role !== "owner" || can("owners:manage"));
+                    return (
+                      <tr>
+                        <td data-label="Email">
+                          {m.email} {m.you && <span class="badge">you</span>}{" "}
+                          {m.pending && <span class="badge warn">has not signed in yet</span>}
+                        </td>
+                        <td data-label="Role">
+                          {editable ? (
+                            <label>
+                              <span class="sr-only">Role of {m.email}</span>
+                              <select
+                                value={m.role}
+                                onChange={(e) => {
+                                  const role = (e.target as HTMLSelectElement).value;
+                                  void act.submit(() => patch(`${CONSOLE}/team/members/${m.id}`, { role }), `${m.email} is now ${role}`);
+                                }}
+                              >
+                                {roles.map((r) => (
+                                  <option value={r}>{r}</option>
+                                ))}
+                              </select>
+                            </label>
+                          ) : (
+                            m.role
+                          )}
+                        </td>
+                        <td data-label="Since">{fmtDateTime(m.created_at)}</td>
+                        <td>
+                          {editable && (
+                            <button
+                              type="button"
+                              class="danger"
+                              onClick={() =>
+                                confirm(`Remove ${m.email} from ${session.account.name}?`) &&
+                                act.submit(() => del(`${CONSOLE}/team/members/${m.id}`), `${m.email} removed`)
+                              }
+                            >
+                              Remove <span class="sr-only">{m.email}</span>
+                            </button>
+                          )}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+              {data.invitations.length > 0 && (
+                <section aria-labelledby="pending">
+                  <h2 id="pending">Open invitations</h2>
+                  <ul class="plain">
+                    {data.invitations.map((i) => (
+                      <li>
+                        {i.email} as {i.role}, until {fmtDateTime(i.expires_at)}{" "}
+                        <button
+                          type="button"
+                          class="secondary"
+                          onClick={() => act.submit(() => del(`${CONSOLE}/team/invitations/${i.id}`), `Invitation of ${i.email} withdrawn`)}
+                        >
+                          Withdraw <span class="sr-only">the invitation of {i.email}</span>
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                </section>
+              )}
+            </>
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}

@@ -1,0 +1,208 @@
+// Small accessible building blocks: links that route, labelled fields with their error, live regions
+// for errors and progress, loading / empty / error states, a copy button and pagination.
+import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
+import { useState } from "preact/hooks";
+import type { ApiError } from "../api";
+import type { Async } from "./async";
+import { navigate, BASE } from "../router";
+import { fmtNumber } from "../format";
+
+type AProps = {
+  to: string;
+  class?: string;
+  children?: ComponentChildren;
+  onClick?: (e: MouseEvent) => void;
+  "aria-current"?: "page";
+};
+
+export function A(props: AProps) {
+  const { to, onClick, ...rest } = props;
+  return (
+    <a
+      {...rest}
+      href={BASE + to}
+      onClick={(e) => {
+        onClick?.(e);
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    />
+  );
+}
+
+let nextId = 0;
+const useId = () => useState(() => `f${++nextId}`)[0];
+
+type InputProps = InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: ComponentChildren; error?: string };
+
+/** A labelled input; its hint and error are tied to it with aria-describedby. */
+export function Field({ label, hint, error, ...input }: InputProps) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class={`field${input.type === "checkbox" ? " check" : ""}`}>
+      <label for={id}>{label}</label>
+      <input id={id} aria-invalid={error ? "true" : undefined} aria-describedby={described} {...input} />
+      {hint && (
+        <small id={`${id}-hint`} class="hint">
+          {hint}
+        </small>
+      )}
+      {error && (
+        <small id={`${id}-error`} class="field-error">
+          {error}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function Select(props: SelectHTMLAttributes<HTMLSelectElement> & { label: string; error?: string; children: ComponentChildren }) {
+  const { label, error, children, ...rest } = props;
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined} {...rest}>
+        {children}
+      </select>
+      {error && (
+        <small id={`${id}-error`} class="field-error">
+          {error}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** The error of a form or page, read out by screen readers as it appears. */
+export function Alert({ error, children }: { error?: ApiError | null; children?: ComponentChildren }) {
+  return (
+    <div role="alert" class={error || children ? "alert" : "alert empty"}>
+      {error ? (
+        <>
+          {error.message}
+          {error.status ? (
+            <span class="code">
+              {" "}
+              ({error.status} · {error.code})
+            </span>
+          ) : null}
+        </>
+      ) : (
+        children
+      )}
+    </div>
+  );
+}
+
+/** Polite announcements: saved, copied, loading. */
+export const Status = ({ children }: { children?: ComponentChildren }) => (
+  <p role="status" class="status">
+    {children}
+  </p>
+);
+
+export const Loading = ({ what = "Loading" }: { what?: string }) => (
+  <p class="loading" role="status" aria-busy="true">
+    {what}…
+  </p>
+);
+
+export const Empty = ({ children }: { children: ComponentChildren }) => <div class="empty-state">{children}</div>;
+
+export function Failed({ error, retry }: { error: ApiError; retry: () => void }) {
+  return (
+    <div class="failed">
+      <Alert error={error} />
+      <button type="button" onClick={retry}>
+        Try again
+      </button>
+    </div>
+  );
+}
+
+export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        onClick={async () => {
+          await navigator.clipboard?.writeText(text).catch(() => {});
+          setDone(true);
+          setTimeout(() => setDone(false), 2000);
+        }}
+      >
+        {done ? "Copied" : label}
+      </button>
+      <span class="sr-only" role="status">
+        {done ? "Copied to the clipboard" : ""}
+      </span>
+    </>
+  );
+}
+
+export function Pagination({
+  page,
+  totalPages,
+  total,
+  onPage,
+}: {
+  page: number;
+  totalPages: number;
+  total: number;
+  onPage: (p: number) => void;
+}) {
+  if (totalPages <= 1) return <p class="muted">{fmtNumber(total)} in all</p>;
+  return (
+    <nav class="pagination" aria-label="Pages">
+      <button type="button" class="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {fmtNumber(page)} of {fmtNumber(totalPages)} · {fmtNumber(total)} in all
+      </span>
+      <button type="button" class="secondary" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  return (
+    <header class="page-header">
+      <h1 tabIndex={-1}>{title}</h1>
+      {children && <div class="actions">{children}</div>}
+    </header>
+  );
+}
+
+/** Shown instead of an action the role does not allow. */
+export const NotAllowed = ({ role, what }: { role: string; what: string }) => (
+  <p class="muted not-allowed">
+    Your role ({role}) can't {what}.
+  </p>
+);
+
+/**
+ * A page section's data through its states: the error (with a retry), loading, empty (when `empty` is
+ * given and the data is an empty list or `isEmpty` says so), then `children` with the data.
+ */
+export function Loaded<T>(props: {
+  value: Async<T>;
+  what: string;
+  empty?: ComponentChildren;
+  isEmpty?: (data: T) => boolean;
+  children: (data: T) => ComponentChildren;
+}) {
+  const { value, what, empty, isEmpty, children } = props;
+  if (value.state === "error") return <Failed error={value.error} retry={value.reload} />;
+  if (value.data === undefined) return <Loading what={what} />;
+  const none = isEmpty ? isEmpty(value.data) : Array.isArray(value.data) && value.data.length === 0;
+  if (empty !== undefined && none) return <Empty>{empty}</Empty>;
+  return <>{children(value.data)}</>;
+}
