@@ -2,7 +2,7 @@
 // journey events (85 days, ~6,100 visitors, ~10,700 sessions, ~2,000 conversions, half without revenue,
 // with the awkward timing of workload.ts) in ~2,600 batches and 29 flushes, and 2,000 clicks, read once
 // with every table's parts unmerged (merges stopped for the whole ingest) and once after OPTIMIZE …
-// FINAL of every table, with identical results. ~1 minute on 2 cores.
+// FINAL of every table, with identical results. ~1 minute on 2 idle cores (4 to 8 under a load of 20).
 //
 // How the data goes in: journey events through POST /journey/events (validation, idempotency, quota,
 // the spool and its flusher: the real ingest path, with many flushes so that sessions, rollups and
