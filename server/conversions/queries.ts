@@ -1,6 +1,8 @@
 // ClickHouse queries of the conversion reports. Conversions are journey events with event_type
-// `conversion`; rates divide unique converters by unique visitors of the journey events in scope.
+// `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
+// counted by the rule of every journey visitor count (server/journey/visitors-query.ts).
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/visitors-query";
 import type { Dimension, Interval } from "./model";
 
 export interface Scope {
@@ -22,18 +24,11 @@ function hourlyScopeOf(s: Scope) {
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
   const { where, params } = hourlyScopeOf(s);
   const [row] = await ch.query<Record<string, string>>(
-    `
-    SELECT sum(conversions) AS conversions, uniqMerge(converters) AS converters,
-      sum(revenue_cents) AS revenue_cents, uniqMerge(visitors) AS visitors
-    FROM ${ch.table("journey_hourly")} WHERE ${where}`,
+    `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`,
     params,
   );
-  return {
-    conversions: Number(row?.conversions ?? 0),
-    converters: Number(row?.converters ?? 0),
-    revenueCents: Number(row?.revenue_cents ?? 0),
-    visitors: Number(row?.visitors ?? 0),
-  };
+  const { visitors, converters } = await countJourneyVisitors(ch, s);
+  return { conversions: Number(row?.conversions ?? 0), converters, revenueCents: Number(row?.revenue_cents ?? 0), visitors };
 }
 
 const BUCKET: Record<Interval, string> = {
@@ -59,7 +54,7 @@ export async function getConversionBuckets(ch: Clickhouse, s: Scope, interval: I
 /**
  * Per A/B variant (its URL): the journey events of visitors who came through a click of that variant
  * (their visitor id is the click id, as the tracker sends it after an svc_ref redirect). The rate divides
- * the variant's converters by its visitors with any journey event in the period.
+ * the variant's converters by its visitors with any journey event in the period, both counted exactly.
  */
 function variantBreakdownSql(ch: Clickhouse, s: Scope) {
   const links = s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "";
@@ -72,37 +67,43 @@ function variantBreakdownSql(ch: Clickhouse, s: Scope) {
     GROUP BY label`;
 }
 
-/** Per label: conversions, revenue, unique converters and the visitors the rate divides by. */
+/**
+ * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
+ * visitors the rate divides by. A link's visitors and converters follow the rule of every visitor count
+ * (server/journey/visitors-query.ts); a device's or country's come from the rollup's `uniq` states (exact
+ * up to 65,536 but for 32-bit hash collisions); a conversion name's rate is over every visitor in scope;
+ * a variant's are counted exactly from its visitors' events.
+ */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
-  const hourly = ch.table("journey_hourly");
-  const dims = ch.table("journey_dims_hourly");
+  if (dimension === "link") {
+    const [rows, counts] = await Promise.all([
+      ch.query<Record<string, string>>(
+        `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents
+         FROM ${ch.table("journey_hourly")} WHERE ${where} GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`,
+        params,
+      ),
+      countJourneyVisitorsByLink(ch, s),
+    ]);
+    return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
+  }
+  // Variants are compared by their rates, so one with visitors and no conversion stays in.
   const sql =
     dimension === "variant"
-      ? variantBreakdownSql(ch, s)
-      : dimension === "link"
-        ? `SELECT toString(link_id) AS label, sum(conversions) AS n, sum(revenue_cents) AS cents,
-         uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
-       FROM ${hourly} WHERE ${where} GROUP BY label`
-        : dimension === "name"
-          ? // A conversion's name has no visitors of its own: its rate is over every visitor in scope.
-            `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters,
-           (SELECT uniqMerge(visitors) FROM ${hourly} WHERE ${where}) AS visitors
-         FROM ${dims} WHERE ${where} AND dimension = 'name' GROUP BY label`
-          : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents,
-           uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
-         FROM ${dims} WHERE ${where} AND dimension = {dimension:String} GROUP BY label`;
-  // Variants are compared by their rates, so one with visitors and no conversion stays in.
-  const having = dimension === "variant" ? "" : " HAVING n > 0";
-  const rows = await ch.query<Record<string, string>>(`${sql}${having} ORDER BY n DESC, label LIMIT 1000`, { ...params, dimension });
+      ? `${variantBreakdownSql(ch, s)} ORDER BY n DESC, label LIMIT 1000`
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
+     FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
+     GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`;
+  const rows = await ch.query<Record<string, string>>(sql, { ...params, dimension });
+  const all = dimension === "name" ? (await countJourneyVisitors(ch, s, false)).visitors : 0;
   return rows.map((r) => ({
-    label: r.label,
-    conversions: Number(r.n),
-    revenueCents: Number(r.cents),
+    ...sums(r),
     converters: Number(r.converters),
-    visitors: Number(r.visitors),
+    visitors: dimension === "name" ? all : Number(r.visitors),
   }));
 }
+
+const sums = (r: Record<string, string>) => ({ label: r.label, conversions: Number(r.n), revenueCents: Number(r.cents) });
 
 /**
  * One entry per converting (link, visitor) whose first conversion on the link falls in the period:

@@ -2,7 +2,9 @@
 // as one line `[[row],[row],…]` of positional rows. The flusher blanks each line's outer brackets,
 // which leaves JSONCompactEachRow input (rows separated by commas), and hands the bytes to ClickHouse
 // untouched: no parse or serialization in JS, and chDB parses JSONCompactEachRow about twice as fast as
-// JSONEachRow. The same SQL serves a ClickHouse server.
+// JSONEachRow. The same SQL serves a ClickHouse server. Rows written by the previous version lack the
+// last column (has_revenue, migration 0210); ClickHouse fills it from its default, so one chunk may
+// hold both.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { JourneyEventRecord, JourneyRecord, JourneyRow } from "../ingest/records";
 import type { JourneyEvent } from "./model";
@@ -36,14 +38,16 @@ export const JOURNEY_COLUMNS = [
   "os",
   "os_version",
   "properties",
+  "has_revenue",
 ] as const;
 
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 /**
- * One row in JOURNEY_COLUMNS order. `received` is chTime(receivedMs), computed once per batch. The last
- * value is always a string (the properties' JSON) and the first the event id: the row count relies on it.
+ * One row in JOURNEY_COLUMNS order. `received` is chTime(receivedMs), computed once per batch. The first
+ * value is always the event id: the row count relies on it. revenue_cents is 0 when absent, and
+ * has_revenue says whether it was sent.
  */
 export function toJourneyRow(
   eventId: string,
@@ -79,6 +83,7 @@ export function toJourneyRow(
     str(e.os),
     str(e.os_version),
     e.properties ? JSON.stringify(e.properties) : "{}",
+    typeof e.revenue_cents === "number" ? 1 : 0,
   ];
 }
 
@@ -92,13 +97,15 @@ const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const OPEN_BRACE = 0x7b;
 const COMMA = 0x2c;
-const ROW_BOUNDARY = Buffer.from('"],["');
+const CLOSE_BRACKET = 0x5d;
+const ROW_BOUNDARY = Buffer.from('],["');
 
 /**
  * Turns spool lines into JSONCompactEachRow input in place and returns the row count, or -1 (buffer
- * untouched) when a line holds the object form. Rows end with a string and start with the event id,
- * so `"],["` followed by anything but a comma is a boundary between rows; inside a string the same
- * bytes are always followed by a comma (the string `],[`, or one ending in an escaped `"],[`).
+ * untouched) when a line holds the object form. Rows hold only scalars and start with the event id, so
+ * a `],["` followed by anything but a comma or a bracket is a boundary between rows, whatever the last
+ * value of a row is: inside a string a `"` is escaped, so there the same bytes can only be a string
+ * ending in `],[` whose closing quote is followed by a comma or the row's end.
  */
 export function spoolLinesToRows(buf: Buffer): number {
   const brackets: number[] = [];
@@ -115,7 +122,8 @@ export function spoolLinesToRows(buf: Buffer): number {
   }
   for (const at of brackets) buf[at] = SPACE;
   for (let at = buf.indexOf(ROW_BOUNDARY); at >= 0; at = buf.indexOf(ROW_BOUNDARY, at + ROW_BOUNDARY.length)) {
-    if (buf[at + ROW_BOUNDARY.length] !== COMMA) rows += 1;
+    const next = buf[at + ROW_BOUNDARY.length];
+    if (next !== COMMA && next !== CLOSE_BRACKET) rows += 1;
   }
   return rows;
 }
@@ -126,6 +134,8 @@ function insertSettings(dedupToken: string, rows: number) {
     // Parallel parsing first scans the whole chunk for row boundaries on another thread: about 10% more
     // CPU per row, which on 2 cores the HTTP side needs.
     input_format_parallel_parsing: 0,
+    // Rows of the previous version end before has_revenue: its default fills it.
+    input_format_json_compact_allow_variable_number_of_columns: 1,
   };
 }
 

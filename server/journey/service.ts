@@ -6,6 +6,7 @@ import type { DbOrTx } from "../storage/postgres/client";
 import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
 import { isOwnedLink } from "./repository";
 import * as queries from "./queries";
+import { listJourneySessions } from "./sessions-query";
 
 export interface ReportDeps {
   db: DbOrTx;
@@ -36,7 +37,7 @@ export async function listSessions(
 ) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const page = { page: q.page ?? 1, limit: q.limit ?? 20 };
-  const { items, total } = await queries.listJourneySessions(deps.ch, range, page, q.visitor_id);
+  const { items, total } = await listJourneySessions(deps.ch, range, page, q.visitor_id);
   return new Paginated(items, { page: page.page, per_page: page.limit, total });
 }
 

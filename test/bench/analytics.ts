@@ -1,8 +1,9 @@
 // `bun run bench analytics`: 10 million synthetic clicks over 90 days for one account (generated in
 // SQL into a fresh DATA_DIR's embedded ClickHouse, through the materialized views), then p50/p99 of
 // each analytics endpoint and of link stats, timed through the app's HTTP handler in-process.
-// Target: p50 < 150 ms each.
-import { mkdtempSync, rmSync } from "node:fs";
+// Target: p50 < 150 ms each. BENCH_DATA_DIR=<dir> keeps the loaded data there and reuses it on the
+// next run (to time two versions of the code alternately on the same data, each with its own directory).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
@@ -16,7 +17,11 @@ const DAYS = 90;
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const ADMIN = "bench-admin-token-0123456789";
 
-const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-analytics-"));
+const keep = process.env.BENCH_DATA_DIR;
+const dataDir = keep ?? mkdtempSync(join(tmpdir(), "svc-bench-analytics-"));
+if (keep) mkdirSync(keep, { recursive: true });
+const loadedFile = join(dataDir, "bench-analytics.json");
+const loaded = keep && existsSync(loadedFile) ? (JSON.parse(readFileSync(loadedFile, "utf8")) as { key: string; accountId: string }) : null;
 const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "silent", BASE_URL: "http://127.0.0.1:3000" });
 const runtime = await openRuntime(config);
 const { pg, ch } = runtime.deps;
@@ -33,127 +38,134 @@ const admin = (path: string, json: unknown) =>
     body: JSON.stringify(json),
   });
 
-const account = await admin("/accounts", { name: "bench", tier: "scale" });
-const { key } = await admin(`/accounts/${account.id}/keys`, { name: "bench", scopes: [...SCOPES] });
-await pg.query(sql`
-  insert into links (account_id, short_code, original_url, title, description, created_at)
-  select ${account.id}, 'bench' || g, 'https://example.com/p/' || g, 'Bench ' || g, '', now() - interval '120 days'
-  from generate_series(1, ${LINKS}) g`);
-const linkIds = (await pg.query<{ id: string }>(sql`select id from links where account_id = ${account.id} order by short_code`)).map(
-  (r) => r.id,
-);
-
-// Skewed, realistic-looking dimensions: a few big values and a long tail.
-const COUNTRIES = [
-  "US",
-  "US",
-  "US",
-  "DE",
-  "DE",
-  "GB",
-  "GB",
-  "FR",
-  "IN",
-  "IN",
-  "BR",
-  "JP",
-  "CA",
-  "AU",
-  "NL",
-  "ES",
-  "IT",
-  "SE",
-  "PL",
-  "MX",
-  "KR",
-  "TR",
-  "ID",
-  "XX",
-];
-const BROWSERS = [
-  "Chrome",
-  "Chrome",
-  "Chrome",
-  "Mobile Safari",
-  "Mobile Safari",
-  "Safari",
-  "Firefox",
-  "Edge",
-  "Samsung Internet",
-  "Mobile Chrome",
-];
-const OSES = ["Windows", "Windows", "Android", "Android", "iOS", "iOS", "macOS", "Linux"];
-const REFERRERS = [
-  "direct",
-  "direct",
-  "direct",
-  "www.google.com",
-  "www.google.com",
-  "t.co",
-  "www.facebook.com",
-  "www.linkedin.com",
-  "news.ycombinator.com",
-  "www.reddit.com",
-  ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.org`),
-];
-
-const loadStarted = performance.now();
-const now = Date.now();
-const CHUNK = 1_000_000;
-for (let offset = 0; offset < CLICKS; offset += CHUNK) {
-  await ch.command(
-    `INSERT INTO ${ch.table("clicks")}
-     SELECT generateUUIDv4(number) AS click_id,
-       fromUnixTimestamp64Milli(toInt64({now:Int64} - (cityHash64(number, 1) % ${DAYS * 86_400_000})), 'UTC') AS timestamp,
-       toUUID({account:String}) AS account_id,
-       toUUID({links:Array(String)}[1 + (cityHash64(number, 2) % ${LINKS})]) AS link_id,
-       if(number % 10 = 0, 'go.example.com', '') AS domain,
-       cityHash64(number % 2000000) AS visitor_hash,
-       toUInt8(number % 13 = 0) AS is_bot,
-       multiIf(number % 13 != 0, '', number % 3 = 0, 'preview', number % 3 = 1, 'crawler', 'automation') AS bot_kind,
-       ['desktop', 'mobile', 'tablet'][1 + (cityHash64(number, 3) % 3)] AS device_type,
-       {browsers:Array(String)}[1 + (cityHash64(number, 4) % ${BROWSERS.length})] AS browser,
-       '120.0' AS browser_version,
-       {oses:Array(String)}[1 + (cityHash64(number, 5) % ${OSES.length})] AS os,
-       '' AS os_version,
-       {countries:Array(String)}[1 + (cityHash64(number, 6) % ${COUNTRIES.length})] AS country_code,
-       '' AS region, '' AS city,
-       {referrers:Array(String)}[1 + (cityHash64(number, 7) % ${REFERRERS.length})] AS referrer,
-       '' AS referrer_url, 'en' AS language, '' AS query
-     FROM numbers({offset:UInt64}, {chunk:UInt64})`,
-    {
-      now,
-      account: account.id,
-      links: linkIds,
-      browsers: BROWSERS,
-      oses: OSES,
-      countries: COUNTRIES,
-      referrers: REFERRERS,
-      offset,
-      chunk: Math.min(CHUNK, CLICKS - offset),
-    },
+/** Creates the account, key and links and loads the clicks; merges the aggregates unless BENCH_UNMERGED. */
+async function loadClicks() {
+  const account = await admin("/accounts", { name: "bench", tier: "scale" });
+  const { key } = await admin(`/accounts/${account.id}/keys`, { name: "bench", scopes: [...SCOPES] });
+  await pg.query(sql`
+    insert into links (account_id, short_code, original_url, title, description, created_at)
+    select ${account.id}, 'bench' || g, 'https://example.com/p/' || g, 'Bench ' || g, '', now() - interval '120 days'
+    from generate_series(1, ${LINKS}) g`);
+  const linkIds = (await pg.query<{ id: string }>(sql`select id from links where account_id = ${account.id} order by short_code`)).map(
+    (r) => r.id,
   );
+
+  // Skewed, realistic-looking dimensions: a few big values and a long tail.
+  const COUNTRIES = [
+    "US",
+    "US",
+    "US",
+    "DE",
+    "DE",
+    "GB",
+    "GB",
+    "FR",
+    "IN",
+    "IN",
+    "BR",
+    "JP",
+    "CA",
+    "AU",
+    "NL",
+    "ES",
+    "IT",
+    "SE",
+    "PL",
+    "MX",
+    "KR",
+    "TR",
+    "ID",
+    "XX",
+  ];
+  const BROWSERS = [
+    "Chrome",
+    "Chrome",
+    "Chrome",
+    "Mobile Safari",
+    "Mobile Safari",
+    "Safari",
+    "Firefox",
+    "Edge",
+    "Samsung Internet",
+    "Mobile Chrome",
+  ];
+  const OSES = ["Windows", "Windows", "Android", "Android", "iOS", "iOS", "macOS", "Linux"];
+  const REFERRERS = [
+    "direct",
+    "direct",
+    "direct",
+    "www.google.com",
+    "www.google.com",
+    "t.co",
+    "www.facebook.com",
+    "www.linkedin.com",
+    "news.ycombinator.com",
+    "www.reddit.com",
+    ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.org`),
+  ];
+
+  const loadStarted = performance.now();
+  const now = Date.now();
+  const CHUNK = 1_000_000;
+  for (let offset = 0; offset < CLICKS; offset += CHUNK) {
+    await ch.command(
+      `INSERT INTO ${ch.table("clicks")}
+       SELECT generateUUIDv4(number) AS click_id,
+         fromUnixTimestamp64Milli(toInt64({now:Int64} - (cityHash64(number, 1) % ${DAYS * 86_400_000})), 'UTC') AS timestamp,
+         toUUID({account:String}) AS account_id,
+         toUUID({links:Array(String)}[1 + (cityHash64(number, 2) % ${LINKS})]) AS link_id,
+         if(number % 10 = 0, 'go.example.com', '') AS domain,
+         cityHash64(number % 2000000) AS visitor_hash,
+         toUInt8(number % 13 = 0) AS is_bot,
+         multiIf(number % 13 != 0, '', number % 3 = 0, 'preview', number % 3 = 1, 'crawler', 'automation') AS bot_kind,
+         ['desktop', 'mobile', 'tablet'][1 + (cityHash64(number, 3) % 3)] AS device_type,
+         {browsers:Array(String)}[1 + (cityHash64(number, 4) % ${BROWSERS.length})] AS browser,
+         '120.0' AS browser_version,
+         {oses:Array(String)}[1 + (cityHash64(number, 5) % ${OSES.length})] AS os,
+         '' AS os_version,
+         {countries:Array(String)}[1 + (cityHash64(number, 6) % ${COUNTRIES.length})] AS country_code,
+         '' AS region, '' AS city,
+         {referrers:Array(String)}[1 + (cityHash64(number, 7) % ${REFERRERS.length})] AS referrer,
+         '' AS referrer_url, 'en' AS language, '' AS query
+       FROM numbers({offset:UInt64}, {chunk:UInt64})`,
+      {
+        now,
+        account: account.id,
+        links: linkIds,
+        browsers: BROWSERS,
+        oses: OSES,
+        countries: COUNTRIES,
+        referrers: REFERRERS,
+        offset,
+        chunk: Math.min(CHUNK, CLICKS - offset),
+      },
+    );
+  }
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+  // Steady state: a live server's background merges keep the aggregates in a few parts; a bulk load
+  // leaves dozens, so merge them now rather than time the queries against the merges still running.
+  const mergeStarted = performance.now();
+  // BENCH_UNMERGED=1 skips this to show the worst case right after a bulk load.
+  for (const table of [
+    "clicks_daily",
+    "clicks_hourly",
+    "clicks_daily_links",
+    "clicks_daily_geo",
+    "clicks_daily_devices",
+    "clicks_daily_referrers",
+  ]) {
+    if (!process.env.BENCH_UNMERGED) await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
+  }
+  const mergeSeconds = (performance.now() - mergeStarted) / 1000;
+  const [{ n }] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table("clicks")}`);
+  console.log(
+    `loaded ${Number(n).toLocaleString("en")} clicks over ${DAYS} days in ${loadSeconds.toFixed(1)} s (${LINKS} links, 1 account); aggregates merged in ${mergeSeconds.toFixed(1)} s`,
+  );
+  return { key: key as string, accountId: account.id as string };
 }
-const loadSeconds = (performance.now() - loadStarted) / 1000;
-// Steady state: a live server's background merges keep the aggregates in a few parts; a bulk load
-// leaves dozens, so merge them now rather than time the queries against the merges still running.
-const mergeStarted = performance.now();
-// BENCH_UNMERGED=1 skips this to show the worst case right after a bulk load.
-for (const table of [
-  "clicks_daily",
-  "clicks_hourly",
-  "clicks_daily_links",
-  "clicks_daily_geo",
-  "clicks_daily_devices",
-  "clicks_daily_referrers",
-]) {
-  if (!process.env.BENCH_UNMERGED) await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
-}
-const mergeSeconds = (performance.now() - mergeStarted) / 1000;
-const [{ n }] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table("clicks")}`);
-console.log(
-  `loaded ${Number(n).toLocaleString("en")} clicks over ${DAYS} days in ${loadSeconds.toFixed(1)} s (${LINKS} links, 1 account); aggregates merged in ${mergeSeconds.toFixed(1)} s`,
-);
+
+const { key, accountId } = loaded ?? (await loadClicks());
+if (keep && !loaded) writeFileSync(loadedFile, JSON.stringify({ key, accountId }));
 
 const busiest = (
   await ch.query<{ link_id: string }>(
@@ -162,7 +174,7 @@ const busiest = (
 )[0].link_id;
 
 if (process.env.BENCH_STOP_AFTER_LOAD) {
-  console.log(`account ${account.id} busiest ${busiest}`);
+  console.log(`account ${accountId} busiest ${busiest}`);
   await runtime.close();
   console.log(`kept ${dataDir}`);
   process.exit(0);
@@ -199,6 +211,6 @@ for (const [name, path] of cases) {
 console.table(rows);
 
 await runtime.close();
-if (process.env.BENCH_KEEP) console.log(`kept ${dataDir} (database ${config.clickhouse.database})`);
+if (process.env.BENCH_KEEP || keep) console.log(`kept ${dataDir} (database ${config.clickhouse.database})`);
 else rmSync(dataDir, { recursive: true, force: true });
 if (rows.some((r) => r.target === "MISSED")) process.exit(1);

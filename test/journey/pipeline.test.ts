@@ -76,7 +76,7 @@ describe("journey rows through the spool", () => {
     }
   });
 
-  test("the row count of spool lines is exact for any string values", () => {
+  test("the row count of spool lines is exact for any string values, in both row formats", () => {
     const alphabet = ['"', "]", ",", "[", "\\", "{", "}", "a", ":", "\n"];
     let seed = 7;
     const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
@@ -93,7 +93,9 @@ describe("journey rows through the spool", () => {
             event_name: text(),
             properties: { [text()]: text() },
           };
-          return toJourneyRow(crypto.randomUUID(), 0, chTime(0), text(), e);
+          const row = toJourneyRow(crypto.randomUUID(), 0, chTime(0), text(), e);
+          // Rows of the previous version end with the properties string (no has_revenue).
+          return random(2) ? row : row.slice(0, -1);
         }),
       );
       const buf = Buffer.from(batches.map((b) => JSON.stringify(b) + "\n").join(""));

@@ -38,7 +38,7 @@ beforeAll(async () => {
   key = acc.key;
   link = await insertLink(t, acc.accountId);
   const ch = t.runtime.deps.ch;
-  await ch.command(`SYSTEM STOP MERGES ${ch.table("journey_sessions")}`);
+  await ch.command(`SYSTEM STOP MERGES ${ch.table("journey_sessions_v2")}`);
   for (const batch of BATCHES) {
     const events = batch.map(([session, ms]) => pageView(link, `v-${session}`, { session_id: session, timestamp: at(ms) }));
     expect((await postEvents(t, key, events)).status).toBe(202);
@@ -46,14 +46,14 @@ beforeAll(async () => {
   }
 }, 60_000);
 afterAll(async () => {
-  await t.runtime.deps.ch.command(`SYSTEM START MERGES ${t.runtime.deps.ch.table("journey_sessions")}`);
+  await t.runtime.deps.ch.command(`SYSTEM START MERGES ${t.runtime.deps.ch.table("journey_sessions_v2")}`);
   await t.close();
 });
 
 test("sessions split across parts count once, and one that began before the period counts from its start", async () => {
   const ch = t.runtime.deps.ch;
   const [{ parts }] = await ch.query<{ parts: string }>(
-    "SELECT count() AS parts FROM system.parts WHERE database = {db:String} AND table = 'journey_sessions' AND active",
+    "SELECT count() AS parts FROM system.parts WHERE database = {db:String} AND table = 'journey_sessions_v2' AND active",
     { db: ch.database },
   );
   expect(Number(parts)).toBeGreaterThanOrEqual(BATCHES.length);

@@ -1,0 +1,121 @@
+// The sessions list over journey_sessions_v2 (migration 0211): whole sessions, as fully merged data
+// gives them whatever ClickHouse has merged. A session's rows may still be in several parts (its
+// events arrived in several batches), so every read groups all of a session's rows before it looks at
+// them: a session with an event in the period is listed with all its events, also those before it.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import { chTimeToIso } from "../storage/clickhouse/format";
+import { ENDED_IN_RANGE, type LinkRange, type PageArgs } from "./link-range";
+
+const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
+/** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
+const SESSION_BUNDLES = `${ENDED_IN_RANGE} AND sid != 0`;
+/** A merged session's figures, from its (time, URL[, visitor]) first and last events. */
+const FIGURES = `session_id, f.1 AS s_started, f.2 AS entry, f.3 AS first_visitor, l.1 AS s_ended, l.2 AS exit,
+  n_events, n_views, n_conversions, dev, ctry`;
+const MERGED = `session_id, min(first_event) AS f, max(last_event) AS l, sum(events) AS n_events, sum(page_views) AS n_views,
+  sum(conversions) AS n_conversions, max(device) AS dev, max(country) AS ctry`;
+/** Pages deeper than this merge every session of the period (the general query). */
+const NEWEST_SESSIONS_MAX = 500;
+
+type SessionRow = Record<string, string | number>;
+
+/**
+ * The page of the newest sessions without merging every session of the period. The k session
+ * bundles with the latest ends give a bound b: a session that started after b has all its bundles
+ * ending after b, so ranking the sessions of the bundles after b by their first start finds it with
+ * its true start. A session with an older bundle left out ranks too high, never too low, so when the
+ * merged sessions confirm the start of every session up to this page, the page is exact; otherwise
+ * (a short period, sessions split around b) null sends the caller to the general query.
+ */
+async function findNewestSessions(ch: Clickhouse, r: LinkRange, page: PageArgs): Promise<SessionRow[] | null> {
+  const want = page.page * page.limit;
+  if (want > NEWEST_SESSIONS_MAX) return null;
+  const spans = ch.table("journey_event_bundles");
+  const p = { account: r.accountId, link: r.linkId, from: r.fromMs, k: want * 4, want };
+  const [top] = await ch.query<{ bound: string; n: string }>(
+    `
+    SELECT toString(min(e)) AS bound, count() AS n FROM (
+      SELECT toUnixTimestamp64Milli(ended) AS e FROM ${spans} WHERE ${SESSION_BUNDLES} ORDER BY ended DESC LIMIT {k:UInt32})`,
+    p,
+  );
+  if (!top || Number(top.n) < p.k) return null;
+  const after = "fromUnixTimestamp64Milli({bound:Int64}, 'UTC')";
+  const ranked = await ch.query<{ session_id: string; s_started: string }>(
+    `
+    SELECT session_id, min(started) AS s_started FROM ${spans}
+    WHERE ${LINK} AND ended > ${after} AND sid != 0
+    GROUP BY session_id HAVING s_started > ${after}
+    ORDER BY s_started DESC, session_id LIMIT {want:UInt32}`,
+    { ...p, bound: Number(top.bound) },
+  );
+  if (ranked.length < want) return null;
+  // Every row of these sessions, whatever its time: the whole session.
+  const rows = await ch.query<SessionRow>(
+    `
+    SELECT ${FIGURES} FROM (
+      SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN {ids:Array(String)} GROUP BY session_id)`,
+    { ...p, ids: ranked.map((x) => x.session_id) },
+  );
+  const byId = new Map(rows.map((x) => [String(x.session_id), x]));
+  if (ranked.some((x) => String(byId.get(x.session_id)?.s_started) !== String(x.s_started))) return null;
+  return ranked.slice(want - page.limit).map((x) => byId.get(x.session_id)!);
+}
+
+/**
+ * The period's sessions, each merged from all its rows (also those before the period), optionally
+ * only those whose first visitor is `visitorId`: the sessions with a bundle ending in the period (and,
+ * for a visitor, a bundle of theirs at any time), grouped from journey_sessions_v2 by session.
+ */
+function periodSessions(ch: Clickhouse, visitorId?: string) {
+  const bundles = ch.table("journey_event_bundles");
+  const theirs =
+    visitorId !== undefined
+      ? ` AND session_id IN (SELECT session_id FROM ${bundles} WHERE ${LINK} AND vh = cityHash64({visitor:String}))`
+      : "";
+  return `
+    SELECT ${FIGURES} FROM (
+      SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")}
+      WHERE ${LINK} AND session_id IN (SELECT session_id FROM ${bundles} WHERE ${SESSION_BUNDLES})${theirs}
+      GROUP BY session_id)${visitorId !== undefined ? " WHERE first_visitor = {visitor:String}" : ""}`;
+}
+
+export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: PageArgs, visitorId?: string) {
+  const p = {
+    account: r.accountId,
+    link: r.linkId,
+    from: r.fromMs,
+    visitor: visitorId ?? "",
+    limit: page.limit,
+    offset: (page.page - 1) * page.limit,
+  };
+  const rows =
+    (visitorId === undefined ? await findNewestSessions(ch, r, page) : null) ??
+    (await ch.query<SessionRow>(
+      `${periodSessions(ch, visitorId)} ORDER BY s_started DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+      p,
+    ));
+  // Sessions with a bundle ending in the period, counted on the bundles keyed by their end.
+  const [count] =
+    visitorId === undefined
+      ? await ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
+      : await ch.query<{ n: string }>(`SELECT count() AS n FROM (${periodSessions(ch, visitorId)})`, p);
+  const items = rows.map((s) => {
+    const started = chTimeToIso(String(s.s_started));
+    const ended = chTimeToIso(String(s.s_ended));
+    return {
+      session_id: String(s.session_id),
+      visitor_id: String(s.first_visitor),
+      started_at: started,
+      ended_at: ended,
+      duration_seconds: (Date.parse(ended) - Date.parse(started)) / 1000,
+      event_count: Number(s.n_events),
+      page_views: Number(s.n_views),
+      entry_page: String(s.entry),
+      exit_page: String(s.exit),
+      converted: Number(s.n_conversions) > 0,
+      device_type: s.dev ? String(s.dev) : null,
+      country_code: s.ctry ? String(s.ctry) : null,
+    };
+  });
+  return { items, total: Number(count.n) };
+}
