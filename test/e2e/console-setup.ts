@@ -1,0 +1,68 @@
+// What the console's browser tests share: our server listening on BASE_URL's own port (so short links,
+// uploaded images and the setup link work as printed), the owner made through the setup link, and the
+// checks every page passes (labelled controls, nothing wider than the screen) before its screenshot.
+import { copyFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { serveApp } from "../../server/http/serve";
+import { createTestApp, type TestApp } from "../helpers/app";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const SHOTS = join(ROOT, "test-artifacts", "console");
+export const PASSWORD = "correct horse battery";
+export const HUMAN_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
+export const IPHONE_UA =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+
+export async function startConsoleServer(env: Record<string, string> = {}): Promise<{ t: TestApp; url: string; stop(): Promise<void> }> {
+  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  const url = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({}, { BASE_URL: url, ...env });
+  const bun = serveApp(t.runtime, { port, hostname: "127.0.0.1" });
+  return { t, url, stop: () => bun.stop() };
+}
+
+/** Follows the printed setup link and becomes the owner of the `default` account. */
+export async function becomeOwner(page: Page, setupUrl: string, email = "owner@example.com") {
+  await page.goto(setupUrl);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create the owner" }).click();
+  await page.waitForURL(/\/console\/links$/);
+}
+
+/** Form controls with no accessible name: every input, select and textarea must have a label. */
+export const unlabelled = (p: Page) =>
+  p.$$eval("main input, main select, main textarea, header select", (els) =>
+    els.filter((e) => !(e as HTMLInputElement).labels?.length && !e.getAttribute("aria-label")).map((e) => e.outerHTML.slice(0, 80)),
+  );
+
+/** Waits until nothing on the page is loading (sections and widgets). */
+export const settled = (p: Page) =>
+  p.waitForFunction(
+    () =>
+      !document.querySelector("[aria-busy=true]") &&
+      [...document.querySelectorAll("svc-summary, svc-timeseries, svc-breakdown, svc-link-stats, svc-conversions")].every(
+        (w: any) => w.state !== "loading" && w.state !== "idle",
+      ),
+    undefined,
+    { timeout: 20_000 },
+  );
+
+/** Saves `test-artifacts/console/<name>.png`, and copies it to docs/console/ with UPDATE_DOCS_SCREENSHOT=1. */
+export async function screenshot(target: { screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown> }, name: string, fullPage = false) {
+  mkdirSync(SHOTS, { recursive: true });
+  const file = join(SHOTS, `${name}.png`);
+  await target.screenshot({ path: file, ...(fullPage ? { fullPage } : {}) });
+  if (process.env.UPDATE_DOCS_SCREENSHOT) {
+    mkdirSync(join(ROOT, "docs", "console"), { recursive: true });
+    copyFileSync(file, join(ROOT, "docs", "console", `${name}.png`));
+  }
+}
+
+export const VIEWPORTS = [
+  ["desktop", { width: 1440, height: 900 }],
+  ["phone", { width: 390, height: 844 }],
+] as const;
