@@ -107,6 +107,7 @@ interface RouteFacts {
   scope?: string;
   rateLimited: boolean;
   hasInput: boolean;
+  hasBody: boolean;
 }
 
 function describeOperation(
@@ -124,7 +125,12 @@ function describeOperation(
   ];
   const requestBody = describeBody(spec, hooks.body, c);
   const scope = typeof detail["x-required-scope"] === "string" ? detail["x-required-scope"] : undefined;
-  const facts: RouteFacts = { scope, rateLimited: detail["x-rate-limited"] === true, hasInput: parameters.length > 0 || !!requestBody };
+  const facts: RouteFacts = {
+    scope,
+    rateLimited: detail["x-rate-limited"] === true,
+    hasInput: parameters.length > 0 || !!requestBody,
+    hasBody: !!requestBody,
+  };
   const op: Json = {
     operationId: spec.id,
     tags: [spec.tag],
@@ -212,6 +218,8 @@ function errorResponses(spec: OperationSpec, facts: RouteFacts, opts: DocumentOp
   if (facts.scope) declared.push("INSUFFICIENT_PERMISSIONS", "IP_NOT_ALLOWED", "CROSS_SITE_REQUEST");
   if (facts.rateLimited) declared.push("RATE_LIMIT_EXCEEDED");
   if (facts.hasInput) declared.push("VALIDATION_ERROR");
+  // Every body is capped before it is parsed (MAX_BODY_BYTES).
+  if (facts.hasBody) declared.push("PAYLOAD_TOO_LARGE");
   declared.push("INTERNAL_ERROR");
 
   const byStatus = new Map<number, Map<ErrorCode, TSchema | undefined>>();

@@ -3,9 +3,10 @@
 // checks every page passes (labelled controls, nothing wider than the screen) before its screenshot.
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { serveApp } from "../../server/http/serve";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { firstOwnerLink } from "../helpers/console";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const SHOTS = join(ROOT, "test-artifacts", "console");
@@ -24,9 +25,9 @@ export async function startConsoleServer(env: Record<string, string> = {}): Prom
   return { t, url, stop: () => bun.stop() };
 }
 
-/** Follows the printed setup link and becomes the owner of the `default` account. */
-export async function becomeOwner(page: Page, setupUrl: string, email = "owner@example.com") {
-  await page.goto(setupUrl);
+/** Follows the first owner's setup link and becomes the owner of the `default` account. */
+export async function becomeOwner(page: Page, t: TestApp, email = "owner@example.com") {
+  await page.goto(await firstOwnerLink(t));
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Create the owner" }).click();
@@ -52,7 +53,11 @@ export const settled = (p: Page) =>
   );
 
 /** Saves `test-artifacts/console/<name>.png`, and copies it to docs/console/ with UPDATE_DOCS_SCREENSHOT=1. */
-export async function screenshot(target: { screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown> }, name: string, fullPage = false) {
+export async function screenshot(
+  target: { screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown> },
+  name: string,
+  fullPage = false,
+) {
   mkdirSync(SHOTS, { recursive: true });
   const file = join(SHOTS, `${name}.png`);
   await target.screenshot({ path: file, ...(fullPage ? { fullPage } : {}) });
@@ -66,3 +71,9 @@ export const VIEWPORTS = [
   ["desktop", { width: 1440, height: 900 }],
   ["phone", { width: 390, height: 844 }],
 ] as const;
+
+/** Waits until the control is marked invalid (the API's answer arrives after the click that sent it). */
+export const invalid = (control: Locator) => control.and(control.page().locator("[aria-invalid=true]")).waitFor();
+
+/** Waits until one of the elements shows this text (live regions exist empty before they say anything). */
+export const shows = (l: Locator, text: string) => l.filter({ hasText: text }).first().waitFor();

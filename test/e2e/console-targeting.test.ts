@@ -12,7 +12,19 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import type { TestApp } from "../helpers/app";
 import { launchBrowser, watchErrors } from "./browser";
-import { becomeOwner, HUMAN_UA, IPHONE_UA, PASSWORD, screenshot, settled, startConsoleServer, unlabelled, VIEWPORTS } from "./console-setup";
+import {
+  becomeOwner,
+  HUMAN_UA,
+  invalid,
+  IPHONE_UA,
+  PASSWORD,
+  screenshot,
+  settled,
+  shows,
+  startConsoleServer,
+  unlabelled,
+  VIEWPORTS,
+} from "./console-setup";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -50,7 +62,7 @@ beforeAll(async () => {
   page = await owner.newPage();
   errors = watchErrors(page);
   page.on("dialog", (d) => void d.accept());
-  await becomeOwner(page, t.runtime.setupUrl!);
+  await becomeOwner(page, t);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -84,7 +96,9 @@ async function visit(url: string, opts: { locale: string; userAgent: string; isM
 /** The rows of one of the link page's group tables: the first cell → the Clicks cell. */
 const groupRows = (p: Page, group: string) =>
   p.$$eval(`#groups-${group} tbody tr`, (trs) =>
-    Object.fromEntries(trs.map((tr) => [tr.querySelector("th")!.textContent!.trim(), tr.querySelector('td[data-label="Clicks"]')!.textContent!.trim()])),
+    Object.fromEntries(
+      trs.map((tr) => [tr.querySelector("th")!.textContent!.trim(), tr.querySelector('td[data-label="Clicks"]')!.textContent!.trim()]),
+    ),
   );
 
 const linkCount = (p: Page) => p.evaluate(async () => (await (await fetch("/public-api/v1/links")).json()).meta.total as number);
@@ -132,11 +146,11 @@ describe("the link features in the console", () => {
     // The API refuses the unknown country, naming it; the console shows it beside rule 2's countries.
     await page.getByRole("button", { name: "Create link" }).click();
     const countries = rules.nth(1).getByLabel("Countries");
-    await expect(countries.getAttribute("aria-invalid")).resolves.toBe("true");
+    await invalid(countries);
     const describedBy = (await countries.getAttribute("aria-describedby"))!.split(" ");
     const message = await page.locator(`[id="${describedBy.at(-1)}"]`).textContent();
     expect(message).toContain('"ZZ" is not an ISO 3166-1 alpha-2 country code');
-    await expect(page.getByRole("alert").first().textContent()).resolves.toContain("400 · VALIDATION_ERROR");
+    await shows(page.getByRole("alert"), "400 · VALIDATION_ERROR");
     expect(await linkCount(page)).toBe(0);
     await screenshot(page.locator("form"), "link-form-error-desktop-light");
 
@@ -194,7 +208,7 @@ describe("the link features in the console", () => {
     await page.getByLabel("Foreground colour").fill("#777777");
     await page.getByLabel("Background colour").fill("#888888");
     const fg = page.getByLabel("Foreground colour");
-    await expect(fg.getAttribute("aria-invalid")).resolves.toBe("true");
+    await invalid(fg);
     const reason = await page.locator(`[id="${(await fg.getAttribute("aria-describedby"))!}"]`).textContent();
     expect(reason).toContain("contrast with bg is 1.");
     expect(await page.getByRole("link", { name: "Download PNG" }).count()).toBe(0);
@@ -247,7 +261,7 @@ describe("the link features in the console", () => {
     await expect(page.locator("#counted-clicks").textContent()).resolves.toContain("Counted so far: 15 of 30");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.waitForURL(new RegExp(`/console/links/${state.id}$`));
-    await expect(page.locator("#click-limit").textContent()).resolves.toContain("15 of 15 people's clicks countedReached");
+    await shows(page.locator("#click-limit"), "15 of 15 people's clicks countedReached");
     const after = await fetch(state.shortUrl!, { redirect: "manual", headers: { "user-agent": HUMAN_UA } });
     expect(after.headers.get("location")).toBe(to("/limit-reached"));
     expect(unexpected(errors)).toEqual([]);
@@ -278,7 +292,7 @@ describe("the link features in the console", () => {
     await viewer.locator("#rules > li").nth(1).waitFor();
     await viewer.getByLabel("Click limit", { exact: true }).fill("1000");
     await viewer.getByRole("button", { name: "Save changes" }).click();
-    await expect(viewer.getByRole("alert").first().textContent()).resolves.toContain("Your role (viewer) does not allow links:write");
+    await shows(viewer.getByRole("alert"), "Your role (viewer) does not allow links:write");
     const upload = await viewer.evaluate(async (id) => {
       const s = (await (await fetch("/console/api/session")).json()).data;
       const res = await fetch(`/public-api/v1/links/${id}/qr-logo`, {
@@ -299,7 +313,13 @@ describe("the link features in the console", () => {
     const cookies = await owner.cookies();
     for (const scheme of ["light", "dark"] as const) {
       for (const [device, viewport] of VIEWPORTS) {
-        const ctx = await browser.newContext({ viewport, colorScheme: scheme, locale: "en-US", timezoneId: "UTC", isMobile: device === "phone" });
+        const ctx = await browser.newContext({
+          viewport,
+          colorScheme: scheme,
+          locale: "en-US",
+          timezoneId: "UTC",
+          isMobile: device === "phone",
+        });
         await ctx.addCookies(cookies);
         const p = await ctx.newPage();
         const errs = watchErrors(p);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { TestApp } from "../helpers/app";
+import { firstOwnerLink } from "../helpers/console";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
 import { HUMAN_UA, PASSWORD, screenshot, settled, startConsoleServer, unlabelled, VIEWPORTS } from "./console-setup";
@@ -59,7 +60,7 @@ async function api(path: string, init: RequestInit = {}, key = state.key) {
 
 describe("the console in Chromium", () => {
   test("a new owner follows the setup link and lands on an empty links page", async () => {
-    await page.goto(t.runtime.setupUrl!);
+    await page.goto(await firstOwnerLink(t));
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Set up your console");
     await page.getByLabel("Email").fill("owner@example.com");
     await page.getByLabel("Password").fill("short");

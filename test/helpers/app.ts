@@ -1,5 +1,5 @@
 // Test apps: a real runtime (real stores) per test file, called in-process or over a loopback server.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, type Config } from "../../server/config";
@@ -111,7 +111,11 @@ export async function createTestApp(
     async flush() {
       for (const s of runtime.deps.streams.all) await s.flush();
     },
-    close: () => runtime.close(),
+    // Each app's DATA_DIR holds a copy of the migrated PGlite (hundreds of MB): a full run would fill the disk.
+    async close() {
+      await runtime.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -58,3 +58,15 @@ export async function createOwner(t: TestApp, opts: { tier?: string; email?: str
   const session = await acceptLink(t, inv.body.data.invitation_url, "correct horse battery");
   return { accountId: account.body.data.id as string, email, password: "correct horse battery", session };
 }
+
+/**
+ * The first owner's link. Embedded (PGlite), the server made the default account and printed a setup
+ * link at start. With a Postgres server it makes nothing at start: the operator creates the account and
+ * a setup link (an owner invitation without email) through the admin API, as `cli user invite` does.
+ */
+export async function firstOwnerLink(t: TestApp): Promise<string> {
+  if (t.runtime.deps.pg.kind === "pglite") return t.runtime.setupUrl!;
+  const account = await t.admin("POST", "/accounts", { name: "default", tier: "scale" });
+  const inv = await t.admin("POST", `/accounts/${account.body.data.id}/invitations`, { role: "owner" });
+  return inv.body.data.invitation_url;
+}

@@ -81,17 +81,25 @@ afterAll(async () => {
 
 /** Every operation of the OpenAPI document, and the routes it leaves out (redirects, assets, operations). */
 async function routeList(): Promise<Route[]> {
-  const doc = (await (await fetch(`${s.url}${P}/docs/json`)).json()) as any;
   const list: Route[] = [];
-  for (const [path, ops] of Object.entries<any>(doc.paths)) {
-    for (const [method, op] of Object.entries<any>(ops)) {
-      const schema = op.requestBody?.content?.["application/json"]?.schema ?? {};
-      list.push({
-        method: method.toUpperCase(),
-        path,
-        query: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => p.name),
-        fields: Object.keys(schema.properties ?? schema.items?.properties ?? {}),
-      });
+  const documents = [
+    await fetch(`${s.url}${P}/docs/json`),
+    await fetch(`${s.url}/admin/v1/openapi.json`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+  ];
+  for (const res of documents) {
+    const doc = (await res.json()) as any;
+    // Paths are relative to the document's server (/public-api/v1 or /admin/v1).
+    const base: string = doc.servers[0].url;
+    for (const [path, ops] of Object.entries<any>(doc.paths)) {
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const schema = op.requestBody?.content?.["application/json"]?.schema ?? {};
+        list.push({
+          method: method.toUpperCase(),
+          path: base + path,
+          query: (op.parameters ?? []).filter((p: any) => p.in === "query").map((p: any) => p.name),
+          fields: Object.keys(schema.properties ?? schema.items?.properties ?? {}),
+        });
+      }
     }
   }
   if (list.length < 40) throw new Error(`the OpenAPI document lists only ${list.length} operations`);

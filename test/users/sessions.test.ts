@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { acceptLink, cookieOf, createOwner, ORIGIN, publicPost, signIn, tokenOf } from "../helpers/console";
+import { acceptLink, cookieOf, createOwner, firstOwnerLink, ORIGIN, publicPost, signIn, tokenOf } from "../helpers/console";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,8 +14,13 @@ afterAll(() => t.close());
 const PASSWORD = "correct horse battery";
 
 describe("first start", () => {
+  test("embedded, a setup link is printed at start; with a Postgres server nothing is made at start", async () => {
+    if (t.runtime.deps.pg.kind === "pglite") expect(t.runtime.setupUrl).toMatch(/\/console\/setup#/);
+    else expect(t.runtime.setupUrl).toBeNull();
+  });
+
   test("the setup link makes its opener the owner of the default account, once", async () => {
-    const url = t.runtime.setupUrl!;
+    const url = await firstOwnerLink(t);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:3000\/console\/setup#[A-Za-z0-9_-]{43}$/);
     const preview = await publicPost(t, "/invitation", { token: tokenOf(url) });
     expect(preview.body.data).toMatchObject({ account_name: "default", role: "owner", email: null, is_setup: true });
@@ -278,12 +283,9 @@ describe("sessions", () => {
 test("behind https (BASE_URL), the cookie is Secure with the __Host- prefix, and that name is the one read", async () => {
   const https = await createTestApp({}, { BASE_URL: "https://links.example" });
   try {
-    const res = await publicPost(https, "/accept-invitation", {
-      token: tokenOf(https.runtime.setupUrl!),
-      password: PASSWORD,
-      email: "s@example.com",
-    });
-    expect(https.runtime.setupUrl).toStartWith("https://links.example/console/setup#");
+    const url = await firstOwnerLink(https);
+    const res = await publicPost(https, "/accept-invitation", { token: tokenOf(url), password: PASSWORD, email: "s@example.com" });
+    expect(url).toStartWith("https://links.example/console/setup#");
     expect(res.headers.get("set-cookie")).toMatch(
       /^__Host-svc_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; Secure; HttpOnly; SameSite=Lax$/,
     );
