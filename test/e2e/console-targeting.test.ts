@@ -238,7 +238,9 @@ describe("the link features in the console", () => {
     expect(await decode(await download(page, "Download PNG"))).toBe(`${state.shortUrl}?qr=1`);
     await page.getByRole("button", { name: "Remove the logo" }).click();
     await page.getByText("Logo removed").waitFor();
-    expect(await page.getByLabel("Logo in the middle").count()).toBe(0);
+    // The link is read again: its logo is gone, and with it the choice to draw it.
+    await page.getByLabel("Logo in the middle").waitFor({ state: "detached" });
+    expect(await page.evaluate(async (id) => (await (await fetch(`/public-api/v1/links/${id}`)).json()).data.qr_logo, state.id)).toBeNull();
     expect(unexpected(errors)).toEqual([]);
   }, 120_000);
 
