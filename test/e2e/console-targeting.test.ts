@@ -263,7 +263,7 @@ describe("the link features in the console", () => {
     await expect(page.locator("#counted-clicks").textContent()).resolves.toContain("Counted so far: 15 of 30");
     await page.getByRole("button", { name: "Save changes" }).click();
     await page.waitForURL(new RegExp(`/console/links/${state.id}$`));
-    await shows(page.locator("#click-limit"), "15 of 15 people's clicks countedReached");
+    await shows(page.locator("#click-limit"), "15 of 15 people's clicks counted Reached");
     const after = await fetch(state.shortUrl!, { redirect: "manual", headers: { "user-agent": HUMAN_UA } });
     expect(after.headers.get("location")).toBe(to("/limit-reached"));
     expect(unexpected(errors)).toEqual([]);
@@ -335,6 +335,14 @@ describe("the link features in the console", () => {
           expect(await unlabelled(p)).toEqual([]);
           expect(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
           await screenshot(p, `${name}-${device}-${scheme}`, device === "desktop");
+        }
+        // At phone width, each new part on its own (a whole page would be several screens long).
+        if (device === "phone") {
+          await screenshot(p.locator("fieldset.wide").first(), `link-form-rules-phone-${scheme}`);
+          await p.goto(`${server.url}/console/links/${state.id}`);
+          await settled(p);
+          await screenshot(p.locator("section[aria-labelledby=qr-code]"), `link-qr-phone-${scheme}`);
+          await screenshot(p.locator("section[aria-labelledby=group-stats]"), `link-groups-phone-${scheme}`);
         }
         expect(unexpected(errs)).toEqual([]);
         await ctx.close();

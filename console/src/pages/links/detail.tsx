@@ -67,7 +67,12 @@ export function LinkPage({ id }: { id: string }) {
               <dt>Click limit</dt>
               <dd id="click-limit">
                 {fmtNumber(l.counted_clicks ?? 0)} of {fmtNumber(l.max_clicks)} people's clicks counted
-                {(l.counted_clicks ?? 0) >= l.max_clicks && <span class="badge warn">Reached</span>}
+                {(l.counted_clicks ?? 0) >= l.max_clicks && (
+                  <>
+                    {" "}
+                    <span class="badge warn">Reached</span>
+                  </>
+                )}
                 <div class="muted clip">Then: {l.max_clicks_url ?? "a page saying the link reached its limit"}</div>
               </dd>
             </>

@@ -100,7 +100,7 @@ export function QrPanel({ link, onChanged }: { link: Link; onChanged: () => void
           <Field label="Size (pixels)" type="number" min={64} max={2048} value={o.size} onChange={set("size")} error={err.size} />
           <Field label="Quiet zone (modules)" type="number" min={1} max={16} value={o.margin} onChange={set("margin")} error={err.margin} />
           <Select label="Error correction" value={o.level} onChange={set("level")} error={err.level}>
-            <option value="">Automatic (M, or H with a logo)</option>
+            <option value="">Automatic (M; H with a logo)</option>
             {LEVELS.map(([l, name]) => (
               <option value={l}>{name}</option>
             ))}
