@@ -3,10 +3,12 @@
 // checks every page passes (labelled controls, nothing wider than the screen) before its screenshot.
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Locator, Page } from "playwright-core";
+import { expect } from "bun:test";
+import type { Browser, Cookie, Locator, Page } from "playwright-core";
 import { serveApp } from "../../server/http/serve";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { firstOwnerLink } from "../helpers/console";
+import { watchErrors } from "./browser";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const SHOTS = join(ROOT, "test-artifacts", "console");
@@ -77,3 +79,46 @@ export const invalid = (control: Locator) => control.and(control.page().locator(
 
 /** Waits until one of the elements shows this text (live regions exist empty before they say anything). */
 export const shows = (l: Locator, text: string) => l.filter({ hasText: text }).first().waitFor();
+
+export type Look = { device: (typeof VIEWPORTS)[number][0]; scheme: "light" | "dark" };
+
+/**
+ * For each colour scheme and viewport, a new browser context signed in with `cookies` runs `visit`; the
+ * page may log no error that `unexpected` keeps.
+ */
+export async function inEveryLook(
+  browser: Browser,
+  cookies: Cookie[],
+  unexpected: (errors: string[]) => string[],
+  visit: (p: Page, look: Look) => Promise<void>,
+) {
+  for (const scheme of ["light", "dark"] as const) {
+    for (const [device, viewport] of VIEWPORTS) {
+      const ctx = await browser.newContext({
+        viewport,
+        colorScheme: scheme,
+        locale: "en-US",
+        timezoneId: "UTC",
+        isMobile: device === "phone",
+      });
+      await ctx.addCookies(cookies);
+      const p = await ctx.newPage();
+      const errors = watchErrors(p);
+      await visit(p, { device, scheme });
+      expect(unexpected(errors)).toEqual([]);
+      await ctx.close();
+    }
+  }
+}
+
+/** Opens a console page, waits until it has loaded, checks its labels, theme and width, and screenshots it as `<name>-<device>-<scheme>`. */
+export async function checkPage(p: Page, url: string, name: string, { device, scheme }: Look) {
+  await p.goto(url);
+  await p.locator("main h1").waitFor();
+  await settled(p);
+  expect(await unlabelled(p)).toEqual([]);
+  expect(await p.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
+  // Nothing is wider than the screen.
+  expect(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
+  await screenshot(p, `${name}-${device}-${scheme}`, device === "desktop");
+}

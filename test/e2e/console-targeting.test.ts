@@ -14,6 +14,8 @@ import type { TestApp } from "../helpers/app";
 import { launchBrowser, watchErrors } from "./browser";
 import {
   becomeOwner,
+  checkPage,
+  inEveryLook,
   HUMAN_UA,
   invalid,
   IPHONE_UA,
@@ -22,8 +24,6 @@ import {
   settled,
   shows,
   startConsoleServer,
-  unlabelled,
-  VIEWPORTS,
 } from "./console-setup";
 
 let t: TestApp;
@@ -312,41 +312,17 @@ describe("the link features in the console", () => {
   }, 120_000);
 
   test("the new parts: labelled controls, light and dark, desktop and phone; screenshots", async () => {
-    const cookies = await owner.cookies();
-    for (const scheme of ["light", "dark"] as const) {
-      for (const [device, viewport] of VIEWPORTS) {
-        const ctx = await browser.newContext({
-          viewport,
-          colorScheme: scheme,
-          locale: "en-US",
-          timezoneId: "UTC",
-          isMobile: device === "phone",
-        });
-        await ctx.addCookies(cookies);
-        const p = await ctx.newPage();
-        const errs = watchErrors(p);
-        for (const [name, path] of [
-          ["link-targeting", `/console/links/${state.id}`],
-          ["link-form-targeting", `/console/links/${state.id}/edit`],
-        ]) {
-          await p.goto(server.url + path);
-          await p.locator("main h1").waitFor();
-          await settled(p);
-          expect(await unlabelled(p)).toEqual([]);
-          expect(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
-          await screenshot(p, `${name}-${device}-${scheme}`, device === "desktop");
-        }
-        // At phone width, each new part on its own (a whole page would be several screens long).
-        if (device === "phone") {
-          await screenshot(p.locator("fieldset.wide").first(), `link-form-rules-phone-${scheme}`);
-          await p.goto(`${server.url}/console/links/${state.id}`);
-          await settled(p);
-          await screenshot(p.locator("section[aria-labelledby=qr-code]"), `link-qr-phone-${scheme}`);
-          await screenshot(p.locator("section[aria-labelledby=group-stats]"), `link-groups-phone-${scheme}`);
-        }
-        expect(unexpected(errs)).toEqual([]);
-        await ctx.close();
+    await inEveryLook(browser, await owner.cookies(), unexpected, async (p, look) => {
+      await checkPage(p, `${server.url}/console/links/${state.id}`, "link-targeting", look);
+      await checkPage(p, `${server.url}/console/links/${state.id}/edit`, "link-form-targeting", look);
+      // At phone width, each new part on its own (a whole page would be several screens long).
+      if (look.device === "phone") {
+        await screenshot(p.locator("fieldset.wide").first(), `link-form-rules-phone-${look.scheme}`);
+        await p.goto(`${server.url}/console/links/${state.id}`);
+        await settled(p);
+        await screenshot(p.locator("section[aria-labelledby=qr-code]"), `link-qr-phone-${look.scheme}`);
+        await screenshot(p.locator("section[aria-labelledby=group-stats]"), `link-groups-phone-${look.scheme}`);
       }
-    }
+    });
   }, 180_000);
 });

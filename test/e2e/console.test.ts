@@ -9,7 +9,7 @@ import type { TestApp } from "../helpers/app";
 import { firstOwnerLink } from "../helpers/console";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
-import { HUMAN_UA, PASSWORD, screenshot, settled, startConsoleServer, unlabelled, VIEWPORTS } from "./console-setup";
+import { checkPage, HUMAN_UA, inEveryLook, PASSWORD, settled, startConsoleServer, unlabelled } from "./console-setup";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -328,33 +328,9 @@ describe("the console in Chromium", () => {
       ["team", "/console/team"],
       ["account", "/console/account"],
     ];
-    const cookies = await owner.cookies();
-    for (const scheme of ["light", "dark"] as const) {
-      for (const [device, viewport] of VIEWPORTS) {
-        const ctx = await browser.newContext({
-          viewport,
-          colorScheme: scheme,
-          locale: "en-US",
-          timezoneId: "UTC",
-          isMobile: device === "phone",
-        });
-        await ctx.addCookies(cookies);
-        const p = await ctx.newPage();
-        const errs = watchErrors(p);
-        for (const [name, path] of pages) {
-          await p.goto(server.url + path);
-          await p.locator("main h1").waitFor();
-          await settled(p);
-          expect(await unlabelled(p)).toEqual([]);
-          expect(await p.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
-          // Nothing is wider than the screen.
-          expect(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
-          await screenshot(p, `${name}-${device}-${scheme}`, device === "desktop");
-        }
-        expect(unexpected(errs)).toEqual([]);
-        await ctx.close();
-      }
-    }
+    await inEveryLook(browser, await owner.cookies(), unexpected, async (p, look) => {
+      for (const [name, path] of pages) await checkPage(p, server.url + path, name, look);
+    });
     expect(unexpected(errors)).toEqual([]);
   }, 180_000);
 });

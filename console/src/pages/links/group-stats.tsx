@@ -11,6 +11,11 @@ const GROUPS = ["variant", "rule", "source"] as const;
 type Group = (typeof GROUPS)[number];
 
 const HEADINGS: Record<Group, string> = { variant: "A/B variants", rule: "Targeting rules", source: "Link or QR code" };
+const EMPTY: Record<Group, string> = {
+  variant: "This link has no A/B variants.",
+  rule: "This link has no targeting rules.",
+  source: "No clicks yet.",
+};
 const FIRST_COLUMN: Record<Group, string> = { variant: "Variant", rule: "Rule", source: "Source" };
 
 export function GroupStats({ link }: { link: Link }) {
@@ -32,11 +37,7 @@ export function GroupStats({ link }: { link: Link }) {
             {GROUPS.map((g) => (
               <>
                 <h3 id={`groups-${g}-heading`}>{HEADINGS[g]}</h3>
-                {data[g].length === 0 ? (
-                  <p class="muted">{g === "source" ? "No clicks yet." : `This link has no ${HEADINGS[g].toLowerCase()}.`}</p>
-                ) : (
-                  <GroupTable group={g} rows={data[g]} />
-                )}
+                {data[g].length === 0 ? <p class="muted">{EMPTY[g]}</p> : <GroupTable group={g} rows={data[g]} />}
               </>
             ))}
           </>
