@@ -70,7 +70,7 @@ describe("the documents", () => {
     const ingest = doc.paths["/journey/events"].post;
     expect(ingest.requestBody.content["application/json"].schema.properties.events.maxItems).toBe(100);
     expect(ingest.parameters.map((p: any) => p.name)).toEqual(["X-Idempotency-Key"]);
-    expect(Object.keys(ingest.responses).sort()).toEqual(["202", "400", "401", "403", "429", "500", "503"]);
+    expect(Object.keys(ingest.responses).sort()).toEqual(["202", "400", "401", "403", "413", "429", "500", "503"]);
     expect(ingest.responses["202"].headers["X-Journey-Warning"]).toEqual({ $ref: "#/components/headers/X-Journey-Warning.optional" });
     expect(ingest.responses["202"].headers["X-RateLimit-Limit"]).toBeUndefined();
     expect(JSON.stringify(ingest.responses["429"])).toContain("JOURNEY_LIMIT_EXCEEDED");
