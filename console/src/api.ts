@@ -1,6 +1,13 @@
-// The console's typed fetch layer: the same public API as everyone (/public-api/v1) plus the session-only
-// routes (/console/api), with the session cookie (same origin) and, on writes, the session's X-CSRF-Token.
-// Both error forms of the API (object and rate-limit string) become one ApiError that names its fields.
+// The console's API layer. Both kinds of route send the session cookie (same origin) and, on writes, the
+// session's X-CSRF-Token, and both turn the API's two error forms (object and rate-limit string) into one
+// ApiError that names its fields.
+// - The public API (/public-api/v1), the same routes as every API user: `api`, openapi-fetch typed by the
+//   types the typed client generates from the OpenAPI document, so each path, its parameters, its body and
+//   its answer are checked when the console is type-checked. `ok(api.GET(...))` is the answer's `data`.
+// - The session-only routes (/console/api), which are not in the public document: `get`, `post`, `patch`
+//   and `del`, typed by the server's own types (types.ts).
+import createClient from "openapi-fetch";
+import type { paths } from "../../client/src/generated/schema";
 
 export const API = "/public-api/v1";
 export const CONSOLE = "/console/api";
@@ -50,6 +57,68 @@ export const whenSignedOut = (f: () => void) => {
   onUnauthorized = f;
 };
 
+const networkError = () => new ApiError(0, "NETWORK_ERROR", "The server could not be reached. Check your connection and try again.");
+
+/** Every request of the console: the CSRF token on writes; a failed connection becomes an ApiError. */
+async function send(request: Request): Promise<Response> {
+  if (request.method !== "GET" && request.method !== "HEAD") request.headers.set("x-csrf-token", csrfToken);
+  try {
+    return await fetch(request);
+  } catch {
+    throw networkError();
+  }
+}
+
+/** An error answer (either form) as an ApiError; a 401 outside the sign-in routes ends the console's session. */
+function failure(res: Response, payload: any): ApiError {
+  const err = payload?.error;
+  const retry = Number(res.headers.get("retry-after")) || undefined;
+  const error =
+    typeof err === "string"
+      ? new ApiError(res.status, err, payload.message ?? err, {}, retry)
+      : new ApiError(res.status, err?.code ?? "ERROR", err?.message ?? `The server answered ${res.status}`, err?.details ?? {}, retry);
+  if (res.status === 401 && !new URL(res.url || "/", location.href).pathname.startsWith(`${CONSOLE}/auth`)) onUnauthorized();
+  return error;
+}
+
+/** The public API, typed by the OpenAPI document. */
+export const api = createClient<paths>({ baseUrl: API, fetch: send, headers: { accept: "application/json" } });
+
+type Answer<T> = { data?: T; error?: unknown; response: Response };
+
+/** The `data` of a public API call's answer; an error answer is thrown as an ApiError. */
+export async function ok<T extends { data: unknown }>(call: Promise<Answer<T>>): Promise<T["data"]> {
+  const { data, error, response } = await call;
+  if (response.ok && data !== undefined) return data.data;
+  throw failure(response, error);
+}
+
+/** One page of a paginated public list. */
+export async function okPage<T extends { data: unknown[]; meta: { page: number; per_page: number; total: number; total_pages: number } }>(
+  call: Promise<Answer<T>>,
+): Promise<Page<T["data"][number]>> {
+  const { data, error, response } = await call;
+  if (!response.ok || data === undefined) throw failure(response, error);
+  const { meta } = data;
+  return { items: data.data, page: meta.page, perPage: meta.per_page, total: meta.total, totalPages: meta.total_pages };
+}
+
+/** A binary answer (an image) as a Blob; an error answer is thrown as an ApiError. */
+export async function okBlob(call: Promise<Answer<unknown>>): Promise<Blob> {
+  const { data, error, response } = await call;
+  if (response.ok && data instanceof Blob) return data;
+  throw failure(response, error);
+}
+
+/** Raw bytes as a request body (image uploads), with their own content type. */
+export const rawBody = (file: Blob) => ({
+  body: file as never,
+  bodySerializer: (b: unknown) => b as Blob,
+  headers: { "content-type": file.type },
+});
+
+// The session-only routes.
+
 export function url(path: string, query: Query = {}): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== "") params.set(k, String(v));
@@ -57,40 +126,18 @@ export function url(path: string, query: Query = {}): string {
   return qs ? `${path}?${qs}` : path;
 }
 
-async function send(method: string, path: string, init: { query?: Query; json?: unknown; body?: BodyInit; type?: string } = {}) {
+type ConsolePath = `${typeof CONSOLE}/${string}`;
+
+async function call(method: string, path: ConsolePath, json?: unknown) {
   const headers: Record<string, string> = { accept: "application/json" };
-  if (method !== "GET") headers["x-csrf-token"] = csrfToken;
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers["content-type"] = "application/json";
-    body = JSON.stringify(init.json);
-  } else if (init.type) headers["content-type"] = init.type;
-  let res: Response;
-  try {
-    res = await fetch(url(path, init.query), { method, headers, body, credentials: "same-origin" });
-  } catch {
-    throw new ApiError(0, "NETWORK_ERROR", "The server could not be reached. Check your connection and try again.");
-  }
+  if (json !== undefined) headers["content-type"] = "application/json";
+  const res = await send(new Request(path, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) }));
   const payload = await res.json().catch(() => null);
-  if (res.ok && payload?.success !== false) return payload;
-  const err = payload?.error;
-  const retry = Number(res.headers.get("retry-after")) || undefined;
-  const error =
-    typeof err === "string"
-      ? new ApiError(res.status, err, payload.message ?? err, {}, retry)
-      : new ApiError(res.status, err?.code ?? "ERROR", err?.message ?? `The server answered ${res.status}`, err?.details ?? {}, retry);
-  if (res.status === 401 && !path.startsWith(`${CONSOLE}/auth`)) onUnauthorized();
-  throw error;
+  if (res.ok && payload?.success !== false) return payload.data;
+  throw failure(res, payload);
 }
 
-export const get = async <T>(path: string, query?: Query): Promise<T> => (await send("GET", path, { query })).data;
-
-export async function getPage<T>(path: string, query?: Query): Promise<Page<T>> {
-  const body = await send("GET", path, { query });
-  return { items: body.data, page: body.meta.page, perPage: body.meta.per_page, total: body.meta.total, totalPages: body.meta.total_pages };
-}
-
-export const post = async <T>(path: string, json?: unknown): Promise<T> => (await send("POST", path, { json: json ?? {} })).data;
-export const patch = async <T>(path: string, json: unknown): Promise<T> => (await send("PATCH", path, { json })).data;
-export const del = async <T>(path: string): Promise<T> => (await send("DELETE", path)).data;
-export const putBytes = async <T>(path: string, file: Blob): Promise<T> => (await send("PUT", path, { body: file, type: file.type })).data;
+export const get = <T>(path: ConsolePath, query?: Query): Promise<T> => call("GET", url(path, query) as ConsolePath);
+export const post = <T>(path: ConsolePath, json?: unknown): Promise<T> => call("POST", path, json ?? {});
+export const patch = <T>(path: ConsolePath, json: unknown): Promise<T> => call("PATCH", path, json);
+export const del = <T>(path: ConsolePath): Promise<T> => call("DELETE", path);

@@ -33,3 +33,10 @@ export const fmtDuration = (seconds: number) =>
     : seconds < 3600
       ? `${number.format(Math.round(seconds / 60))} min`
       : `${number.format(Math.round(seconds / 360) / 10)} h`;
+
+const decimal = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const percent = new Intl.NumberFormat(locale, { style: "percent", maximumFractionDigits: 1 });
+/** An amount in its major unit (the API's `revenue`), with two decimals. */
+export const fmtAmount = (n: number) => decimal.format(n);
+/** A rate the API gives in percent (`conversion_rate`: 12.5 → "12.5%"). */
+export const fmtRate = (pct: number) => percent.format(pct / 100);

@@ -4,19 +4,12 @@
 // write; a page of another origin cannot change anything; another account's ids are 404.
 // Screenshots go to test-artifacts/console/ (and docs/console/ with UPDATE_DOCS_SCREENSHOT=1).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { createTestApp, type TestApp } from "../helpers/app";
+import type { TestApp } from "../helpers/app";
 import { firstOwnerLink } from "../helpers/console";
-import { serveApp } from "../../server/serve";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
-
-const ROOT = join(import.meta.dir, "..", "..");
-const SHOTS = join(ROOT, "test-artifacts", "console");
-const PASSWORD = "correct horse battery";
-const HUMAN_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
+import { checkPage, HUMAN_UA, inEveryLook, PASSWORD, settled, startConsoleServer, unlabelled } from "./console-setup";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -31,14 +24,7 @@ const state: { linkId?: string; code?: string; key?: string; secret?: string; we
 const unexpected = (errs: string[]) => errs.filter((e) => !/status of (401|403|404)/.test(e));
 
 beforeAll(async () => {
-  // BASE_URL is the address the server listens on, so short links, uploaded images and the setup link work as printed.
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  const base = `http://127.0.0.1:${port}`;
-  t = await createTestApp({}, { BASE_URL: base, WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" });
-  const bun = serveApp(t.runtime, { port, hostname: "127.0.0.1" });
-  server = { url: base, stop: () => bun.stop() };
+  ({ t, ...server } = await startConsoleServer({ WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" }));
   browser = await launchBrowser();
   receiver = startReceiver();
   owner = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: "light", locale: "en-US", timezoneId: "UTC" });
@@ -63,12 +49,6 @@ async function widgetStats(p: Page, id: string): Promise<Record<string, string>>
     return out;
   }, id);
 }
-
-/** Form controls with no accessible name: every input, select and textarea must have a label. */
-const unlabelled = (p: Page) =>
-  p.$$eval("main input, main select, main textarea, header select", (els) =>
-    els.filter((e) => !(e as HTMLInputElement).labels?.length && !e.getAttribute("aria-label")).map((e) => e.outerHTML.slice(0, 80)),
-  );
 
 async function api(path: string, init: RequestInit = {}, key = state.key) {
   const res = await fetch(server.url + path, {
@@ -338,7 +318,6 @@ describe("the console in Chromium", () => {
   }, 60_000);
 
   test("main pages: labelled controls, light and dark, desktop and phone; screenshots", async () => {
-    mkdirSync(SHOTS, { recursive: true });
     const pages: [string, string][] = [
       ["links", "/console/links"],
       ["link", `/console/links/${state.linkId}`],
@@ -349,49 +328,9 @@ describe("the console in Chromium", () => {
       ["team", "/console/team"],
       ["account", "/console/account"],
     ];
-    const cookies = await owner.cookies();
-    for (const scheme of ["light", "dark"] as const) {
-      for (const [device, viewport] of [
-        ["desktop", { width: 1440, height: 900 }],
-        ["phone", { width: 390, height: 844 }],
-      ] as const) {
-        const ctx = await browser.newContext({
-          viewport,
-          colorScheme: scheme,
-          locale: "en-US",
-          timezoneId: "UTC",
-          isMobile: device === "phone",
-        });
-        await ctx.addCookies(cookies);
-        const p = await ctx.newPage();
-        const errs = watchErrors(p);
-        for (const [name, path] of pages) {
-          await p.goto(server.url + path);
-          await p.locator("main h1").waitFor();
-          await p.waitForFunction(
-            () =>
-              !document.querySelector("[aria-busy=true]") &&
-              [...document.querySelectorAll("svc-summary, svc-timeseries, svc-breakdown, svc-link-stats, svc-conversions")].every(
-                (w: any) => w.state !== "loading" && w.state !== "idle",
-              ),
-            undefined,
-            { timeout: 20_000 },
-          );
-          expect(await unlabelled(p)).toEqual([]);
-          expect(await p.evaluate(() => document.documentElement.dataset.theme)).toBe(scheme);
-          // Nothing is wider than the screen.
-          expect(await p.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
-          const file = join(SHOTS, `${name}-${device}-${scheme}.png`);
-          await p.screenshot({ path: file, fullPage: device === "desktop" });
-          if (process.env.UPDATE_DOCS_SCREENSHOT) {
-            mkdirSync(join(ROOT, "docs", "console"), { recursive: true });
-            copyFileSync(file, join(ROOT, "docs", "console", `${name}-${device}-${scheme}.png`));
-          }
-        }
-        expect(unexpected(errs)).toEqual([]);
-        await ctx.close();
-      }
-    }
+    await inEveryLook(browser, await owner.cookies(), unexpected, async (p, look) => {
+      for (const [name, path] of pages) await checkPage(p, server.url + path, name, look);
+    });
     expect(unexpected(errors)).toEqual([]);
   }, 180_000);
 });

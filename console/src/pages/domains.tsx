@@ -1,6 +1,6 @@
 // Custom domains: add one, see the DNS TXT record to create, verify it, remove it.
 import { useState } from "preact/hooks";
-import { API, del, get, post } from "../api";
+import { api, ok } from "../api";
 import { fmtDateTime } from "../format";
 import { useSession } from "../session";
 import type { Domain } from "../types";
@@ -9,21 +9,21 @@ import { Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader, Stat
 
 export function DomainsPage() {
   const { can, session } = useSession();
-  const domains = useAsync(() => get<Domain[]>(`${API}/domains`), []);
+  const domains = useAsync(() => ok(api.GET("/domains")), []);
   const [note, setNote] = useState("");
   const add = useSubmit(async (form: HTMLFormElement) => {
-    const d = await post<Domain>(`${API}/domains`, { name: new FormData(form).get("name") });
+    const d = await ok(api.POST("/domains", { body: { name: String(new FormData(form).get("name") ?? "") } }));
     form.reset();
     setNote(`${d.name} added: create its TXT record, then verify`);
     domains.reload();
   });
   const act = useSubmit(async (d: Domain, what: "verify" | "delete") => {
     if (what === "verify") {
-      const v = await post<Domain>(`${API}/domains/${d.id}/verify`);
+      const v = await ok(api.POST("/domains/{id}/verify", { params: { path: { id: d.id } } }));
       setNote(v.verified ? `${d.name} is verified` : `${d.name} is not verified yet`);
     } else {
       if (!confirm(`Remove ${d.name}?`)) return;
-      await del(`${API}/domains/${d.id}`);
+      await ok(api.DELETE("/domains/{id}", { params: { path: { id: d.id } } }));
       setNote(`${d.name} removed`);
     }
     domains.reload();

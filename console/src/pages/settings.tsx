@@ -17,7 +17,7 @@ export function SettingsPage() {
     setNote(res.message);
     sessions.reload();
   });
-  const end = useSubmit(async (path: string, done: string) => {
+  const end = useSubmit(async (path: `${typeof CONSOLE}/${string}`, done: string) => {
     await del(path);
     setNote(done);
     sessions.reload();

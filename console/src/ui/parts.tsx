@@ -76,6 +76,41 @@ export function Select(props: SelectHTMLAttributes<HTMLSelectElement> & { label:
   );
 }
 
+/** A group of checkboxes under one legend (several values of one field), with the field's error. */
+export function Checks<T extends string>(props: {
+  legend: string;
+  options: readonly T[];
+  names?: Partial<Record<T, string>>;
+  value: T[];
+  onChange: (v: T[]) => void;
+  error?: string;
+}) {
+  const { legend, options, names, value, onChange, error } = props;
+  const id = useId();
+  return (
+    <fieldset class="checks" aria-describedby={error ? `${id}-error` : undefined}>
+      <legend>{legend}</legend>
+      {options.map((o) => (
+        <label class="check">
+          <input
+            type="checkbox"
+            value={o}
+            checked={value.includes(o)}
+            aria-invalid={error ? "true" : undefined}
+            onChange={(e) => onChange((e.target as HTMLInputElement).checked ? [...value, o] : value.filter((x) => x !== o))}
+          />{" "}
+          {names?.[o] ?? o}
+        </label>
+      ))}
+      {error && (
+        <small id={`${id}-error`} class="field-error">
+          {error}
+        </small>
+      )}
+    </fieldset>
+  );
+}
+
 /** The error of a form or page, read out by screen readers as it appears. */
 export function Alert({ error, children }: { error?: ApiError | null; children?: ComponentChildren }) {
   return (

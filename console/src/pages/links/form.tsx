@@ -1,22 +1,31 @@
 // Create and edit a link with every field of the API: destination, title, description, custom alias, tags,
-// domain, campaign, expiry, password, UTM parameters (with the resulting address shown as you type), and an
-// OG image by URL or by upload (with a preview). The API validates; its field errors show beside the fields.
+// domain, campaign, expiry and where visitors go after it, password, UTM parameters (with the resulting
+// address shown as you type), an OG image by URL or by upload (with a preview), a click limit with its
+// fallback, targeting rules and A/B variants. The API validates; its field errors show beside the fields.
 import { useMemo, useState } from "preact/hooks";
-import { API, get, patch, post, putBytes } from "../../api";
+import type { operations } from "../../../../client/src/generated/schema";
+import { api, ok, rawBody } from "../../api";
+import { fmtNumber } from "../../format";
 import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Campaign, Domain, Link } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
 import { Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
+import { RulesEditor } from "./rules-editor";
+import { ruleDraft, toRule, toVariant, variantDraft, type RuleDraft, type VariantDraft } from "./targeting";
+import { VariantsEditor } from "./variants-editor";
+
+type CreateBody = operations["createLink"]["requestBody"]["content"]["application/json"];
+type UpdateBody = operations["updateLink"]["requestBody"]["content"]["application/json"];
 
 const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
 type Values = Record<string, string>;
 
 export function LinkFormPage({ id }: { id?: string }) {
   const { can } = useSession();
-  const link = useAsync(() => (id ? get<Link>(`${API}/links/${id}`) : Promise.resolve(null)), [id]);
-  const domains = useAsync(() => (can("domains:read") ? get<Domain[]>(`${API}/domains`) : Promise.resolve([])), []);
-  const campaigns = useAsync(() => get<Campaign[]>(`${API}/campaigns`).catch(() => []), []);
+  const link = useAsync(() => (id ? ok(api.GET("/links/{id}", { params: { path: { id } } })) : Promise.resolve(null)), [id]);
+  const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
+  const campaigns = useAsync(() => ok(api.GET("/campaigns")).catch(() => []), []);
   if (link.state === "error") return <Failed error={link.error} retry={link.reload} />;
   if (link.state === "loading" || domains.state === "loading" || campaigns.state === "loading") return <Loading what="Loading the form" />;
   return <LinkForm link={link.data} domains={(domains.data ?? []).filter((d) => d.verified)} campaigns={campaigns.data ?? []} />;
@@ -37,6 +46,9 @@ function withUtm(url: string, v: Values): string {
   }
 }
 
+/** A whole number as typed; anything else goes to the API as typed, for it to name the field. */
+const toCount = (v: string) => (v.trim() === "" ? null : Number(v));
+
 function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Domain[]; campaigns: Campaign[] }) {
   const initial: Values = {
     url: link?.original_url ?? "",
@@ -47,6 +59,9 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
     domain_id: link?.domain_id ?? "",
     campaign_id: link?.campaign_id ?? "",
     expires_at: toLocalInput(link?.expires_at ?? null),
+    expired_url: link?.expired_url ?? "",
+    max_clicks: link?.max_clicks === null || link?.max_clicks === undefined ? "" : String(link.max_clicks),
+    max_clicks_url: link?.max_clicks_url ?? "",
     og_image: link?.og_image ?? "",
     ...Object.fromEntries(UTM.map((k) => [k, link?.[k] ?? ""])),
   };
@@ -54,6 +69,8 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
   const [protect, setProtect] = useState(link?.is_password_protected ?? false);
   const [active, setActive] = useState(link?.is_active ?? true);
   const [track, setTrack] = useState(link?.track_conversions ?? false);
+  const [rules, setRules] = useState<RuleDraft[]>(() => (link?.rules ?? []).map(ruleDraft));
+  const [variants, setVariants] = useState<VariantDraft[]>(() => (link?.variants ?? []).map(variantDraft));
   const [file, setFile] = useState<File | null>(null);
   const fileUrl = useMemo(() => (file ? URL.createObjectURL(file) : ""), [file]);
   const preview = fileUrl || v.og_image;
@@ -65,15 +82,26 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
       .map((t) => t.trim())
       .filter(Boolean);
     const utm = Object.fromEntries(UTM.map((k) => [k, v[k]]));
+    const targeting = {
+      rules: rules.map(toRule),
+      variants: variants.map(toVariant),
+      max_clicks: toCount(v.max_clicks),
+      max_clicks_url: v.max_clicks_url.trim() || null,
+      expired_url: v.expired_url.trim() || null,
+    };
     let saved: Link;
     if (!link) {
-      const body: Record<string, unknown> = { url: v.url, tags, track_conversions: track };
-      for (const k of ["title", "description", "custom_alias", "og_image", "domain_id", "campaign_id", ...UTM]) if (v[k]) body[k] = v[k];
-      if (v.expires_at) body.expires_at = fromLocalInput(v.expires_at);
+      const body: CreateBody = { url: v.url, tags, track_conversions: track };
+      for (const k of ["title", "description", "custom_alias", "og_image", "domain_id", "campaign_id", ...UTM] as const)
+        if (v[k]) body[k] = v[k];
+      if (v.expires_at) body.expires_at = fromLocalInput(v.expires_at)!;
       if (protect) Object.assign(body, { is_password_protected: true, password });
-      saved = await post<Link>(`${API}/links`, body);
+      // Only what was set: a link without targeting is created exactly as before.
+      for (const [k, value] of Object.entries(targeting))
+        if (value !== null && !(Array.isArray(value) && value.length === 0)) Object.assign(body, { [k]: value });
+      saved = await ok(api.POST("/links", { body }));
     } else {
-      const body: Record<string, unknown> = {
+      const body: UpdateBody = {
         title: v.title,
         description: v.description,
         tags,
@@ -83,14 +111,15 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         domain_id: v.domain_id || null,
         campaign_id: v.campaign_id || null,
         ...utm,
+        ...targeting,
       };
       if (v.custom_alias !== link.short_code) body.custom_alias = v.custom_alias;
       if (v.og_image !== (link.og_image ?? "") && v.og_image) body.og_image = v.og_image;
       if (!protect && link.is_password_protected) body.is_password_protected = false;
       if (protect && password) Object.assign(body, { is_password_protected: true, password });
-      saved = await patch<Link>(`${API}/links/${link.id}`, body);
+      saved = await ok(api.PATCH("/links/{id}", { params: { path: { id: link.id } }, body }));
     }
-    if (file) await putBytes(`${API}/links/${saved.id}/og-image`, file);
+    if (file) await ok(api.PUT("/links/{id}/og-image", { params: { path: { id: saved.id } }, ...rawBody(file) }));
     navigate(`/links/${saved.id}`);
   });
   const err = form.error?.fields ?? {};
@@ -174,6 +203,15 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
             error={err.expires_at}
           />
           <Field
+            label="After expiry, send visitors to"
+            name="expired_url"
+            type="url"
+            value={v.expired_url}
+            onInput={set("expired_url")}
+            error={err.expired_url}
+            hint="Empty: a page saying the link has expired."
+          />
+          <Field
             label="Password-protected"
             type="checkbox"
             checked={protect}
@@ -197,6 +235,35 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
           />
         </fieldset>
         <fieldset>
+          <legend>Click limit</legend>
+          <Field
+            label="Click limit"
+            name="max_clicks"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            step={1}
+            value={v.max_clicks}
+            onInput={set("max_clicks")}
+            error={err.max_clicks}
+            hint="People's clicks the link serves (bots do not count). Empty: no limit."
+          />
+          {link?.max_clicks != null && (
+            <p class="muted" id="counted-clicks">
+              Counted so far: {fmtNumber(link.counted_clicks ?? 0)} of {fmtNumber(link.max_clicks)}. Removing the limit resets the count.
+            </p>
+          )}
+          <Field
+            label="After the limit, send visitors to"
+            name="max_clicks_url"
+            type="url"
+            value={v.max_clicks_url}
+            onInput={set("max_clicks_url")}
+            error={err.max_clicks_url}
+            hint="Empty: a page saying the link reached its limit."
+          />
+        </fieldset>
+        <fieldset>
           <legend>UTM parameters</legend>
           {UTM.map((k) => (
             <Field label={`UTM ${k.slice(4)}`} name={k} value={v[k]} onInput={set(k)} error={err[k]} />
@@ -216,6 +283,8 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
           />
           {preview && <img class="og-preview" src={preview} alt="Preview of the link's image" />}
         </fieldset>
+        <RulesEditor rules={rules} onChange={setRules} fields={err} />
+        <VariantsEditor variants={variants} onChange={setVariants} fields={err} />
         <div class="form-actions">
           <button type="submit" disabled={form.busy}>
             {form.busy ? "Saving…" : link ? "Save changes" : "Create link"}

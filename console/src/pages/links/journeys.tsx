@@ -1,20 +1,27 @@
 // A link's journeys: the period's summary, its sessions (each opens to its events in order), and a
 // funnel builder (steps typed as event names, event types or page URLs, drawn by <svc-funnel>).
 import { useState } from "preact/hooks";
-import { API, get, getPage } from "../../api";
+import { api, ok, okPage } from "../../api";
 import { fmtDateTime, fmtDuration, fmtNumber } from "../../format";
-import type { JourneyEvent, JourneySession, JourneySummary } from "../../types";
+import type { JourneySession } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 
-const PERIODS = ["24h", "7d", "30d", "90d"];
+const PERIODS = ["24h", "7d", "30d", "90d"] as const;
+type Period = (typeof PERIODS)[number];
 
 export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
-  const [period, setPeriod] = useState("30d");
+  const [period, setPeriod] = useState<Period>("30d");
   const [page, setPage] = useState(1);
-  const base = `${API}/journey/links/${linkId}`;
-  const summary = useAsync(() => get<JourneySummary>(`${base}/summary`, { period }), [linkId, period]);
-  const sessions = useAsync(() => getPage<JourneySession>(`${base}/sessions`, { period, page, limit: 10 }), [linkId, period, page]);
+  const path = { link_id: linkId };
+  const summary = useAsync(
+    () => ok(api.GET("/journey/links/{link_id}/summary", { params: { path, query: { period } } })),
+    [linkId, period],
+  );
+  const sessions = useAsync(
+    () => okPage(api.GET("/journey/links/{link_id}/sessions", { params: { path, query: { period, page, limit: 10 } } })),
+    [linkId, period, page],
+  );
   const [steps, setSteps] = useState("");
   const [applied, setApplied] = useState("");
 
@@ -22,7 +29,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
     <section class="card" aria-labelledby="journeys">
       <div class="section-head">
         <h2 id="journeys">Journeys</h2>
-        <Select label="Period" value={period} onChange={(e) => (setPeriod((e.target as HTMLSelectElement).value), setPage(1))}>
+        <Select label="Period" value={period} onChange={(e) => (setPeriod((e.target as HTMLSelectElement).value as Period), setPage(1))}>
           {PERIODS.map((p) => (
             <option value={p}>Last {p}</option>
           ))}
@@ -68,7 +75,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
             <>
               <ul class="sessions">
                 {data.items.map((s) => (
-                  <SessionItem base={base} period={period} s={s} />
+                  <SessionItem linkId={linkId} period={period} s={s} />
                 ))}
               </ul>
               <Pagination page={data.page} totalPages={data.totalPages} total={data.total} onPage={setPage} />
@@ -100,7 +107,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
   );
 }
 
-function SessionItem({ base, period, s }: { base: string; period: string; s: JourneySession }) {
+function SessionItem({ linkId, period, s }: { linkId: string; period: Period; s: JourneySession }) {
   const [open, setOpen] = useState(false);
   return (
     <li>
@@ -112,14 +119,21 @@ function SessionItem({ base, period, s }: { base: string; period: string; s: Jou
         </span>
         <span class="muted clip">{s.entry_page}</span>
       </button>
-      {open && <SessionEvents base={base} period={period} sessionId={s.session_id} />}
+      {open && <SessionEvents linkId={linkId} period={period} sessionId={s.session_id} />}
     </li>
   );
 }
 
-function SessionEvents({ base, period, sessionId }: { base: string; period: string; sessionId: string }) {
+function SessionEvents({ linkId, period, sessionId }: { linkId: string; period: Period; sessionId: string }) {
   const events = useAsync(
-    async () => (await get<JourneyEvent[]>(`${base}/events`, { period, session_id: sessionId, limit: 200 })).reverse(),
+    async () =>
+      (
+        await ok(
+          api.GET("/journey/links/{link_id}/events", {
+            params: { path: { link_id: linkId }, query: { period, session_id: sessionId, limit: 200 } },
+          }),
+        )
+      ).reverse(),
     [sessionId],
   );
   if (events.state === "error") return <Failed error={events.error} retry={events.reload} />;

@@ -1,10 +1,10 @@
 // Links: search, filters, sort and pagination, all kept in the address (so a filtered list can be
 // bookmarked and the back button works), with loading, empty and error states.
-import { API, get, getPage } from "../../api";
+import { api, ok, okPage } from "../../api";
 import { fmtDateTime, fmtRelative } from "../../format";
 import { navigate, setQuery } from "../../router";
 import { useSession } from "../../session";
-import type { Domain, Link } from "../../types";
+import type { operations } from "../../../../client/src/generated/schema";
 import { useAsync } from "../../ui/async";
 import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select } from "../../ui/parts";
 
@@ -18,12 +18,26 @@ const SORTS: [string, string][] = [
   ["expires_at", "Expiry"],
 ];
 
+type ListQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
+const flag = (v: string | undefined) => (v === "true" ? true : v === "false" ? false : undefined);
+
 export function LinksPage({ query }: { query: URLSearchParams }) {
   const { can } = useSession();
   const q = Object.fromEntries(query) as Record<string, string>;
-  const params = { per_page: 20, sort_by: "created_at", sort_order: "desc", ...q, page: q.page ?? 1 };
-  const links = useAsync(() => getPage<Link>(`${API}/links`, params), [query.toString()]);
-  const domains = useAsync(() => (can("domains:read") ? get<Domain[]>(`${API}/domains`) : Promise.resolve([])), []);
+  // The address holds the list's query as text; the server validates it and names a bad field.
+  const params: ListQuery = {
+    search: q.search || undefined,
+    tags: q.tags || undefined,
+    domain_id: q.domain_id || undefined,
+    is_active: flag(q.is_active),
+    has_password: flag(q.has_password),
+    sort_by: (q.sort_by || "created_at") as ListQuery["sort_by"],
+    sort_order: (q.sort_order || "desc") as ListQuery["sort_order"],
+    per_page: Number(q.per_page || 20),
+    page: Number(q.page || 1),
+  };
+  const links = useAsync(() => okPage(api.GET("/links", { params: { query: params } })), [query.toString()]);
+  const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
   const filtered = ["search", "tags", "is_active", "has_password", "domain_id"].some((k) => q[k]);
   // Choices apply at once (the list below changes, nothing else); typed text applies on Enter or Apply.
   const onChoose = (e: Event) => {

@@ -1,6 +1,6 @@
 // The trash: deleted links that can still be restored (7 days after deletion), with the time left.
 import { useState } from "preact/hooks";
-import { API, getPage, post } from "../../api";
+import { api, ok, okPage } from "../../api";
 import { fmtDateTime, fmtRelative } from "../../format";
 import { useSession } from "../../session";
 import type { DeletedLink } from "../../types";
@@ -11,9 +11,9 @@ export function TrashPage() {
   const { can } = useSession();
   const [page, setPage] = useState(1);
   const [restored, setRestored] = useState("");
-  const links = useAsync(() => getPage<DeletedLink>(`${API}/links/deleted`, { page, per_page: 20 }), [page]);
+  const links = useAsync(() => okPage(api.GET("/links/deleted", { params: { query: { page, per_page: 20 } } })), [page]);
   const restore = useSubmit(async (l: DeletedLink) => {
-    await post(`${API}/links/${l.id}/restore`);
+    await ok(api.POST("/links/{id}/restore", { params: { path: { id: l.id } } }));
     setRestored(`${l.short_code} is back`);
     links.reload();
   });

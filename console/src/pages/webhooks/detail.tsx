@@ -1,35 +1,36 @@
 // One endpoint: send a test, disable or re-enable (after an automatic disable), change its events,
 // delete it; and its 50 latest deliveries, each with the request sent and the response received.
 import { useState } from "preact/hooks";
-import { API, del, get, patch, post } from "../../api";
+import { api, ok } from "../../api";
 import { fmtDateTime, fmtNumber } from "../../format";
 import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Delivery, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
 import { Alert, Failed, Loaded, Loading, PageHeader, Status } from "../../ui/parts";
-import { EventPicker } from "./events";
+import { EventPicker, type WebhookEvent } from "./events";
 
 export function WebhookPage({ id }: { id: string }) {
   const { can } = useSession();
-  const hook = useAsync(() => get<Webhook>(`${API}/webhooks/${id}`), [id]);
-  const deliveries = useAsync(() => get<Delivery[]>(`${API}/webhooks/${id}/deliveries`), [id]);
-  const [events, setEvents] = useState<string[] | null>(null);
+  const path = { params: { path: { id } } };
+  const hook = useAsync(() => ok(api.GET("/webhooks/{id}", path)), [id]);
+  const deliveries = useAsync(() => ok(api.GET("/webhooks/{id}/deliveries", path)), [id]);
+  const [events, setEvents] = useState<WebhookEvent[] | null>(null);
   const [note, setNote] = useState("");
   const act = useSubmit(async (what: "test" | "enable" | "disable" | "events" | "delete") => {
     if (what === "test") {
-      const d = await post<Delivery>(`${API}/webhooks/${id}/test`);
+      const d = await ok(api.POST("/webhooks/{id}/test", path));
       setNote(`Test sent: ${d.status}${d.http_status ? ` (HTTP ${d.http_status})` : ""}`);
     } else if (what === "delete") {
       if (!confirm("Delete this endpoint and its delivery history?")) return;
-      await del(`${API}/webhooks/${id}`);
+      await ok(api.DELETE("/webhooks/{id}", path));
       return navigate("/webhooks");
     } else if (what === "events") {
-      await patch(`${API}/webhooks/${id}`, { events });
+      await ok(api.PATCH("/webhooks/{id}", { ...path, body: { events: events ?? undefined } }));
       setNote("Events saved");
       setEvents(null);
     } else {
-      await patch(`${API}/webhooks/${id}`, { is_active: what === "enable" });
+      await ok(api.PATCH("/webhooks/{id}", { ...path, body: { is_active: what === "enable" } }));
       setNote(what === "enable" ? "Endpoint enabled" : "Endpoint disabled");
     }
     hook.reload();

@@ -1,5 +1,9 @@
 // The events an endpoint subscribes to, as labelled checkboxes with "all" and "none".
 import type { EventType } from "../../../../server/webhooks/model";
+import type { Webhook } from "../../types";
+
+/** An event an endpoint can subscribe to, as the API document names them. */
+export type WebhookEvent = Webhook["events"][number];
 
 const EVENTS = [
   "link.created",
@@ -17,12 +21,12 @@ const EVENTS = [
   "subscription.downgraded",
   "bulk_import.completed",
   "conversion",
-] as const satisfies readonly EventType[];
+] as const satisfies readonly (EventType & WebhookEvent)[];
 // Fails to compile when the server gains an event type this list does not offer.
 const everyEventOffered: Exclude<EventType, (typeof EVENTS)[number]> extends never ? true : false = true;
 void everyEventOffered;
 
-export function EventPicker({ value, onChange, error }: { value: string[]; onChange: (v: string[]) => void; error?: string }) {
+export function EventPicker({ value, onChange, error }: { value: WebhookEvent[]; onChange: (v: WebhookEvent[]) => void; error?: string }) {
   return (
     <fieldset class="scopes events-picker" aria-describedby={error ? "events-error" : undefined}>
       <legend>Events</legend>

@@ -1,24 +1,23 @@
 // Webhook endpoints: the list (active, failures), and a form to add one with the events to send; the
 // signing secret is shown once.
 import { useState } from "preact/hooks";
-import { API, get, post } from "../../api";
+import { api, ok } from "../../api";
 import { fmtDateTime, fmtNumber } from "../../format";
 import { useSession } from "../../session";
 import type { NewWebhook, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
 import { A, Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader } from "../../ui/parts";
-import { EventPicker } from "./events";
+import { EventPicker, type WebhookEvent } from "./events";
 
 export function WebhooksPage() {
   const { can, session } = useSession();
-  const hooks = useAsync(() => get<Webhook[]>(`${API}/webhooks`), []);
+  const hooks = useAsync(() => ok(api.GET("/webhooks")), []);
   const [created, setCreated] = useState<NewWebhook | null>(null);
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<WebhookEvent[]>([]);
   const create = useSubmit(async (form: HTMLFormElement) => {
     const data = new FormData(form);
-    const body: Record<string, unknown> = { url: data.get("url"), events };
-    if (data.get("description")) body.description = data.get("description");
-    setCreated(await post<NewWebhook>(`${API}/webhooks`, body));
+    const description = String(data.get("description") ?? "") || undefined;
+    setCreated(await ok(api.POST("/webhooks", { body: { url: String(data.get("url") ?? ""), events, description } })));
     form.reset();
     setEvents([]);
     hooks.reload();
