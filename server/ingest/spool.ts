@@ -69,7 +69,8 @@ export interface AppendOptions {
 interface Checkpoint {
   segment: number;
   offset: number;
-  pending: { segment: number; start: number; end: number } | null;
+  /** `token`: set when a crash reconcile inserted part of the chunk under a token of its own (see flushAll). */
+  pending: { segment: number; start: number; end: number; token?: string } | null;
 }
 
 const SEGMENT_RE = /^(\d{12})\.log$/;
@@ -345,7 +346,7 @@ export class Spool<T> {
       const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
       if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
-      let token = chunkToken(this.opts.name, this.identity, chunk);
+      let token = chunk.token ?? chunkToken(this.opts.name, this.identity, chunk);
       let stored = 0;
       try {
         const uncertain =
@@ -361,7 +362,11 @@ export class Spool<T> {
             const missing = await this.opts.reconcile!(records);
             if (missing.length) {
               records = missing;
-              token = `${token}-reconciled-${crypto.randomUUID()}`;
+              token = `${chunkToken(this.opts.name, this.identity, chunk)}-reconciled-${crypto.randomUUID()}`;
+              // Saved before the insert: if it stores the rows and a crash follows, the next replay of this
+              // chunk finds them all present and must replay under this token, the one ClickHouse recorded
+              // (under the chunk's own token, never recorded, it would store every row a second time).
+              await this.saveCheckpoint({ ...this.checkpoint, pending: { ...chunk, token } });
             }
           }
           if (records.length) await this.opts.sink(records, token);

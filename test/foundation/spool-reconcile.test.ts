@@ -66,3 +66,45 @@ test("the row check of a large chunk (tens of thousands of ids) finds exactly th
   expect(missing.length).toBe(records.length - stored.length);
   expect(new Set(missing.map((r) => r.rid))).toEqual(new Set(records.filter((_, i) => i % 3 !== 0).map((r) => r.rid)));
 });
+
+test("a crash right after a reconcile insert: the next start finds every row present and stores none twice", async () => {
+  const ch = t.runtime.deps.ch;
+  await ch.command(`CREATE TABLE ${ch.table("reconcile_again")} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
+    SETTINGS non_replicated_deduplication_window = 1000`);
+  const dir = mkdtempSync(join(tmpdir(), "svc-reconcile-again-"));
+  const sink = clickhouseSink(ch, "reconcile_again", (rows: Row[]) => rows);
+  const reconcile = missingById<Row>(ch, "reconcile_again", "seq", "UInt64", (r) => r.seq);
+  const rows = [
+    { seq: 1, payload: "a" },
+    { seq: 2, payload: "b" },
+  ];
+  const end = (JSON.stringify(rows) + "\n").length;
+  const first = new Spool<Row>({ dir, name: "q", maxUnflushedBytes: 1 << 30, sink });
+  await first.append(rows);
+  // The first process recorded its intent and died before its insert reached ClickHouse.
+  writeFileSync(join(dir, "checkpoint.json"), JSON.stringify({ segment: 0, offset: 0, pending: { segment: 0, start: 0, end } }));
+
+  // The second process reconciles (every row is missing) and dies once its insert is stored, before
+  // it can mark the chunk done: its sink stores the rows, then throws as a crash would end it.
+  let crashed = false;
+  const second = new Spool<Row>({
+    dir,
+    name: "q",
+    maxUnflushedBytes: 1 << 30,
+    reconcile,
+    sink: async (records, token) => {
+      await sink(records, token);
+      crashed = true;
+      throw new Error("killed after the insert");
+    },
+  });
+  await expect(second.flush()).rejects.toThrow("killed after the insert");
+  expect(crashed).toBe(true);
+
+  // The third process finds the chunk still pending and every row present: nothing is stored again.
+  const third = new Spool<Row>({ dir, name: "q", maxUnflushedBytes: 1 << 30, reconcile, sink });
+  await third.flush();
+  await third.close();
+  const stored = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table("reconcile_again")} ORDER BY seq`);
+  expect(stored.map((r) => Number(r.seq))).toEqual([1, 2]);
+});
