@@ -123,6 +123,8 @@ describe.skipIf(onPostgresServer)("the console in Chromium", () => {
     await page.getByRole("button", { name: "Create key" }).click();
     state.key = (await page.locator("#new-key-value").textContent())!;
     expect(state.key).toMatch(/^svc_[A-Za-z0-9_-]{28}$/);
+    // The list reloads after the key is shown: wait for the reload before reading it.
+    await page.locator("#keys", { hasText: state.key.slice(0, 8) }).waitFor();
     await expect(page.locator("#keys").textContent()).resolves.toContain(state.key.slice(0, 8));
     expect(await page.locator("#keys").textContent()).not.toContain(state.key);
 
