@@ -5,7 +5,7 @@ import type { describeSession, listSessions } from "../../server/users/service";
 import type { previewInvitation, toInvitationJson } from "../../server/users/invitations";
 import type { listTeam } from "../../server/users/team";
 import type { getAccountOverview } from "../../server/accounts/overview";
-import type { toKeyJson } from "../../server/accounts/service";
+import type { toKeyJson } from "../../server/accounts/serialize";
 import type { Permission } from "../../server/roles";
 import type { Tier } from "../../server/tiers";
 

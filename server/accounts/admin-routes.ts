@@ -29,7 +29,7 @@ export function adminRoutes(deps: { pg: Postgres; keys: CachedKeyResolver; admin
           responses: { 201: { description: "The account", data: m.Account } },
         }),
       })
-      .get("/accounts/:id", async ({ params }) => service.toAccountJson(await service.getAccountOrThrow(pg, params.id)), {
+      .get("/accounts/:id", async ({ params }) => service.getAccount(pg, params.id), {
         params: m.IdParams,
         detail: operation({
           id: "getAccount",

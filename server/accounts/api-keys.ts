@@ -1,10 +1,9 @@
 // API key format, hashing, and the cached key → principal resolver used by every /public-api route.
-import { sql } from "drizzle-orm";
 import type { Postgres } from "../storage/postgres/client";
 import type { CacheSync } from "../cluster/sync";
 import type { KeyResolver } from "../http/auth";
 import type { Principal } from "./principal";
-import type { Tier } from "../tiers";
+import { findLiveKeyByHash, touchKeysLastUsed } from "./repository";
 
 const INVALIDATE_CHANNEL = "svc_key_invalidate";
 const CACHE_TTL_MS = 60_000;
@@ -16,17 +15,6 @@ export function generateApiKey(): { key: string; prefix: string; hash: string } 
 }
 
 export const hashApiKey = (key: string) => new Bun.CryptoHasher("sha256").update(key).digest("hex");
-
-interface KeyRow {
-  key_id: string;
-  scopes: string[];
-  allowed_ips: string[];
-  account_id: string;
-  name: string;
-  tier: Tier;
-  limit_overrides: Record<string, number | null>;
-  created_at: Date | string;
-}
 
 export interface CachedKeyResolver extends KeyResolver {
   /** Drops cached principals for an account (all keys) or one key, here and on every other instance. */
@@ -58,14 +46,7 @@ export async function createKeyResolver(pg: Postgres, sync: CacheSync): Promise<
     if (used.size === 0) return;
     const ids = [...used];
     used.clear();
-    await pg
-      .query(
-        sql`update api_keys set last_used_at = now() where id in (${sql.join(
-          ids.map((id) => sql`${id}::uuid`),
-          sql`, `,
-        )})`,
-      )
-      .catch(() => {});
+    await touchKeysLastUsed(pg, ids).catch(() => {});
   }, 5_000);
   touch.unref?.();
 
@@ -80,10 +61,7 @@ export async function createKeyResolver(pg: Postgres, sync: CacheSync): Promise<
         return hit.principal;
       }
       const before = changes;
-      const [row] = await pg.query<KeyRow>(sql`
-        select k.id as key_id, k.scopes, k.allowed_ips, a.id as account_id, a.name, a.tier, a.limit_overrides, a.created_at
-        from api_keys k join accounts a on a.id = k.account_id
-        where k.key_hash = ${hash} and k.revoked_at is null`);
+      const row = await findLiveKeyByHash(pg, hash);
       if (!row) {
         cache.delete(hash);
         return null;

@@ -1,9 +1,9 @@
 // The console's account page: the tier, its limits, and this month's usage against them.
-import { getClickUsage } from "../analytics/service";
+import { getClickUsage } from "../analytics/click-usage";
 import { isoDay } from "../analytics/range";
-import { readJourneyUsage } from "../journey/repository";
+import { readJourneyUsage } from "../journey/read";
 import { monthOf } from "../journey/usage";
-import { countEndpoints } from "../webhooks/repository";
+import { countEndpoints } from "../webhooks/read";
 import type { AccountRecord } from "./principal";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";

@@ -1,7 +1,7 @@
 // Postgres access for accounts, API keys and team members.
 import { and, count, eq, isNull, desc, sql } from "drizzle-orm";
 import { accounts, apiKeys, teamMembers } from "../storage/postgres/schema";
-import type { DbOrTx } from "../storage/postgres/client";
+import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { LimitOverrides, Tier } from "../tiers";
 
 export type AccountRow = typeof accounts.$inferSelect;
@@ -47,6 +47,35 @@ export const findKey = async (db: DbOrTx, accountId: string, keyId: string) =>
       .from(apiKeys)
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
   )[0];
+
+/** A live (not revoked) key with its account, as the key resolver caches it. */
+export interface KeyPrincipalRow {
+  key_id: string;
+  scopes: string[];
+  allowed_ips: string[];
+  account_id: string;
+  name: string;
+  tier: Tier;
+  limit_overrides: Record<string, number | null>;
+  created_at: Date | string;
+}
+
+export const findLiveKeyByHash = async (pg: Postgres, hash: string): Promise<KeyPrincipalRow | undefined> =>
+  (
+    await pg.query<KeyPrincipalRow>(sql`
+      select k.id as key_id, k.scopes, k.allowed_ips, a.id as account_id, a.name, a.tier, a.limit_overrides, a.created_at
+      from api_keys k join accounts a on a.id = k.account_id
+      where k.key_hash = ${hash} and k.revoked_at is null`)
+  )[0];
+
+/** One statement for the keys used since the last round (last_used_at is informational). */
+export const touchKeysLastUsed = (pg: Postgres, ids: string[]) =>
+  pg.query(
+    sql`update api_keys set last_used_at = now() where id in (${sql.join(
+      ids.map((id) => sql`${id}::uuid`),
+      sql`, `,
+    )})`,
+  );
 
 /** Adds a member; a console user who already has the email holds the membership at once. */
 export const insertMember = async (db: DbOrTx, v: { accountId: string; email: string; role: string }) =>

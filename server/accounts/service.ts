@@ -7,33 +7,8 @@ import { isUniqueViolation } from "../storage/postgres/errors";
 import type { Postgres } from "../storage/postgres/client";
 import { generateApiKey, type CachedKeyResolver } from "./api-keys";
 import * as repo from "./repository";
-import type { AccountJson, ApiKeyJson, MemberJson } from "./model";
-
-export const toAccountJson = (a: repo.AccountRow): AccountJson => ({
-  id: a.id,
-  name: a.name,
-  tier: a.tier as Tier,
-  limit_overrides: a.limitOverrides ?? {},
-  created_at: a.createdAt.toISOString(),
-});
-
-export const toKeyJson = (k: repo.ApiKeyRow): ApiKeyJson => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  scopes: k.scopes,
-  allowed_ips: k.allowedIps,
-  created_at: k.createdAt.toISOString(),
-  last_used_at: k.lastUsedAt?.toISOString() ?? null,
-  revoked_at: k.revokedAt?.toISOString() ?? null,
-});
-
-export const toMemberJson = (m: repo.MemberRow): MemberJson => ({
-  id: m.id,
-  email: m.email,
-  role: m.role as MemberJson["role"],
-  created_at: m.createdAt.toISOString(),
-});
+import { getAccountOrThrow } from "./read";
+import { toAccountJson, toKeyJson, toMemberJson } from "./serialize";
 
 /** Merges overrides; a null value clears that override. */
 function mergeOverrides(current: LimitOverrides, patch: LimitOverrides): LimitOverrides {
@@ -45,11 +20,7 @@ function mergeOverrides(current: LimitOverrides, patch: LimitOverrides): LimitOv
   return next;
 }
 
-export async function getAccountOrThrow(pg: Postgres, id: string) {
-  const account = await repo.findAccount(pg.db, id);
-  if (!account) throw notFound("Account");
-  return account;
-}
+export const getAccount = async (pg: Postgres, id: string) => toAccountJson(await getAccountOrThrow(pg, id));
 
 export async function createAccount(pg: Postgres, body: { name: string; tier: Tier; limit_overrides?: LimitOverrides }) {
   const account = await repo.insertAccount(pg.db, {

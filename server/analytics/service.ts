@@ -3,7 +3,6 @@
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { AccountRecord } from "../accounts/principal";
-import { effectiveLimits } from "../tiers";
 import { notFound } from "../errors";
 import type {
   ClickGroup,
@@ -19,8 +18,9 @@ import type {
   SummaryRow,
   TimeseriesRow,
 } from "./model";
-import { addDays, clampRange, daysOf, findCutoffDate, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
-import { countActiveLinks, getAccountDailyClicks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
+import { addDays, clampRange, daysOf, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
+import { getClickUsage } from "./click-usage";
+import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { countAccountLinks, findAccountLink, type LinkFacts } from "./repository";
@@ -41,27 +41,6 @@ interface Report {
   usage: AnalyticsUsage;
   floor: string;
   today: string;
-}
-
-/** The usage object and the earliest visible date: the retention start, or the cutoff when over budget. */
-export async function getClickUsage(deps: AnalyticsDeps, account: AccountRecord, today: string) {
-  const limits = effectiveLimits(account.tier, account.limitOverrides);
-  const daily = await getAccountDailyClicks(deps.ch, { accountId: account.id, from: monthStart(today) });
-  const clicksThisMonth = [...daily.values()].reduce((a, b) => a + b, 0);
-  const budget = limits.clicksPerMonth;
-  const usage: AnalyticsUsage = {
-    clicks_this_month: clicksThisMonth,
-    click_limit: budget,
-    limit_exceeded: budget !== null && clicksThisMonth > budget,
-    tier: account.tier,
-    retention_days: limits.retentionDays,
-  };
-  let floor = addDays(today, -(limits.retentionDays - 1));
-  if (usage.limit_exceeded) {
-    usage.cutoff_date = findCutoffDate(daily, budget!, today);
-    if (usage.cutoff_date > floor) floor = usage.cutoff_date;
-  }
-  return { usage, floor };
 }
 
 async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<Report> {

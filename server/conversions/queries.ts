@@ -2,7 +2,7 @@
 // `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
 // counted by the rule of every journey visitor count (server/journey/visitors-query.ts).
 import type { Clickhouse } from "../storage/clickhouse/client";
-import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/visitors-query";
+import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/read";
 import type { Dimension, Interval } from "./model";
 
 export interface Scope {

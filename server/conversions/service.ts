@@ -3,8 +3,7 @@ import { notFound } from "../errors";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { Period } from "../journey/model";
-import { periodStartMs } from "../journey/service";
-import { findDomainLinkIds, isOwnedLink } from "../journey/repository";
+import { findDomainLinkIds, isOwnedLink, periodStartMs } from "../journey/read";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
 import * as queries from "./queries";
 

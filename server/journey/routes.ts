@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
-import { Envelope } from "../http/envelope";
+import { Envelope, Paginated } from "../http/envelope";
 import { effectiveLimits } from "../tiers";
 import { ingestCorsHeaders, INGEST_PATH, preflightHeaders } from "./cors";
 import { ingestJourneyBatch, type IngestDeps } from "./ingest";
@@ -91,7 +91,8 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
       // GET /journey/links/{link_id}/sessions
       .get(
         "/journey/links/:link_id/sessions",
-        ({ account, params, query }) => listSessions(reports, account.id, params.link_id, checkQueryBounds(query, SESSIONS_BOUNDS)),
+        async ({ account, params, query }) =>
+          Paginated.of(await listSessions(reports, account.id, params.link_id, checkQueryBounds(query, SESSIONS_BOUNDS))),
         {
           scope: "journey:read",
           params: LinkParams,
@@ -109,7 +110,8 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
       // GET /journey/links/{link_id}/events
       .get(
         "/journey/links/:link_id/events",
-        ({ account, params, query }) => listEvents(reports, account.id, params.link_id, checkQueryBounds(query, EVENTS_BOUNDS)),
+        async ({ account, params, query }) =>
+          Paginated.of(await listEvents(reports, account.id, params.link_id, checkQueryBounds(query, EVENTS_BOUNDS))),
         {
           scope: "journey:read",
           params: LinkParams,

@@ -1,9 +1,10 @@
 // The journey reports (summary, sessions, events, funnel) of one link; no Elysia here.
 import { notFound, validationError } from "../errors";
-import { Paginated } from "../http/envelope";
+import type { Page } from "../http/envelope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
+import { periodStartMs } from "./read";
 import { isOwnedLink } from "./repository";
 import * as queries from "./queries";
 import { listJourneySessions } from "./sessions-query";
@@ -12,11 +13,6 @@ export interface ReportDeps {
   db: DbOrTx;
   ch: Clickhouse;
 }
-
-const HOUR_MS = 3_600_000;
-/** Periods are whole UTC hours (the rollups' grain): 24h is the current hour and the 24 before it. */
-export const periodStartMs = (period: Period = "30d", nowMs = Date.now()) =>
-  Math.floor((nowMs - PERIODS[period] * 1000) / HOUR_MS) * HOUR_MS;
 
 /** The link's range for queries; 404 for an unknown link and for another account's link alike. */
 export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: string, period?: Period): Promise<queries.LinkRange> {
@@ -38,7 +34,7 @@ export async function listSessions(
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const page = { page: q.page ?? 1, limit: q.limit ?? 20 };
   const { items, total } = await listJourneySessions(deps.ch, range, page, q.visitor_id);
-  return new Paginated(items, { page: page.page, per_page: page.limit, total });
+  return { items, meta: { page: page.page, per_page: page.limit, total } } satisfies Page<(typeof items)[number]>;
 }
 
 export async function listEvents(
@@ -50,7 +46,7 @@ export async function listEvents(
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const page = { page: q.page ?? 1, limit: q.limit ?? 50 };
   const { items, total } = await queries.listJourneyEvents(deps.ch, range, page, { eventType: q.event_type, sessionId: q.session_id });
-  return new Paginated(items, { page: page.page, per_page: page.limit, total });
+  return { items, meta: { page: page.page, per_page: page.limit, total } } satisfies Page<(typeof items)[number]>;
 }
 
 /** Splits `steps` (comma-separated); 400 when empty or too many. */

@@ -1,8 +1,8 @@
 // Validates a create-link input against the account (tier gates, campaign, domain) and builds the row.
 import { AppError, validationError } from "../errors";
 import { requireTier, type Tier } from "../tiers";
-import { isAccountCampaign } from "../campaigns/repository";
-import { findAccountDomain } from "../domains/repository";
+import { isAccountCampaign } from "../campaigns/read";
+import { findAccountDomain } from "../domains/read";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
 import type { CreateLinkInput } from "./model";

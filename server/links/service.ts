@@ -3,7 +3,7 @@ import { AppError, notFound, validationError } from "../errors";
 import type { Tier } from "../tiers";
 import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import { domainNamesByIds } from "../domains/repository";
+import { domainNamesByIds } from "../domains/read";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
 import type { Page } from "../http/envelope";

@@ -7,7 +7,7 @@ import { Envelope } from "../http/envelope";
 import { requireAdminBearer } from "../http/bearer";
 import { ADMIN_PREFIX } from "../http/api-prefix";
 import type { Postgres } from "../storage/postgres/client";
-import { getAccountOrThrow } from "../accounts/service";
+import { getAccountOrThrow } from "../accounts/read";
 import * as m from "./model";
 import { createInvitation } from "./invitations";
 import { createResetLink } from "./resets";

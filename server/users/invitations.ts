@@ -2,7 +2,7 @@
 // whose opener chooses it), their preview, and their acceptance.
 import { AppError } from "../errors";
 import { emitEvent } from "../webhooks/outbox";
-import { toMemberJson } from "../accounts/service";
+import { toMemberJson } from "../accounts/serialize";
 import type { Role } from "../roles";
 import type { Postgres } from "../storage/postgres/client";
 import type { AcceptInvitationInput, ClientInfo } from "./model";

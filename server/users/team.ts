@@ -2,7 +2,7 @@
 // Owners alone change owners; an account always keeps one owner.
 import { AppError, notFound } from "../errors";
 import { emitEvent } from "../webhooks/outbox";
-import { toMemberJson } from "../accounts/service";
+import { toMemberJson } from "../accounts/serialize";
 import { roleHas, type Role } from "../roles";
 import type { SessionInfo } from "../accounts/principal";
 import * as repo from "./repository";

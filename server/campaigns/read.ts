@@ -1,0 +1,2 @@
+// What other features may read of campaigns: the links feature checks that a link's campaign is the account's.
+export { isAccountCampaign } from "./repository";
