@@ -3,6 +3,8 @@
 // the journey events API.
 import { createTestApp, listen, type TestApp } from "../helpers/app";
 
+export { until } from "../helpers/until";
+
 export interface SdkServer {
   t: TestApp;
   url: string;
@@ -61,12 +63,3 @@ export function countBySeq(events: any[]): Map<number, number> {
 }
 
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-/** Polls `check` until it holds (an awaited condition, not a fixed wait); fails after `ms`. */
-export async function until(check: () => boolean | Promise<boolean>, ms = 20_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(10);
-  }
-}

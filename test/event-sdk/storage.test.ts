@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEventClient, memoryStorage, type DroppedEvents, type EventStorage } from "../../event-sdk/src/index";
 import { fileStorage } from "../../event-sdk/src/file-storage";
+import { asyncStorageLike } from "./async-storage-like";
 import { startProxy, type Proxy, type Rule } from "./proxy";
 import { accountWithLink, countBySeq, range, startSdkServer, storedEvents, until, type SdkServer } from "./helpers";
 
@@ -81,65 +82,9 @@ describe("file storage", () => {
     for (const seq of [...acked, ...inDroppedRequest]) expect(counts.get(seq)).toBe(1);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   }, 120_000);
-
-  test("values are replaced whole; a missing key reads null; temporary files a crash left are removed", async () => {
-    const dir = tempDir();
-    await Bun.write(join(dir, "x.json.1.abc.tmp"), "half");
-    const store = fileStorage(dir);
-    expect(await store.getItem("svc:state")).toBeNull();
-    await store.setItem("svc:state", "one");
-    await store.setItem("svc:state", "two");
-    expect(await store.getItem("svc:state")).toBe("two");
-    await store.removeItem("svc:state");
-    await store.removeItem("svc:state");
-    expect(await store.getItem("svc:state")).toBeNull();
-    expect(readdirSync(dir)).toEqual([]);
-  });
 });
 
-/** Shaped like @react-native-async-storage/async-storage: strings only, every call answered on a later turn. */
-function asyncStorageLike(items = new Map<string, string>()) {
-  const later = <T>(v: T) => new Promise<T>((resolve) => setTimeout(() => resolve(v), 1));
-  return {
-    items,
-    getItem: (key: string, _callback?: (error?: Error | null, result?: string | null) => void) => later(items.get(key) ?? null),
-    setItem: (key: string, value: string, _callback?: (error?: Error | null) => void) => {
-      if (typeof value !== "string") throw new TypeError("AsyncStorage stores strings");
-      items.set(key, value);
-      return later(undefined);
-    },
-    removeItem: (key: string) => {
-      items.delete(key);
-      return later(undefined);
-    },
-    getAllKeys: () => later([...items.keys()]),
-    clear: () => {
-      items.clear();
-      return later(undefined);
-    },
-  };
-}
-
 describe("AsyncStorage", () => {
-  test("React Native's AsyncStorage fits the storage interface as it is (versions 1 to 3)", () => {
-    // The methods the SDK uses, as @react-native-async-storage/async-storage declares them: 3.x
-    // (lib/typescript/AsyncStorage.d.ts) and 1.x/2.x, whose methods also take an optional callback.
-    interface AsyncStorageV3 {
-      getItem(key: string): Promise<string | null>;
-      setItem(key: string, value: string): Promise<void>;
-      removeItem(key: string): Promise<void>;
-      getAllKeys(): Promise<string[]>;
-    }
-    interface AsyncStorageV2 {
-      getItem: (key: string, callback?: (error?: Error | null, result?: string | null) => void) => Promise<string | null>;
-      setItem: (key: string, value: string, callback?: (error?: Error | null) => void) => Promise<void>;
-      removeItem: (key: string, callback?: (error?: Error | null) => void) => Promise<void>;
-    }
-    const fits = (_storage: EventStorage) => true;
-    expect(fits(asyncStorageLike() satisfies AsyncStorageV3 as AsyncStorageV3)).toBe(true);
-    expect(fits(asyncStorageLike() satisfies AsyncStorageV2 as AsyncStorageV2)).toBe(true);
-  });
-
   test("a client reopened on the same AsyncStorage sends what the last one left, under the same keys, as the same visitor", async () => {
     const acc = await accountWithLink(s.t);
     let serverUp = false;

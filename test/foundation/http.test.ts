@@ -8,6 +8,9 @@ import { enforceRateLimit } from "../../server/http/rate-limit";
 import { AppError } from "../../server/errors";
 import { openClickhouse } from "../../server/storage/clickhouse/client";
 import { childEnv, sharedStoresEnv } from "../helpers/stores";
+import { until } from "../helpers/until";
+import { startRedis } from "../scale/stack";
+import { freePort } from "../helpers/server-process";
 
 /** Clicks a server with this DATA_DIR stored: over HTTP in the servers pass, else from a process of its own (one chDB directory per process). */
 async function countClicks(dataDir: string, stores: Record<string, string>): Promise<number> {
@@ -76,14 +79,10 @@ describe("rate limits", () => {
   });
 
   test("with REDIS_URL the window is shared through Redis (a real redis-server on loopback)", async () => {
-    const bin = Bun.which("redis-server");
-    if (!bin) throw new Error("redis-server is not installed (apt-get install redis-server; .ci/run does it)");
-    const port = 26_000 + Math.floor(Math.random() * 1000);
-    const redis = Bun.spawn([bin, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore" });
+    const redis = await startRedis();
     try {
-      await Bun.sleep(300);
-      const a = openKv(`redis://127.0.0.1:${port}`);
-      const b = openKv(`redis://127.0.0.1:${port}`); // a second instance
+      const a = openKv(redis.url);
+      const b = openKv(redis.url); // a second instance
       const now = Date.now();
       await enforceRateLimit(a, "shared", 2, now);
       const second = await enforceRateLimit(b, "shared", 2, now);
@@ -97,7 +96,7 @@ describe("rate limits", () => {
       await a.close();
       await b.close();
     } finally {
-      redis.kill();
+      await redis.stop();
     }
   });
 
@@ -156,8 +155,10 @@ describe("operations", () => {
     expect(health.status).toBe(200);
     expect(health.body.data).toMatchObject({ status: "ok", postgres: { ok: true }, clickhouse: { ok: true } });
     await t.call("/public-api/v1/links");
-    await Bun.sleep(20); // counted after the response is sent
-    const metrics = await (await t.request("/metrics")).text();
+    // Counted after the response is sent.
+    const counted = 'http_requests_total{method="GET",route="/public-api/v1/links",status="401"}';
+    let metrics = "";
+    await until(async () => (metrics = await (await t.request("/metrics")).text()).includes(counted), 10_000, "the request counted");
     expect(metrics).toContain('http_requests_total{method="GET",route="/public-api/v1/links",status="401"}');
     expect(metrics).toContain("http_request_duration_seconds_bucket");
     expect(metrics).toContain('spool_unflushed_bytes{spool="clicks"}');
@@ -175,9 +176,15 @@ describe("operations", () => {
     try {
       for (let i = 0; i < 3; i++)
         await fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Safari/605" } });
-      await Bun.sleep(20);
-      const text = await (await fetch(`${server.url}/metrics`)).text();
-      expect(Number(/http_requests_total\{method="GET",route="\/:code",status="302"\} (\d+)/.exec(text)?.[1])).toBe(4);
+      const redirects = (text: string) =>
+        Number(/http_requests_total\{method="GET",route="\/:code",status="302"\} (\d+)/.exec(text)?.[1] ?? 0);
+      let text = "";
+      await until(
+        async () => redirects((text = await (await fetch(`${server.url}/metrics`)).text())) >= 4,
+        10_000,
+        "four redirects counted",
+      );
+      expect(redirects(text)).toBe(4);
       expect(text).not.toContain('route="/:code",status="200"');
     } finally {
       await server.stop();
@@ -227,7 +234,7 @@ describe("operations", () => {
 
   test("SIGTERM drains the spools into ClickHouse before exiting", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "svc-sigterm-"));
-    const port = 27_000 + Math.floor(Math.random() * 1000);
+    const port = freePort();
     const stores = await sharedStoresEnv(); // ClickHouse over HTTP in the servers pass; Postgres embedded for the dev key
     const env = childEnv({
       ...stores,

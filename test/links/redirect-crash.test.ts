@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv, sharedStoresEnv } from "../helpers/stores";
+import { freePort } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120 Safari/537.36";
@@ -43,7 +44,7 @@ async function ready(url: string) {
 
 test("kill -9 during a stream of redirects: every 302 received has its click", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-redirect-crash-"));
-  const port = 28_000 + Math.floor(Math.random() * 1000);
+  const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   // Both processes share ClickHouse (a server in the servers pass); Postgres stays embedded for the dev key.
   const stores = await sharedStoresEnv();

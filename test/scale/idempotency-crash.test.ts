@@ -10,6 +10,7 @@ import { createClient, type ClickHouseClient } from "@clickhouse/client";
 import { ADMIN_TOKEN, Instance, startStores, type Stores } from "./stack";
 import { parsed } from "../helpers/app";
 import { startSlowProxy, type SlowProxy } from "../helpers/slow-tcp-proxy";
+import { until } from "../helpers/until";
 
 let stores: Stores & { stop(): Promise<void> };
 let proxy: SlowProxy;
@@ -75,19 +76,11 @@ const post = (name: string, idem: string) =>
     .then(parsed)
     .catch(() => null);
 
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await Bun.sleep(5);
-  }
-}
-
 test("killed after its key was set and before its batch was written: the retry after the restart is stored", async () => {
   const idem = "crash-before-write";
   proxy.delayMs = 60_000; // Redis's answers stop reaching the instance: it waits on its claim of the key
   const first = post("before", idem);
-  await until("the key set in Redis", async () => Boolean(await redis.exists(`idem:${account.id}:${idem}`)));
+  await until(async () => Boolean(await redis.exists(`idem:${account.id}:${idem}`)), 30_000, "the key set in Redis");
   await server.kill();
   expect(await first).toBeNull(); // never answered
   proxy.delayMs = 0;
@@ -103,7 +96,7 @@ test("killed after its batch was written and before its key was marked done: the
   // The instance's request that marks the key done (the only one that removes from a set) never reaches Redis.
   proxy.holdFromClient = (chunk) => new TextDecoder().decode(chunk).includes("SREM");
   const first = post("after", idem);
-  await until("the instance about to mark the key done", () => proxy.held > 0);
+  await until(() => proxy.held > 0, 30_000, "the instance about to mark the key done");
   await server.kill();
   expect(await first).toBeNull();
   proxy.holdFromClient = null;

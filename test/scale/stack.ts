@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { spawnClickhouseHttp } from "../support/clickhouse-http/spawn";
 import { childEnv, freshServerDatabase } from "../helpers/stores";
+import { freePort } from "../helpers/server-process";
 
 const ROOT = join(import.meta.dir, "..", "..");
 export const ADMIN_TOKEN = "scale-admin-token-0123456789";
@@ -30,14 +31,6 @@ function withChildren(pid: number): number[] {
     } catch {} // exited meanwhile
   }
   return all;
-}
-
-/** A TCP port nothing listens on right now (the OS picks it). */
-export function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
 }
 
 /** The lines a child prints, and a way to wait for one. */
@@ -90,8 +83,8 @@ export async function startPostgres(): Promise<Service> {
     .pop();
   if (!bin) throw new Error("no Postgres server under /usr/lib/postgresql (apt-get install postgresql)");
   const root = mkdtempSync(join(tmpdir(), "svc-scale-pg-"));
-  const uid = Number(Bun.spawnSync(["id", "-u", "postgres"]).stdout.toString().trim());
-  const gid = Number(Bun.spawnSync(["id", "-g", "postgres"]).stdout.toString().trim());
+  const uid = Number(Bun.spawnSync(["id", "-u", "postgres"], { env: baseEnv() }).stdout.toString().trim());
+  const gid = Number(Bun.spawnSync(["id", "-g", "postgres"], { env: baseEnv() }).stdout.toString().trim());
   chownSync(root, uid, gid);
   const port = freePort();
   // Postgres refuses to run as root: initdb and pg_ctl run as `postgres`.

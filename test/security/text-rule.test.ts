@@ -63,10 +63,3 @@ test("storableText and storableJson always store, and leave clean text as it is"
     { numRuns: RUNS, seed: SEED },
   );
 });
-
-test("findTextProblem names the first bad string or key by its path", () => {
-  expect(findTextProblem({ a: ["ok", { b: "x\u0000" }] })).toEqual({ path: "a.1.b", message: "must not contain NUL (U+0000) characters" });
-  expect(findTextProblem({ events: [{ properties: { "k\ud800": 1 } }] })?.path).toBe("events.0.properties.k\ufffd");
-  expect(findTextProblem("\udc00")?.path).toBe("");
-  expect(findTextProblem({ a: "😀", b: [1, null, true] })).toBeNull();
-});

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, listen, ADMIN_TOKEN, type TestApp } from "../helpers/app";
 import { acceptLink, createOwner, publicPost, signIn, tokenOf } from "../helpers/console";
 import { linkIn, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
+import { startRedis } from "../scale/stack";
 
 const PASSWORD = "correct horse battery";
 
@@ -192,16 +193,10 @@ describe("with an SMTP server", () => {
 });
 
 test("the sign-in throttle holds across instances sharing Redis", async () => {
-  const bin = Bun.which("redis-server");
-  if (!bin) throw new Error("redis-server is not installed (apt-get install redis-server; .ci/run does it)");
-  const port = 27_000 + Math.floor(Math.random() * 1000);
-  const redis = Bun.spawn([bin, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-    stdout: "ignore",
-    env: {},
-  });
+  const redis = await startRedis();
   const apps: TestApp[] = [];
   try {
-    const env = { REDIS_URL: `redis://127.0.0.1:${port}` };
+    const env = { REDIS_URL: redis.url };
     apps.push(await createTestApp({}, env), await createTestApp({}, env));
     await apps[0].runtime.deps.kv.ping();
     const email = "shared-throttle@example.com";
@@ -210,6 +205,6 @@ test("the sign-in throttle holds across instances sharing Redis", async () => {
     expect((await publicPost(apps[1], "/sign-in", { email, password: "guess" })).status).toBe(429);
   } finally {
     for (const a of apps) await a.close();
-    redis.kill();
+    await redis.stop();
   }
 });

@@ -4,6 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childEnv } from "../helpers/stores";
 
 export interface Received {
   headers: Headers;
@@ -41,7 +42,7 @@ export function makeCertificate(name: string): { cert: string; key: string } {
       "-out",
       join(dir, "cert.pem"),
     ],
-    { stderr: "pipe" },
+    { stderr: "pipe", env: childEnv({}) },
   );
   if (out.exitCode !== 0) throw new Error(`openssl failed: ${out.stderr.toString()}`);
   return { cert: readFileSync(join(dir, "cert.pem"), "utf8"), key: readFileSync(join(dir, "key.pem"), "utf8") };

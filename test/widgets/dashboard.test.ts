@@ -1,9 +1,7 @@
 // dashboard.html driven in happy-dom: the same controls the Chromium end-to-end test will use.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { startDashboard } from "../../dashboard-widgets/src/dashboard";
 import { apiData, en, loaded, setupWidgetTests, stat, startBackend, win, type Backend } from "./helpers";
+import { memoryStorage, openDashboard } from "./dashboard-page";
 
 setupWidgetTests();
 let b: Backend;
@@ -17,53 +15,9 @@ afterEach(async () => {
   delete win.document.documentElement.dataset.theme;
 });
 
-const page = readFileSync(join(import.meta.dir, "../../dashboard-widgets/src/dashboard.html"), "utf8");
-const body = page.slice(page.indexOf("<body>") + 6, page.indexOf("</body>"));
-
-function memoryStorage(init: Record<string, string> = {}): Storage {
-  const m = new Map(Object.entries(init));
-  return {
-    get length() {
-      return m.size;
-    },
-    clear: () => m.clear(),
-    getItem: (k) => m.get(k) ?? null,
-    key: (i) => [...m.keys()][i] ?? null,
-    removeItem: (k) => void m.delete(k),
-    setItem: (k, v) => void m.set(k, String(v)),
-  };
-}
-
-function open(storage = memoryStorage()) {
-  win.document.body.innerHTML = body;
-  const d = win.document;
-  const $ = (sel: string) => d.querySelector(sel) as any;
-  const dash = startDashboard(d as unknown as Document, { storage, apiBase: b.base });
-  const change = (sel: string, value: string) => {
-    $(sel).value = value;
-    $(sel).dispatchEvent(new win.Event("change", { bubbles: true }));
-  };
-  const widgets = () => [...d.querySelectorAll("#widgets > *")] as any[];
-  return { d, $, dash, storage, change, widgets };
-}
+const open = (storage?: Storage) => openDashboard(b.base, storage);
 
 describe("dashboard.html", () => {
-  test("has the controls the end-to-end test drives", () => {
-    const { $ } = open();
-    for (const id of ["api-key", "save-key", "link", "range", "steps", "theme"]) {
-      expect($("#" + id)).not.toBeNull();
-      expect($("#" + id).getAttribute("data-testid")).toBe(id);
-    }
-    expect(page).toContain('<script type="module" src="/widgets.js"></script>');
-  });
-
-  test("without a key it asks for one and creates no widget", async () => {
-    const { $, widgets, dash } = open();
-    await dash.ready;
-    expect(widgets().length).toBe(0);
-    expect($("#status").textContent).toContain("Paste a read-only API key");
-  });
-
   test("saving a key stores it, lists the links and sets every widget up", async () => {
     const { $, widgets, dash, storage } = open();
     $("#api-key").value = b.keys.full;

@@ -49,11 +49,4 @@ describe("<svc-link-stats>", () => {
     expect(text(el)).toContain(d.detail.short_code);
     expect(stat(el, "Total clicks")).toBe(en(d.detail.total_clicks));
   });
-
-  test("without link-id it asks for one", async () => {
-    const el = mount("svc-link-stats", { "api-base": b.base, "api-key": b.keys.full });
-    const s = await settled(el);
-    expect(s.type).toBe("svc-error");
-    expect(text(el)).toContain("Pick a link");
-  });
 });

@@ -34,7 +34,7 @@ const WIDGETS = () =>
 
 describe("states", () => {
   test("loading is shown at once, with aria-busy, until the answer arrives", async () => {
-    const release = holdAnswers();
+    const held = holdAnswers();
     const el = mount("svc-summary", { "api-base": b.base, "api-key": b.keys.full });
     expect(el.state).toBe("loading");
     expect(text(el)).toContain("Loading…");
@@ -42,7 +42,7 @@ describe("states", () => {
     await tick();
     expect(el.state).toBe("loading");
     const done = loaded(el);
-    release();
+    held.release();
     await done;
     expect(el.state).toBe("loaded");
     expect(text(el)).not.toContain("Loading…");
@@ -91,7 +91,7 @@ describe("states", () => {
   });
 
   test("a change while a request is in flight drops the stale answer", async () => {
-    const release = holdAnswers();
+    const held = holdAnswers();
     const el = mount("svc-timeseries", { "api-base": b.base, "api-key": b.keys.full, days: 7 });
     await tick();
     el.setAttribute("days", "14");
@@ -99,9 +99,9 @@ describe("states", () => {
     el.addEventListener("svc-load", () => events.push("load"));
     const done = loaded(el);
     await tick();
-    release();
+    held.release();
     await done;
-    await new Promise((r) => setTimeout(r, 50));
+    await held.settled(); // the stale answer too has reached its widget
     expect(events).toEqual(["load"]);
     expect(el.shadowRoot!.querySelectorAll("tbody tr").length).toBe(14);
   });
@@ -188,28 +188,6 @@ describe("errors", () => {
     expect(errorBox(el)).toContain(s.detail.message);
     expect(s.detail.retryAfter).toBeGreaterThan(0); // from the Retry-After header
     expect(errorBox(el)).toContain(`try again in ${s.detail.retryAfter} s`);
-  });
-
-  test("a server that cannot be reached", async () => {
-    const dead = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const base = `http://127.0.0.1:${dead.port}/public-api/v1`;
-    await dead.stop(true);
-    const el = mount("svc-summary", { "api-base": base, "api-key": b.keys.full });
-    const s = await settled(el);
-    expect(s.detail).toMatchObject({ status: 0, code: "NETWORK_ERROR" });
-    expect(errorBox(el)).toContain(`Could not reach the API at ${base}`);
-  });
-
-  test("an answer that is not the API envelope", async () => {
-    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("<html>proxy error</html>", { status: 502 }) });
-    try {
-      const el = mount("svc-summary", { "api-base": `http://127.0.0.1:${other.port}`, "api-key": b.keys.full });
-      const s = await settled(el);
-      expect(s.detail).toMatchObject({ status: 502, code: "BAD_RESPONSE" });
-      expect(errorBox(el)).toContain("HTTP 502");
-    } finally {
-      await other.stop(true);
-    }
   });
 
   test("fixing the key recovers", async () => {
