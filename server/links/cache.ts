@@ -7,6 +7,7 @@ import type { CacheChannel, CacheSync } from "../cluster/sync";
 import { packPayloads } from "../cluster/sync";
 import { findLinkByCode, type LinkRow } from "./repository";
 import { compileTargeting, type LinkTargeting } from "./cached-targeting";
+import { UTM_FIELDS } from "./model";
 
 const CHANNEL = "svc_link_invalidate";
 
@@ -41,14 +42,9 @@ const keyOf = (domainId: string | null, code: string) => `${domainId ?? ""}:${co
 
 export function toCachedLink(row: LinkRow): CachedLink {
   const utm: [string, string][] = [];
-  for (const [k, v] of [
-    ["utm_source", row.utmSource],
-    ["utm_medium", row.utmMedium],
-    ["utm_campaign", row.utmCampaign],
-    ["utm_term", row.utmTerm],
-    ["utm_content", row.utmContent],
-  ] as const) {
-    if (v) utm.push([k, v]);
+  for (const [field, column] of UTM_FIELDS) {
+    const v = row[column];
+    if (v) utm.push([field, v]);
   }
   return {
     id: row.id,

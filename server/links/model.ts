@@ -13,13 +13,17 @@ export const UTM_FIELDS = [
   ["utm_term", "utmTerm"],
   ["utm_content", "utmContent"],
 ] as const;
-const Utm = {
-  utm_source: t.Optional(Str(255)),
-  utm_medium: t.Optional(Str(255)),
-  utm_campaign: t.Optional(Str(255)),
-  utm_term: t.Optional(Str(255)),
-  utm_content: t.Optional(Str(255)),
-};
+export type UtmField = (typeof UTM_FIELDS)[number][0];
+export type UtmColumn = (typeof UTM_FIELDS)[number][1];
+/** One schema per UTM field, under the API's names. */
+const utmSchemas = <S extends TSchema>(schema: () => S) =>
+  Object.fromEntries(UTM_FIELDS.map(([f]) => [f, schema()])) as Record<UtmField, S>;
+/** The five UTM values as the API names them, from a row's columns (or the reverse, with `utmColumns`). */
+export const utmJson = (row: Record<UtmColumn, string | null>) =>
+  Object.fromEntries(UTM_FIELDS.map(([f, c]) => [f, row[c]])) as Record<UtmField, string | null>;
+export const utmColumns = (value: (field: UtmField) => string | null) =>
+  Object.fromEntries(UTM_FIELDS.map(([f, c]) => [c, value(f)])) as Record<UtmColumn, string | null>;
+const Utm = utmSchemas(() => t.Optional(Str(255)));
 const Tags = t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 });
 
 export const DEVICE_TYPES = ["mobile", "tablet", "desktop"] as const;
@@ -213,11 +217,7 @@ export const Link = t.Object(
     is_active: t.Boolean(),
     is_password_protected: t.Boolean(),
     expires_at: Nullable(Time),
-    utm_source: Nullable(t.String()),
-    utm_medium: Nullable(t.String()),
-    utm_campaign: Nullable(t.String()),
-    utm_term: Nullable(t.String()),
-    utm_content: Nullable(t.String()),
+    ...utmSchemas(() => Nullable(t.String())),
     domain_id: Nullable(Uuid),
     campaign_id: Nullable(Uuid),
     track_conversions: t.Boolean(),

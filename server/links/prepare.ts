@@ -5,7 +5,7 @@ import { isAccountCampaign } from "../campaigns/read";
 import { findAccountDomain } from "../domains/read";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
-import type { CreateLinkInput } from "./model";
+import { utmColumns, type CreateLinkInput } from "./model";
 import type { NewLink } from "./repository";
 import { validateAlias } from "./codes";
 import { validateDestination } from "./urls";
@@ -65,11 +65,7 @@ export async function prepareLink(
     tags: normalizeTags(input.tags),
     expiresAt,
     passwordHash: await hashLinkPassword(input, `${at}password`),
-    utmSource: input.utm_source || null,
-    utmMedium: input.utm_medium || null,
-    utmCampaign: input.utm_campaign || null,
-    utmTerm: input.utm_term || null,
-    utmContent: input.utm_content || null,
+    ...utmColumns((field) => input[field] || null),
     domainId: input.domain_id ?? null,
     campaignId: input.campaign_id ?? null,
     trackConversions: input.track_conversions ?? false,

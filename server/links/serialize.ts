@@ -1,7 +1,7 @@
 // The Link object of the API (docs/api.md "Links"), from a row.
 import { shortUrl } from "./urls";
 import type { LinkRow } from "./repository";
-import type { LinkJson } from "./model";
+import { utmJson, type LinkJson } from "./model";
 
 export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null): LinkJson {
   return {
@@ -16,11 +16,7 @@ export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | 
     is_active: row.isActive,
     is_password_protected: row.passwordHash !== null,
     expires_at: row.expiresAt?.toISOString() ?? null,
-    utm_source: row.utmSource,
-    utm_medium: row.utmMedium,
-    utm_campaign: row.utmCampaign,
-    utm_term: row.utmTerm,
-    utm_content: row.utmContent,
+    ...utmJson(row),
     domain_id: row.domainId,
     campaign_id: row.campaignId,
     track_conversions: row.trackConversions,

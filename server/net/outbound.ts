@@ -94,18 +94,26 @@ function pinnedInit(url: URL, init: BunFetchRequestInit): BunFetchRequestInit {
 const CONNECTION_FAILURES = new Set(["ConnectionRefused", "ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "NetworkUnreachable"]);
 const isConnectionFailure = (err: unknown) => CONNECTION_FAILURES.has(String((err as { code?: unknown })?.code));
 
-/** Reads at most `maxBytes` of a body; the rest is dropped. */
-export async function readCapped(res: Response, maxBytes: number): Promise<Uint8Array> {
+/**
+ * Reads at most `maxBytes` of a body; the rest is dropped unread. With `keepOnError`, a body cut off
+ * mid-way yields what had arrived instead of throwing.
+ */
+export async function readCapped(res: Response, maxBytes: number, opts: { keepOnError?: boolean } = {}): Promise<Uint8Array> {
   if (!res.body) return new Uint8Array();
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  while (total < maxBytes) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value.subarray(0, maxBytes - total));
-    total += Math.min(value.length, maxBytes - total);
+  try {
+    while (total < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, maxBytes - total));
+      total += Math.min(value.length, maxBytes - total);
+    }
+  } catch (err) {
+    if (!opts.keepOnError) throw err;
+  } finally {
+    void reader.cancel().catch(() => {});
   }
-  await reader.cancel().catch(() => {});
   return Buffer.concat(chunks);
 }

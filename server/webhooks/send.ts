@@ -1,6 +1,6 @@
 // One HTTP attempt: POST the exact signed bytes, 10 s timeout, no redirects, first 1 KB of the answer kept.
 import { checkWebhookUrlForm } from "./url-guard";
-import { guardedFetch, OutboundRefused, type OutboundPolicy } from "../net/outbound";
+import { guardedFetch, OutboundRefused, readCapped, type OutboundPolicy } from "../net/outbound";
 import { signDelivery } from "./signing";
 import { storableText } from "../storage/text";
 
@@ -65,25 +65,10 @@ export async function sendAttempt(req: AttemptRequest, stop?: AbortSignal): Prom
 
 const refusedResult = (why: string): AttemptResult => ({ ok: false, httpStatus: null, responseBody: null, error: `Refused: URL ${why}` });
 
-/** Reads at most `limit` bytes of the body and drops the rest unread. */
+/** The first `limit` bytes of the body, as stored text; the rest is dropped unread. */
 async function readPrefix(res: Response, limit: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // A body cut off mid-way still leaves the status, which decides the outcome.
-  } finally {
-    void reader.cancel().catch(() => {});
-  }
-  const bytes = Buffer.concat(chunks).subarray(0, limit);
+  // A body cut off mid-way still leaves the status, which decides the outcome.
+  const bytes = await readCapped(res, limit, { keepOnError: true });
   // The receiver's bytes are stored: invalid UTF-8 decodes to U+FFFD, NUL becomes U+FFFD too.
   return storableText(new TextDecoder().decode(bytes).replace(/\uFFFD+$/, ""));
 }

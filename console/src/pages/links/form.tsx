@@ -9,6 +9,7 @@ import { fmtNumber } from "../../format";
 import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Campaign, Domain, Link } from "../../types";
+import type { UtmField } from "../../../../server/links/model";
 import { useAsync, useSubmit } from "../../ui/async";
 import { Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
 import { RulesEditor } from "./rules-editor";
@@ -18,7 +19,9 @@ import { VariantsEditor } from "./variants-editor";
 type CreateBody = operations["createLink"]["requestBody"]["content"]["application/json"];
 type UpdateBody = operations["updateLink"]["requestBody"]["content"]["application/json"];
 
-const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
+// The API's UTM fields in the order the form shows them; the compiler holds the list to the server's.
+const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const satisfies readonly UtmField[];
+const everyUtmField: Exclude<UtmField, (typeof UTM)[number]> extends never ? true : false = true;
 type Values = Record<string, string>;
 
 export function LinkFormPage({ id }: { id?: string }) {
