@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, listen, ADMIN_TOKEN, type TestApp } from "../helpers/app";
+import { createTestApp, listen, type TestApp } from "../helpers/app";
 import { childEnv } from "../helpers/stores";
+import { runCli } from "../helpers/cli";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -13,15 +14,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const cli = async (...args: string[]) => {
-  const p = Bun.spawn([process.execPath, "server/cli.ts", ...args, "--url", server.url, "--token", ADMIN_TOKEN], {
-    env: childEnv({}),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-  return { out, err, code };
-};
+const cli = (...args: string[]) => runCli(server.url, ...args);
 
 test("--help lists the commands", async () => {
   const p = Bun.spawnSync([process.execPath, "server/cli.ts", "--help"], { env: childEnv({}) });

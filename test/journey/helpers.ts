@@ -18,6 +18,11 @@ export const pageView = (linkId: string, visitorId: string, extra: Record<string
   ...extra,
 });
 
+export const MIN = 60_000;
+/** The start of the 24h period of a report asked at `nowMs`: periods are whole UTC hours. */
+export const dayPeriodStart = (nowMs: number) => Math.floor((nowMs - 24 * 60 * MIN) / (60 * MIN)) * 60 * MIN;
+export const at = (ms: number) => new Date(ms).toISOString();
+
 /** ISO time `minutesAgo` minutes before now. */
 export const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
 

@@ -5,16 +5,14 @@
 // by URL, so entry and exit pages never depend on which batch came first.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { insertLink, pageView, postEvents } from "./helpers";
+import { at, dayPeriodStart, insertLink, MIN, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
 let key: string;
 let link: string;
 
-const MIN = 60_000;
 const NOW = Date.now();
-const FROM = Math.floor((NOW - 24 * 60 * MIN) / (60 * MIN)) * 60 * MIN; // the 24h period's start
-const at = (ms: number) => new Date(ms).toISOString();
+const FROM = dayPeriodStart(NOW);
 const url = (path: string) => `https://shop.example${path}`;
 const ev = (session: string, ms: number, path: string) =>
   pageView(link, `v-${session}`, { session_id: session, timestamp: at(ms), page_url: url(path) });

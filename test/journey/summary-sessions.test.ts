@@ -3,16 +3,14 @@
 // period counts once, from its first event (or the period start, when it began before) to its last.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { insertLink, pageView, postEvents } from "./helpers";
+import { at, dayPeriodStart, insertLink, MIN, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
 let key: string;
 let link: string;
 
-const MIN = 60_000;
 const NOW = Date.now();
-const FROM = Math.floor((NOW - 24 * 60 * MIN) / (60 * MIN)) * 60 * MIN; // the 24h period's start
-const at = (ms: number) => new Date(ms).toISOString();
+const FROM = dayPeriodStart(NOW);
 
 // [session, ms] in the order sent, one flush (one stored part) per line.
 const BATCHES: [string, number][][] = [

@@ -1,10 +1,11 @@
 // Reset and invitation links: by the operator's CLI (no SMTP server), and by email through a real SMTP
 // server on loopback; the admin API's side; the sign-in throttle shared through Redis.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, listen, ADMIN_TOKEN, type TestApp } from "../helpers/app";
+import { createTestApp, listen, type TestApp } from "../helpers/app";
 import { acceptLink, createOwner, publicPost, signIn, tokenOf } from "../helpers/console";
 import { linkIn, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { startRedis } from "../scale/stack";
+import { runCli } from "../helpers/cli";
 
 const PASSWORD = "correct horse battery";
 
@@ -20,15 +21,7 @@ describe("without an SMTP server", () => {
     await t.close();
   });
 
-  const cli = async (...args: string[]) => {
-    const p = Bun.spawn([process.execPath, "server/cli.ts", ...args, "--url", server.url, "--token", ADMIN_TOKEN], {
-      stdout: "pipe",
-      stderr: "pipe",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    });
-    const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
-    return { out, err, code };
-  };
+  const cli = (...args: string[]) => runCli(server.url, ...args);
 
   test("the forgot-password form says to ask the operator; the CLI's reset link sets a new password once", async () => {
     const { email, session } = await createOwner(t);

@@ -32,6 +32,12 @@ async function setup(events: string[], respond?: Parameters<typeof startReceiver
   return { ...account, receiver, endpoint: body.data as { id: string; secret: string } };
 }
 
+/** Like setup, with a receiver that holds each request until the test answers it through `gates[i]`. */
+async function setupHeld(events: string[]) {
+  const gates: ((res: Response) => void)[] = [];
+  return { ...(await setup(events, () => new Promise<Response>((resolve) => gates.push(resolve)))), gates };
+}
+
 const deliveries = async (key: string, id: string) => (await t.call(`${hooks}/${id}/deliveries`, { key })).body.data as any[];
 async function waitForDeliveries(key: string, id: string, done: (list: any[]) => boolean, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -130,11 +136,7 @@ describe("signed deliveries", () => {
 
 describe("retries and statuses", () => {
   test("pending → retrying → delivered; webhook-id stays while webhook-timestamp changes", async () => {
-    const gates: ((res: Response) => void)[] = [];
-    const { key, accountId, receiver, endpoint } = await setup(
-      ["conversion"],
-      () => new Promise<Response>((resolve) => gates.push(resolve)),
-    );
+    const { key, accountId, receiver, endpoint, gates } = await setupHeld(["conversion"]);
     await emitEvent(t.runtime.deps.pg.db, accountId, "conversion", { order: 1 });
     await receiver.waitFor((r) => r.length === 1);
     expect((await deliveries(key, endpoint.id))[0]).toMatchObject({ status: "pending", attempt_number: 0 });
@@ -233,11 +235,7 @@ describe("retries and statuses", () => {
   });
 
   test("a 410 answer disables the endpoint at once and stops its other deliveries", async () => {
-    const gates: ((res: Response) => void)[] = [];
-    const { key, accountId, receiver, endpoint } = await setup(
-      ["conversion"],
-      () => new Promise<Response>((resolve) => gates.push(resolve)),
-    );
+    const { key, accountId, receiver, endpoint, gates } = await setupHeld(["conversion"]);
     await emitEvent(t.runtime.deps.pg.db, accountId, "conversion", { n: 1 });
     await receiver.waitFor((r) => r.length === 1);
     await t.runtime.deps.pg.db.transaction(async (tx) => {

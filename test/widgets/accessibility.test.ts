@@ -1,12 +1,10 @@
 // What every widget offers besides numbers: accessible charts with a table alternative, live
 // status, theming hooks, and locale resolution.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { charts, create, loaded, mount, setupWidgetTests, stat, startBackend, win, type Backend } from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { charts, create, loaded, mount, setupWidgetTests, stat, useBackend, win } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 const all = () =>
   [

@@ -1,23 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  apiData,
-  charts,
-  en,
-  loaded,
-  mount,
-  settled,
-  setupWidgetTests,
-  spyFetch,
-  startBackend,
-  table,
-  text,
-  type Backend,
-} from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, spyFetch, useBackend, table, text } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 const byClicks = (rows: any[]) => [...rows].sort((x, y) => y.clicks - x.clicks);
 const country = (code: string) => new Intl.DisplayNames("en-US", { type: "region" }).of(code);

@@ -1,12 +1,10 @@
 // dashboard.html driven in happy-dom: the same controls the Chromium end-to-end test will use.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { apiData, en, loaded, setupWidgetTests, stat, startBackend, win, type Backend } from "./helpers";
+import { afterEach, describe, expect, test } from "bun:test";
+import { apiData, en, loaded, setupWidgetTests, stat, useBackend, win } from "./helpers";
 import { memoryStorage, openDashboard } from "./dashboard-page";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 // Widgets still loading when a test ends would query a server that afterAll has closed.
 afterEach(async () => {
   const busy = () => [...win.document.querySelectorAll("#widgets > *")].some((w: any) => w.state === "loading" || w.state === "idle");

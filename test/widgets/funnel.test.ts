@@ -1,24 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  apiData,
-  charts,
-  en,
-  loaded,
-  mount,
-  settled,
-  setupWidgetTests,
-  spyFetch,
-  stat,
-  startBackend,
-  table,
-  text,
-  type Backend,
-} from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, spyFetch, stat, useBackend, table, text } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 const pct = (v: number) => new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1 }).format(v / 100);
 

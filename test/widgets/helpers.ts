@@ -1,10 +1,19 @@
 // What the widget tests share: the backend (our real server, seeded through its API) and, from
 // view.ts, mounting widgets, waiting for their events, and reading what a user sees.
-import type { Backend } from "./backend";
+import { afterAll, beforeAll } from "bun:test";
+import { startBackend, type Backend } from "./backend";
 import type { Attrs } from "./view";
 
 export * from "./view";
-export { startBackend, type Backend } from "./backend";
+export type { Backend } from "./backend";
+
+/** The backend of this test file: started before its tests, stopped after them (beforeAll fills the object in). */
+export function useBackend(): Backend {
+  const b = {} as Backend;
+  beforeAll(async () => void Object.assign(b, await startBackend()));
+  afterAll(() => b.stop());
+  return b;
+}
 
 /** Fetch the same data the widget shows, straight from the API. */
 export async function apiData<T = any>(b: Backend, path: string, query: Attrs = {}, key = b.keys.full): Promise<T> {

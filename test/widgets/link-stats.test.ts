@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, stat, statNote, startBackend, text, type Backend } from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, stat, statNote, useBackend, text } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 describe("<svc-link-stats>", () => {
   test("shows the link's stats as the API returns them", async () => {

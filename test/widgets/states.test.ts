@@ -1,25 +1,9 @@
 // Loading, error and event behaviour shared by every widget.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  create,
-  errorBox,
-  holdAnswers,
-  loaded,
-  mount,
-  settled,
-  setupWidgetTests,
-  spyFetch,
-  startBackend,
-  text,
-  tick,
-  win,
-  type Backend,
-} from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { create, errorBox, holdAnswers, loaded, mount, settled, setupWidgetTests, spyFetch, useBackend, text, tick, win } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 // Each widget with attributes that make it fetch, and the scope its requests need.
 const WIDGETS = () =>

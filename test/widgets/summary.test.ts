@@ -1,24 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  apiData,
-  en,
-  loaded,
-  mount,
-  setAttrs,
-  settled,
-  setupWidgetTests,
-  spyFetch,
-  stat,
-  statNote,
-  startBackend,
-  text,
-  type Backend,
-} from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { apiData, en, loaded, mount, setAttrs, settled, setupWidgetTests, spyFetch, stat, statNote, useBackend, text } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 describe("<svc-summary>", () => {
   test("shows the totals the API returns", async () => {

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, startBackend, table, text, type Backend } from "./helpers";
+import { describe, expect, test } from "bun:test";
+import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, useBackend, table, text } from "./helpers";
 
 setupWidgetTests();
-let b: Backend;
-beforeAll(async () => void (b = await startBackend()));
-afterAll(() => b.stop());
+const b = useBackend();
 
 const longDate = (d: string) =>
   new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(d + "T00:00:00Z"));
