@@ -1,6 +1,6 @@
 // Shared by the journey and conversion tests: links inserted straight into Postgres, event builders.
 import { links } from "../../server/storage/postgres/schema";
-import type { TestApp } from "../helpers/app";
+import { createTestApp, type TestApp } from "../helpers/app";
 
 export async function insertLink(t: TestApp, accountId: string): Promise<string> {
   const [row] = await t.runtime.deps.pg.db
@@ -28,4 +28,16 @@ export const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).
 
 export async function postEvents(t: TestApp, key: string, events: unknown[], headers: Record<string, string> = {}) {
   return t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events }, headers });
+}
+
+/**
+ * A test app with an account's key and a link, whose journey_sessions_v2 never merges: the parts of a
+ * session stay apart, as ClickHouse may leave them, for the reports to combine.
+ */
+export async function appWithUnmergedSessions(): Promise<{ t: TestApp; key: string; link: string }> {
+  const t = await createTestApp();
+  const acc = await t.createAccount();
+  const link = await insertLink(t, acc.accountId);
+  await t.runtime.deps.ch.command(`SYSTEM STOP MERGES ${t.runtime.deps.ch.table("journey_sessions_v2")}`);
+  return { t, key: acc.key, link };
 }

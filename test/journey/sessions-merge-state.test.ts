@@ -4,8 +4,8 @@
 // visitor filter alike, before and after OPTIMIZE … FINAL. Events of the same millisecond are ordered
 // by URL, so entry and exit pages never depend on which batch came first.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { at, dayPeriodStart, insertLink, MIN, pageView, postEvents } from "./helpers";
+import type { TestApp } from "../helpers/app";
+import { appWithUnmergedSessions, at, dayPeriodStart, MIN, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
 let key: string;
@@ -40,12 +40,7 @@ const EXPECTED = {
 const ORDER = ["n1", "n2", "n3", "n4", "tie", "across"];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  const acc = await t.createAccount();
-  key = acc.key;
-  link = await insertLink(t, acc.accountId);
-  const ch = t.runtime.deps.ch;
-  await ch.command(`SYSTEM STOP MERGES ${ch.table("journey_sessions_v2")}`);
+  ({ t, key, link } = await appWithUnmergedSessions());
   for (const batch of batches()) {
     expect((await postEvents(t, key, batch)).status).toBe(202);
     await t.flush();

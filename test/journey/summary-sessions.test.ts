@@ -2,8 +2,8 @@
 // unmerged parts and when a session began before the period: each session with an event in the
 // period counts once, from its first event (or the period start, when it began before) to its last.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
-import { at, dayPeriodStart, insertLink, MIN, pageView, postEvents } from "./helpers";
+import type { TestApp } from "../helpers/app";
+import { appWithUnmergedSessions, at, dayPeriodStart, MIN, pageView, postEvents } from "./helpers";
 
 let t: TestApp;
 let key: string;
@@ -31,12 +31,7 @@ const BATCHES: [string, number][][] = [
 ];
 
 beforeAll(async () => {
-  t = await createTestApp();
-  const acc = await t.createAccount();
-  key = acc.key;
-  link = await insertLink(t, acc.accountId);
-  const ch = t.runtime.deps.ch;
-  await ch.command(`SYSTEM STOP MERGES ${ch.table("journey_sessions_v2")}`);
+  ({ t, key, link } = await appWithUnmergedSessions());
   for (const batch of BATCHES) {
     const events = batch.map(([session, ms]) => pageView(link, `v-${session}`, { session_id: session, timestamp: at(ms) }));
     expect((await postEvents(t, key, events)).status).toBe(202);

@@ -32,6 +32,16 @@ async function setup(events: string[], respond?: Parameters<typeof startReceiver
   return { ...account, receiver, endpoint: body.data as { id: string; secret: string } };
 }
 
+/** A delivery that succeeded at its first attempt, the receiver answering 200 "ok". */
+const DELIVERED_AT_ONCE = {
+  status: "delivered",
+  attempt_number: 1,
+  max_attempts: 3,
+  http_status: 200,
+  response_body: "ok",
+  error_message: null,
+};
+
 /** Like setup, with a receiver that holds each request until the test answers it through `gates[i]`. */
 async function setupHeld(events: string[]) {
   const gates: ((res: Response) => void)[] = [];
@@ -77,12 +87,7 @@ describe("signed deliveries", () => {
     expect(d).toMatchObject({
       endpoint_id: endpoint.id,
       event_type: "team.member_added",
-      status: "delivered",
-      attempt_number: 1,
-      max_attempts: 3,
-      http_status: 200,
-      response_body: "ok",
-      error_message: null,
+      ...DELIVERED_AT_ONCE,
       next_retry_at: null,
     });
     expect(d.payload).toEqual(r.json);
@@ -287,12 +292,7 @@ describe("test endpoint", () => {
     expect(d).toMatchObject({
       endpoint_id: endpoint.id,
       event_type: "test",
-      status: "delivered",
-      attempt_number: 1,
-      max_attempts: 3,
-      http_status: 200,
-      response_body: "ok",
-      error_message: null,
+      ...DELIVERED_AT_ONCE,
     });
     expect(receiver.received.length).toBe(1);
     const [r] = receiver.received;

@@ -5,7 +5,7 @@ import { CONSOLE, del, get, post } from "../api";
 import { fmtDateTime, fmtNumber, fmtRelative } from "../format";
 import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Empty, Field, Loaded, Loading, PageHeader, Status } from "../ui/parts";
+import { Alert, CopyButton, Empty, Field, Loaded, Loading, PageHeader, Status, TableHead } from "../ui/parts";
 
 const SCOPES = [
   ["links:read", "List and get links"],
@@ -146,18 +146,7 @@ export function KeysPage() {
           {(data) => (
             <>
               <table id="keys">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Prefix</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Name", "Prefix", "Scopes", "Created", "Last used"]} actions />
                 <tbody>
                   {data.map((k) => (
                     <tr class={k.revoked_at ? "revoked" : ""}>

@@ -6,7 +6,7 @@ import { fmtDateTime } from "../format";
 import { useSession } from "../session";
 import type { Invitation, Team } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Field, Loaded, Loading, PageHeader, Select, Status } from "../ui/parts";
+import { Alert, CopyButton, Field, Loaded, Loading, PageHeader, Select, Status, TableHead } from "../ui/parts";
 
 const ROLES = ["owner", "admin", "member", "viewer"];
 const ROLE_TEXT: Record<string, string> = {
@@ -80,16 +80,7 @@ export function TeamPage() {
             <>
               <table id="members">
                 <caption class="sr-only">Members</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Email</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Since</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Email", "Role", "Since"]} actions />
                 <tbody>
                   {data.members.map((m) => {
                     const editable = manage && (m.role !== "owner" || can("owners:manage"));

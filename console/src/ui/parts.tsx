@@ -1,5 +1,5 @@
 // Small accessible building blocks: links that route, labelled fields with their error, live regions
-// for errors and progress, loading / empty / error states, a copy button and pagination.
+// for errors and progress, loading / empty / error states, table headings, a copy button and pagination.
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
 import { useState } from "preact/hooks";
 import type { ApiError } from "../api";
@@ -213,6 +213,24 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
       <h1 tabIndex={-1}>{title}</h1>
       {children && <div class="actions">{children}</div>}
     </header>
+  );
+}
+
+/** A table's column headings; `actions` adds a last column of buttons, named for screen readers only. */
+export function TableHead({ columns, actions }: { columns: ComponentChildren[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col">{c}</th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span class="sr-only">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
   );
 }
 

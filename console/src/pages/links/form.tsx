@@ -22,6 +22,7 @@ type UpdateBody = operations["updateLink"]["requestBody"]["content"]["applicatio
 // The API's UTM fields in the order the form shows them; the compiler holds the list to the server's.
 const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const satisfies readonly UtmField[];
 const everyUtmField: Exclude<UtmField, (typeof UTM)[number]> extends never ? true : false = true;
+void everyUtmField;
 type Values = Record<string, string>;
 
 export function LinkFormPage({ id }: { id?: string }) {
@@ -126,6 +127,8 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
     navigate(`/links/${saved.id}`);
   });
   const err = form.error?.fields ?? {};
+  /** A text field's name, value, input handler and error, all from the one field name. */
+  const bound = (k: string) => ({ name: k, value: v[k], onInput: set(k), error: err[k] });
   const final = withUtm(v.url, v);
 
   return (
@@ -147,38 +150,15 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
               <span class="muted">Destination (cannot change):</span> <span class="clip">{link.original_url}</span>
             </p>
           ) : (
-            <Field
-              label="Destination URL"
-              name="url"
-              type="url"
-              required
-              value={v.url}
-              onInput={set("url")}
-              error={err.url}
-              placeholder="https://example.com/page"
-            />
+            <Field {...bound("url")} label="Destination URL" type="url" required placeholder="https://example.com/page" />
           )}
-          <Field
-            label="Title"
-            name="title"
-            value={v.title}
-            onInput={set("title")}
-            error={err.title}
-            hint="Read from the page when left empty."
-          />
-          <Field label="Description" name="description" value={v.description} onInput={set("description")} error={err.description} />
-          <Field label="Tags" name="tags" value={v.tags} onInput={set("tags")} error={err.tags} hint="Separated by commas." />
+          <Field {...bound("title")} label="Title" hint="Read from the page when left empty." />
+          <Field {...bound("description")} label="Description" />
+          <Field {...bound("tags")} label="Tags" hint="Separated by commas." />
         </fieldset>
         <fieldset>
           <legend>Short address</legend>
-          <Field
-            label="Custom alias"
-            name="custom_alias"
-            value={v.custom_alias}
-            onInput={set("custom_alias")}
-            error={err.custom_alias}
-            hint="3–64 letters, digits, - or _. Left empty, a code is generated."
-          />
+          <Field {...bound("custom_alias")} label="Custom alias" hint="3–64 letters, digits, - or _. Left empty, a code is generated." />
           <Select label="Domain" name="domain_id" value={v.domain_id} onChange={set("domain_id")} error={err.domain_id}>
             <option value="">Default domain</option>
             {domains.map((d) => (
@@ -197,21 +177,11 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
           {link && (
             <Field label="Active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
           )}
+          <Field {...bound("expires_at")} label="Expires at (your local time)" type="datetime-local" />
           <Field
-            label="Expires at (your local time)"
-            name="expires_at"
-            type="datetime-local"
-            value={v.expires_at}
-            onInput={set("expires_at")}
-            error={err.expires_at}
-          />
-          <Field
+            {...bound("expired_url")}
             label="After expiry, send visitors to"
-            name="expired_url"
             type="url"
-            value={v.expired_url}
-            onInput={set("expired_url")}
-            error={err.expired_url}
             hint="Empty: a page saying the link has expired."
           />
           <Field
@@ -240,15 +210,12 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         <fieldset>
           <legend>Click limit</legend>
           <Field
+            {...bound("max_clicks")}
             label="Click limit"
-            name="max_clicks"
             type="number"
             inputMode="numeric"
             min={1}
             step={1}
-            value={v.max_clicks}
-            onInput={set("max_clicks")}
-            error={err.max_clicks}
             hint="People's clicks the link serves (bots do not count). Empty: no limit."
           />
           {link?.max_clicks != null && (
@@ -257,19 +224,16 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
             </p>
           )}
           <Field
+            {...bound("max_clicks_url")}
             label="After the limit, send visitors to"
-            name="max_clicks_url"
             type="url"
-            value={v.max_clicks_url}
-            onInput={set("max_clicks_url")}
-            error={err.max_clicks_url}
             hint="Empty: a page saying the link reached its limit."
           />
         </fieldset>
         <fieldset>
           <legend>UTM parameters</legend>
           {UTM.map((k) => (
-            <Field label={`UTM ${k.slice(4)}`} name={k} value={v[k]} onInput={set(k)} error={err[k]} />
+            <Field {...bound(k)} label={`UTM ${k.slice(4)}`} />
           ))}
           <p class="muted" aria-live="polite">
             Visitors land on: <span class="clip">{final || "—"}</span>
@@ -277,7 +241,7 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         </fieldset>
         <fieldset>
           <legend>Preview image</legend>
-          <Field label="Image URL" name="og_image" type="url" value={v.og_image} onInput={set("og_image")} error={err.og_image} />
+          <Field {...bound("og_image")} label="Image URL" type="url" />
           <Field
             label="Or upload an image (PNG, JPEG, WebP or GIF, at most 5 MB; Growth tier and up)"
             type="file"

@@ -5,7 +5,7 @@ import { api, ok } from "../../api";
 import { fmtAmount, fmtNumber, fmtRate } from "../../format";
 import type { Link, LinkStatsGroup } from "../../types";
 import { useAsync } from "../../ui/async";
-import { Loaded } from "../../ui/parts";
+import { Loaded, TableHead } from "../../ui/parts";
 
 const GROUPS = ["variant", "rule", "source"] as const;
 type Group = (typeof GROUPS)[number];
@@ -66,17 +66,7 @@ function label(group: Group, row: LinkStatsGroup) {
 function GroupTable({ group, rows }: { group: Group; rows: LinkStatsGroup[] }) {
   return (
     <table class="group-table" id={`groups-${group}`} aria-labelledby={`groups-${group}-heading`}>
-      <thead>
-        <tr>
-          <th scope="col">{FIRST_COLUMN[group]}</th>
-          <th scope="col">Clicks</th>
-          <th scope="col">People's clicks</th>
-          <th scope="col">Visitors</th>
-          <th scope="col">Conversions</th>
-          <th scope="col">Revenue</th>
-          <th scope="col">Conversion rate</th>
-        </tr>
-      </thead>
+      <TableHead columns={[FIRST_COLUMN[group], "Clicks", "People's clicks", "Visitors", "Conversions", "Revenue", "Conversion rate"]} />
       <tbody>
         {rows.map((r) => (
           <tr>

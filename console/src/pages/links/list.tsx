@@ -6,7 +6,7 @@ import { navigate, setQuery } from "../../router";
 import { useSession } from "../../session";
 import type { operations } from "../../../../client/src/generated/schema";
 import { useAsync } from "../../ui/async";
-import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select } from "../../ui/parts";
+import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select, TableHead } from "../../ui/parts";
 
 const SORTS: [string, string][] = [
   ["created_at", "Created"],
@@ -127,16 +127,7 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
             <div aria-busy={links.state === "loading"}>
               <table class="links-table">
                 <caption class="sr-only">Links, sorted by {SORTS.find(([v]) => v === params.sort_by)?.[1]}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Short link</th>
-                    <th scope="col">Destination</th>
-                    <th scope="col">Tags</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">Last click</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Short link", "Destination", "Tags", "Status", "Created", "Last click"]} />
                 <tbody>
                   {data.items.map((l) => (
                     <tr>

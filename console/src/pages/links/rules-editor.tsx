@@ -60,22 +60,20 @@ export function RulesEditor({
       <ol class="rules" id="rules">
         {rules.map((r, i) => {
           const at = (f: string) => errorsAt(fields, `rules.${i}.${f}`);
+          /** A text input's value and input handler for one field of this rule. */
+          const text = (k: "country" | "language" | "queryName" | "queryValue" | "url") => ({
+            value: r[k],
+            onInput: (e: Event) => update(i, { [k]: (e.target as HTMLInputElement).value } as Partial<RuleDraft>),
+          });
           return (
             <li id={`rule-${r.key}`} key={r.key}>
               <fieldset class="rule">
                 <legend>Rule {i + 1}</legend>
                 <div class="rule-conditions">
-                  <Field
-                    label="Countries"
-                    value={r.country}
-                    onInput={(e) => update(i, { country: (e.target as HTMLInputElement).value })}
-                    hint="ISO codes, e.g. DE, AT"
-                    error={at("if.country")}
-                  />
+                  <Field label="Countries" {...text("country")} hint="ISO codes, e.g. DE, AT" error={at("if.country")} />
                   <Field
                     label="Languages"
-                    value={r.language}
-                    onInput={(e) => update(i, { language: (e.target as HTMLInputElement).value })}
+                    {...text("language")}
                     hint="The browser's first language, e.g. de, fr"
                     error={at("if.language")}
                   />
@@ -96,25 +94,18 @@ export function RulesEditor({
                   />
                   <Field
                     label="Query parameter"
-                    value={r.queryName}
-                    onInput={(e) => update(i, { queryName: (e.target as HTMLInputElement).value })}
+                    {...text("queryName")}
                     hint="Of the short link, e.g. ref"
                     error={at("if.query.name") ?? fields[`rules.${i}.if.query`]}
                   />
-                  <Field
-                    label="Parameter value"
-                    value={r.queryValue}
-                    onInput={(e) => update(i, { queryValue: (e.target as HTMLInputElement).value })}
-                    error={at("if.query.value")}
-                  />
+                  <Field label="Parameter value" {...text("queryValue")} error={at("if.query.value")} />
                 </div>
                 {fields[`rules.${i}.if`] && <small class="field-error">Conditions: {fields[`rules.${i}.if`]}</small>}
                 <Field
                   label="Then send visitors to"
                   type="url"
                   required
-                  value={r.url}
-                  onInput={(e) => update(i, { url: (e.target as HTMLInputElement).value })}
+                  {...text("url")}
                   placeholder="https://example.com/de"
                   error={at("url")}
                 />

@@ -5,7 +5,7 @@ import { fmtDateTime, fmtRelative } from "../../format";
 import { useSession } from "../../session";
 import type { DeletedLink } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, Loaded, Loading, PageHeader, Pagination, Status } from "../../ui/parts";
+import { A, Alert, Loaded, Loading, PageHeader, Pagination, Status, TableHead } from "../../ui/parts";
 
 export function TrashPage() {
   const { can } = useSession();
@@ -43,17 +43,7 @@ export function TrashPage() {
           <>
             <>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Short link</th>
-                    <th scope="col">Destination</th>
-                    <th scope="col">Deleted</th>
-                    <th scope="col">Restorable until</th>
-                    <th scope="col">
-                      <span class="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Short link", "Destination", "Deleted", "Restorable until"]} actions />
                 <tbody>
                   {data.items.map((l) => (
                     <tr>

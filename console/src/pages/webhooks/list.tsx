@@ -6,7 +6,7 @@ import { fmtDateTime, fmtNumber } from "../../format";
 import { useSession } from "../../session";
 import type { NewWebhook, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader } from "../../ui/parts";
+import { A, Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader, TableHead } from "../../ui/parts";
 import { EventPicker, type WebhookEvent } from "./events";
 
 export function WebhooksPage() {
@@ -74,14 +74,7 @@ export function WebhooksPage() {
           {(data) => (
             <>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">URL</th>
-                    <th scope="col">Events</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["URL", "Events", "Status", "Created"]} />
                 <tbody>
                   {data.map((h) => (
                     <tr>
