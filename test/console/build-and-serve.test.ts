@@ -5,16 +5,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { runBuild } from "../helpers/build-script";
 
 const root = join(import.meta.dir, "../..");
 const dist = join(root, "console/dist");
-const build = (...args: string[]) =>
-  Bun.spawnSync([process.execPath, "console/build.ts", ...args], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: { PATH: process.env.PATH ?? "" },
-  });
+const build = (...args: string[]) => runBuild("console/build.ts", ...args);
 
 describe("build", () => {
   test("writes hashed JS and CSS and a page that names them, prints sizes, stays within 40 KB gzipped", () => {

@@ -1,22 +1,14 @@
 // The SDK's storages on their own: the file storage's writes and clean-up, and React Native's
 // AsyncStorage fitting the storage interface (storage.test.ts has them under a real client and server).
-import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { EventStorage } from "../../event-sdk/src/index";
 import { fileStorage } from "../../event-sdk/src/file-storage";
 import { asyncStorageLike } from "./async-storage-like";
+import { useTempDirs } from "../helpers/temp-dirs";
 
-const dirs: string[] = [];
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "svc-sdk-store-"));
-  dirs.push(d);
-  return d;
-};
+const tempDir = useTempDirs("svc-sdk-store-");
 
 describe("file storage", () => {
   test("values are replaced whole; a missing key reads null; temporary files a crash left are removed", async () => {

@@ -3,17 +3,17 @@
 // storage), the queue is bounded with the oldest events dropped first, and the visitor and session
 // ids are kept.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createEventClient, memoryStorage, type DroppedEvents, type EventStorage } from "../../event-sdk/src/index";
 import { fileStorage } from "../../event-sdk/src/file-storage";
 import { asyncStorageLike } from "./async-storage-like";
+import { useTempDirs } from "../helpers/temp-dirs";
 import { startProxy, type Proxy, type Rule } from "./proxy";
 import { accountWithLink, countBySeq, range, startSdkServer, storedEvents, until, type SdkServer } from "./helpers";
 
 let s: SdkServer;
-const dirs: string[] = [];
+const tempDir = useTempDirs("svc-sdk-store-");
 const proxies: Proxy[] = [];
 beforeAll(async () => {
   s = await startSdkServer();
@@ -21,13 +21,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const p of proxies) await p.close();
   await s.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "svc-sdk-store-"));
-  dirs.push(d);
-  return d;
-};
 async function proxy(rule?: Rule) {
   const p = await startProxy(() => s.url, rule);
   proxies.push(p);

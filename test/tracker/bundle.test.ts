@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { BUDGET_GZIP_BYTES, buildTracker } from "../../tracker/build";
 import { CLICK, KEY, LINK, closeWindows, makeEnv, ofType, sent, setHidden, setNavigator, type Env } from "./helpers";
-import { childEnv } from "../helpers/stores";
+import { runBuild } from "../helpers/build-script";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DIST = ROOT + "tracker/dist/";
@@ -14,7 +14,7 @@ let code = "";
 let buildOut = "";
 
 beforeAll(() => {
-  const r = Bun.spawnSync([process.execPath, "tracker/build.ts"], { cwd: ROOT, env: childEnv({}) });
+  const r = runBuild("tracker/build.ts");
   buildOut = r.stdout.toString() + r.stderr.toString();
   if (r.exitCode !== 0) throw new Error("tracker build failed:\n" + buildOut);
   code = readFileSync(DIST + "t.js", "utf8");

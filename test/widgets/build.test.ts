@@ -4,18 +4,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { useDom } from "./dom";
-import { childEnv } from "../helpers/stores";
+import { runBuild } from "../helpers/build-script";
 
 useDom();
 const root = join(import.meta.dir, "../..");
 const dist = join(root, "dashboard-widgets/dist");
-const build = (...args: string[]) =>
-  Bun.spawnSync([process.execPath, "dashboard-widgets/build.ts", ...args], {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: childEnv({}),
-  });
+const build = (...args: string[]) => runBuild("dashboard-widgets/build.ts", ...args);
 
 describe("build", () => {
   test("writes widgets.js and dashboard.html and reports sizes within 25 KB gzipped", () => {
