@@ -1,5 +1,6 @@
-// What the spools hold: raw click records (written by the redirect) and accepted journey events.
-// Spool files are local and deleted once flushed; raw addresses never reach ClickHouse.
+// What the clicks spool holds: one raw click record per served redirect (server/redirect/record-click.ts).
+// Spool files are local and deleted once flushed; raw addresses never reach ClickHouse (the enrichment
+// turns them into a country and a visitor hash).
 
 export interface RawClick {
   click_id: string;
@@ -24,21 +25,4 @@ export interface RawClick {
   variant?: string;
   /** The 1-based targeting rule that served the click, when one did. */
   rule?: number;
-}
-
-/**
- * An accepted journey event as the spool holds it: its `journey_events` row, positional in
- * JOURNEY_COLUMNS order (server/journey/pipeline.ts), which the flusher passes to ClickHouse as it is;
- * or the object form of spools written before rows.
- */
-export type JourneyRecord = JourneyRow | JourneyEventRecord;
-
-export type JourneyRow = (string | number | null)[];
-
-/** The object form: a journey event as accepted by POST /journey/events, with the server's additions. */
-export interface JourneyEventRecord {
-  event_id: string;
-  received_at: number; // epoch ms
-  account_id: string;
-  event: Record<string, unknown>;
 }

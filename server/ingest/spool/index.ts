@@ -5,7 +5,7 @@
 // fsync); `appendSoon` (the redirect path) resolves once written, sharing one write per event-loop
 // turn, and a timer fsyncs. The flusher reads from
 // the checkpoint, records its intent (byte range) before inserting, and inserts with a
-// deduplication token derived from that range and the spool's own id (spool-identity.ts): a replay
+// deduplication token derived from that range and the spool's own id (identity.ts): a replay
 // after a crash re-sends the identical range with the identical token, which ClickHouse drops as a
 // duplicate, and no other spool ever sends that token.
 import {
@@ -25,7 +25,7 @@ import {
 } from "node:fs";
 import { open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { chunkToken, readOrCreateSpoolIdentity, type SpoolIdentity } from "./spool-identity";
+import { chunkToken, readOrCreateSpoolIdentity, type SpoolIdentity } from "./identity";
 
 export interface SpoolOptions<T> {
   dir: string;
