@@ -161,6 +161,7 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
     stream: {
       sink,
       sinkRaw: flush,
+      // After a crash, the chunk that was in flight is checked by click_id.
       reconcile: missingById<RawClick>(deps.ch, "clicks", "click_id", "UUID", (c) => c.click_id),
       maxChunkBytes: 8 * 1024 * 1024,
     },
