@@ -253,12 +253,6 @@ test("no feature (nor storage, http, ingest) imports the composition root", () =
   expect(offenders).toEqual([]);
 });
 
-/**
- * Files that hold SQL (drizzle query builders, `sql` templates) or ClickHouse query text although they
- * are not a repository or query module. Not moved yet; each is a known debt, not a precedent.
- */
-const SQL_NOT_MOVED_YET = new Set<string>([]);
-
 /** A value import of drizzle or of the table objects, a `sql` template, or ClickHouse statement text. */
 function holdsSql(path: string): boolean {
   const src = readFileSync(path, "utf8");
@@ -281,10 +275,8 @@ test("SQL lives in repositories and query modules (and storage/)", () => {
     /\/(repository|queries|[\w-]+-query)\.ts$/.test(f) || f.includes("/queries/") || f.startsWith("server/storage/");
   const offenders = files(join(ROOT, "server"))
     .map(rel)
-    .filter((f) => !isHome(f) && !SQL_NOT_MOVED_YET.has(f) && holdsSql(join(ROOT, f)));
+    .filter((f) => !isHome(f) && holdsSql(join(ROOT, f)));
   expect(offenders).toEqual([]);
-  // The list shrinks as files move: a listed file that holds no SQL any more must leave it.
-  expect([...SQL_NOT_MOVED_YET].filter((f) => !holdsSql(join(ROOT, f)))).toEqual([]);
 });
 
 test("the SQL check sees drizzle, sql templates and ClickHouse text", () => {
