@@ -1,4 +1,4 @@
-// Opens Postgres: postgres.js when DATABASE_URL is set, embedded PGlite under DATA_DIR/pg otherwise.
+// Opens Postgres: Bun's SQL client when DATABASE_URL is set, embedded PGlite under DATA_DIR/pg otherwise.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { sql, type SQL } from "drizzle-orm";
@@ -42,11 +42,21 @@ function wrap(db: Db, driver: Driver): Postgres {
   return { db, query: async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q)), ...driver };
 }
 
+/**
+ * A Postgres server through Bun's own client (Bun.SQL), not a node:net driver: under Bun, postgres.js
+ * now and then left a query half-sent, its connection waiting in ClientRead and every query queued
+ * behind it waiting forever (docs/operations.md, "Postgres server connections").
+ *
+ * `prepare: false` keeps what a bound string means the same as with PGlite: text that the server
+ * reads as the parameter's type. With named prepared statements Bun learns that a parameter is jsonb
+ * and sends a string as a JSON string, so drizzle's jsonb values (already JSON text) and our
+ * `${text}::jsonb` parameters would be stored as one JSON string instead of the object.
+ */
 async function openServer(url: string): Promise<Postgres> {
-  const { default: postgres } = await import("postgres");
-  const { drizzle } = await import("drizzle-orm/postgres-js");
-  const client = postgres(url, { max: 10, onnotice: () => {} });
-  return wrap(drizzle(client, { schema }) as unknown as Db, {
+  const { SQL } = await import("bun");
+  const { drizzle } = await import("drizzle-orm/bun-sql");
+  const client = new SQL({ url, max: 10, prepare: false });
+  return wrap(drizzle({ client, schema }) as unknown as Db, {
     kind: "postgres",
     listen: async (channel, onPayload, onRelisten) => {
       let listened = false;
@@ -61,7 +71,7 @@ async function openServer(url: string): Promise<Postgres> {
     ping: async () => {
       await client`select 1`;
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => client.close({ timeout: 5 }),
   });
 }
 
