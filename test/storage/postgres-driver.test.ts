@@ -46,11 +46,11 @@ const newAccount = async (name = `acct-${crypto.randomUUID().slice(0, 8)}`, limi
   (await pg.db.insert(accounts).values({ name, tier: "scale", limitOverrides }).returning())[0];
 
 describe("values", () => {
-  test("jsonb written through drizzle and through a ::jsonb parameter is stored as the object, not as a JSON string", async () => {
+  test("jsonb written through drizzle, and JSON text cast through text, is stored as the value, not as a JSON string", async () => {
     const account = await newAccount(undefined, { clicks_per_month: 5, journey_events_per_month: null });
     const [row] = await pg.query<{ kind: string; clicks: string; text: string }>(
       sql`select jsonb_typeof(limit_overrides) as kind, limit_overrides->>'clicks_per_month' as clicks,
-            jsonb_typeof(${JSON.stringify([{ a: 1 }, { a: 2 }])}::jsonb) as text
+            jsonb_typeof(${JSON.stringify([{ a: 1 }, { a: 2 }])}::text::jsonb) as text
           from accounts where id = ${account.id}`,
     );
     expect(row).toEqual({ kind: "object", clicks: "5", text: "array" });

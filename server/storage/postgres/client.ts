@@ -45,17 +45,15 @@ function wrap(db: Db, driver: Driver): Postgres {
 /**
  * A Postgres server through Bun's own client (Bun.SQL), not a node:net driver: under Bun, postgres.js
  * now and then left a query half-sent, its connection waiting in ClientRead and every query queued
- * behind it waiting forever (docs/operations.md, "Postgres server connections").
- *
- * `prepare: false` keeps what a bound string means the same as with PGlite: text that the server
- * reads as the parameter's type. With named prepared statements Bun learns that a parameter is jsonb
- * and sends a string as a JSON string, so drizzle's jsonb values (already JSON text) and our
- * `${text}::jsonb` parameters would be stored as one JSON string instead of the object.
+ * behind it waiting forever (docs/operations.md, "Postgres server connections"). Named prepared
+ * statements (Bun's default): Bun then knows each parameter's type, so a string bound to a jsonb
+ * parameter is stored as a JSON string; JSON text goes in as `${text}::text::jsonb`, and jsonb columns
+ * hand drizzle the value itself (schema.ts).
  */
 async function openServer(url: string): Promise<Postgres> {
   const { SQL } = await import("bun");
   const { drizzle } = await import("drizzle-orm/bun-sql");
-  const client = new SQL({ url, max: 10, prepare: false });
+  const client = new SQL({ url, max: 10 });
   return wrap(drizzle({ client, schema }) as unknown as Db, {
     kind: "postgres",
     listen: async (channel, onPayload, onRelisten) => {
