@@ -172,6 +172,28 @@ describe("under concurrency", () => {
   }, 120_000);
 });
 
+describe("the event loop", () => {
+  test("a query answers while an earlier immediate waits for it in a nested event loop", async () => {
+    // bun:test's expect(promise).resolves, called from an immediate (as Playwright's in-process messages
+    // are delivered), runs the event loop inside that immediate, and Bun runs no other immediate of the
+    // batch meanwhile: a driver that sends a query from a setImmediate (postgres.js did) never answers.
+    await pg.query(sql`select 1`);
+    const started = performance.now();
+    await new Promise<void>((done, fail) => {
+      setImmediate(async () => {
+        try {
+          await expect(query).resolves.toEqual([{ x: 2 }]);
+          done();
+        } catch (err) {
+          fail(err);
+        }
+      });
+      const query = pg.query<{ x: number }>(sql`select 2::int as x`);
+    });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  }, 20_000);
+});
+
 describe("LISTEN and NOTIFY", () => {
   test("a notification arrives; on a server, after the listening connection is lost, it is listened to again", async () => {
     const channel = `svc_test_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
