@@ -46,7 +46,7 @@ export interface Settled {
 }
 
 /** The next svc-load or svc-error the element dispatches (caught on document, so it must bubble out). */
-export function settled(el: Element, timeout = 5000): Promise<Settled> {
+export function settled(el: Element, timeout = 20_000): Promise<Settled> {
   return new Promise((resolve, reject) => {
     const doc = win.document;
     const timer = setTimeout(() => (off(), reject(new Error(`${el.tagName}: no svc-load/svc-error in ${timeout} ms`))), timeout);
