@@ -43,9 +43,9 @@ function wrap(db: Db, driver: Driver): Postgres {
 }
 
 /**
- * A Postgres server through Bun's own client (Bun.SQL), not a node:net driver: under Bun, postgres.js
- * now and then left a query half-sent, its connection waiting in ClientRead and every query queued
- * behind it waiting forever (docs/operations.md, "Postgres server connections"). Named prepared
+ * A Postgres server through Bun's own client (Bun.SQL), which writes a query from native code: postgres.js
+ * sends small writes from a setImmediate, and a query waited, half-sent, for as long as Bun held that
+ * immediate back (docs/operations.md, "Postgres server connections"). Named prepared
  * statements (Bun's default): Bun then knows each parameter's type, so a string bound to a jsonb
  * parameter is stored as a JSON string; JSON text goes in as `${text}::text::jsonb`, and jsonb columns
  * hand drizzle the value itself (schema.ts).
