@@ -27,10 +27,8 @@ import { bootstrapSetupLink } from "./users/bootstrap";
 import { createSessionStore } from "./users/sessions";
 import { createMailer } from "./mail/mailer";
 import { openStreams } from "./ingest/streams";
-import { missingById } from "./ingest/sinks";
-import type { JourneyRecord, RawClick } from "./ingest/records";
-import { createClickFlusher } from "./analytics/click-flush/flusher";
-import { createJourneySinks, journeyEventId } from "./journey/pipeline";
+import { createClickFlusher } from "./ingest/clicks/flusher";
+import { journeyStream } from "./ingest/journey/sink";
 import { FEATURES } from "./features";
 import { LinkCache } from "./links/cache";
 import { CacheSync } from "./cluster/sync";
@@ -109,7 +107,6 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     onError: (msg, err) => logger.error({ msg, error: String(err) }),
   });
   const keys = await createKeyResolver(pg, sync);
-  const journeySinks = createJourneySinks(ch);
   const clickFlusher = createClickFlusher({
     ch,
     pg,
@@ -125,15 +122,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
       onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
-    {
-      clicks: clickFlusher.sink,
-      journey: journeySinks.sink,
-    },
-    {
-      clicks: missingById<RawClick>(ch, "clicks", "click_id", "UUID", (c) => c.click_id),
-      journey: missingById<JourneyRecord>(ch, "journey_events", "event_id", "UUID", journeyEventId),
-    },
-    { clicks: clickFlusher.sinkRaw, journey: journeySinks.sinkRaw },
+    { clicks: clickFlusher.stream, journey: journeyStream(ch) },
   );
   for (const s of streams.all) metrics.watchSpool(s);
   const linkCache = new LinkCache(pg, sync);

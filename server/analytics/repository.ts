@@ -1,36 +1,6 @@
-// Postgres access of click analytics: visitor salts, links' last access, and link facts for reports.
+// Postgres access of click analytics: link facts and link counts for the reports.
 import { sql, type SQL } from "drizzle-orm";
 import type { Postgres } from "../storage/postgres/client";
-
-/** The day's salt, created by whichever instance needs it first; every instance reads the same value. */
-export async function ensureVisitorSalt(pg: Postgres, day: string, candidate: string): Promise<string> {
-  await pg.query(sql`insert into visitor_salts (day, salt) values (${day}, ${candidate}) on conflict (day) do nothing`);
-  const rows = await pg.query<{ salt: string }>(sql`select salt from visitor_salts where day = ${day}`);
-  return rows[0].salt;
-}
-
-export async function findVisitorSalt(pg: Postgres, day: string): Promise<string | null> {
-  const rows = await pg.query<{ salt: string }>(sql`select salt from visitor_salts where day = ${day}`);
-  return rows[0]?.salt ?? null;
-}
-
-/** Old salts are deleted so that old hashes can no longer be recomputed from an address. */
-export async function deleteVisitorSaltsBefore(pg: Postgres, day: string): Promise<void> {
-  await pg.query(sql`delete from visitor_salts where day < ${day}`);
-}
-
-/** One statement per batch: each link's last_accessed_at moves forward only. */
-export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, number>): Promise<void> {
-  if (latest.size === 0) return;
-  const values = sql.join(
-    [...latest].map(([id, ms]) => sql`(${id}::uuid, ${new Date(ms).toISOString()}::timestamptz)`),
-    sql`, `,
-  );
-  await pg.query(sql`
-    update links set last_accessed_at = greatest(links.last_accessed_at, v.ts)
-    from (values ${values}) as v(id, ts)
-    where links.id = v.id`);
-}
 
 export interface LinkFacts {
   id: string;

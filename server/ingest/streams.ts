@@ -1,11 +1,29 @@
-// The two spooled streams, each flushed into its ClickHouse table by a feature-provided sink.
+// The two spooled streams, one named entry each: the pipeline in server/ingest/clicks or
+// server/ingest/journey says how its chunks reach ClickHouse (StreamEntry); the runtime opens both.
 import { join } from "node:path";
 import { Spool } from "./spool";
-import type { JourneyRecord, RawClick } from "./records";
+import type { RawClick } from "./clicks/record";
+import type { JourneyRecord } from "./journey/record";
 
 export type Sink<T> = (records: T[], dedupToken: string) => Promise<void>;
 /** A chunk's bytes instead of its parsed records (see SpoolOptions.sinkRaw); resolves to the records stored. */
 export type RawSink = (bytes: Buffer, dedupToken: string) => Promise<number>;
+export type Reconcile<T> = (records: T[]) => Promise<T[]>;
+
+/** How one stream's chunks are stored (the spool's SpoolOptions of the same names). */
+export interface StreamEntry<T> {
+  sink: Sink<T>;
+  sinkRaw?: RawSink;
+  /** After a crash, the records of the chunk that was in flight that are not stored yet. */
+  reconcile?: Reconcile<T>;
+  /** The largest chunk one insert takes. */
+  maxChunkBytes: number;
+}
+
+export interface StreamEntries {
+  clicks: StreamEntry<RawClick>;
+  journey: StreamEntry<JourneyRecord>;
+}
 
 export interface Streams {
   clicks: Spool<RawClick>;
@@ -22,15 +40,8 @@ export interface StreamOptions {
   onStored?: (stream: string, count: number) => void;
 }
 
-export type Reconcile<T> = (records: T[]) => Promise<T[]>;
-
-export function openStreams(
-  opts: StreamOptions,
-  sinks: { clicks: Sink<RawClick>; journey: Sink<JourneyRecord> },
-  reconcilers: { clicks?: Reconcile<RawClick>; journey?: Reconcile<JourneyRecord> } = {},
-  rawSinks: { clicks?: RawSink; journey?: RawSink } = {},
-): Streams {
-  const make = <T>(name: string, sink: Sink<T>, maxChunkBytes: number, reconcile?: Reconcile<T>, sinkRaw?: RawSink) =>
+export function openStreams(opts: StreamOptions, entries: StreamEntries): Streams {
+  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes }: StreamEntry<T>) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
@@ -51,9 +62,7 @@ export function openStreams(
         }),
       onError: (err) => opts.onError(name, err),
     });
-  // Large chunks: every ClickHouse insert has a fixed cost (one pipeline per materialized view); the
-  // journey stream's seven rollups make that cost high enough that 16 MB (~46,000 events) pays off.
-  const clicks = make("clicks", sinks.clicks, 8 * 1024 * 1024, reconcilers.clicks, rawSinks.clicks);
-  const journey = make("journey", sinks.journey, 16 * 1024 * 1024, reconcilers.journey, rawSinks.journey);
+  const clicks = open("clicks", entries.clicks);
+  const journey = open("journey", entries.journey);
   return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
 }

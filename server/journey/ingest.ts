@@ -3,7 +3,7 @@
 // Nothing on this path touches ClickHouse, and Postgres only on a link-cache miss or a conversion.
 import { AppError } from "../errors";
 import { emitEvents } from "../webhooks/outbox";
-import type { JourneyRecord, JourneyRow } from "../ingest/records";
+import type { JourneyRecord, JourneyRow } from "../ingest/journey/record";
 import type { AppendOptions, Spool } from "../ingest/spool";
 import type { IdempotencyJournal } from "../ingest/idempotency-journal";
 import type { Kv } from "../storage/kv";
@@ -15,7 +15,7 @@ import type { LinkOwnership } from "./link-cache";
 import type { IngestAdmission, Refusal } from "./admission";
 import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";
-import { toJourneyRow } from "./pipeline";
+import { toJourneyRow } from "../ingest/journey/rows";
 import { chTime } from "../storage/clickhouse/format";
 import { IDEMPOTENCY_WINDOW_MS, type JourneyEvent } from "./model";
 

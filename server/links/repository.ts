@@ -263,3 +263,19 @@ export const markExpiredLinks = (pg: Postgres, tx: DbOrTx, batch: number) =>
       (select d.name from domains d where d.id = l.domain_id) as domain_name`,
     tx,
   );
+
+/**
+ * After a chunk of clicks is stored (server/ingest/clicks/flusher.ts): one statement per chunk, each
+ * link's last_accessed_at moves forward only.
+ */
+export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, number>): Promise<void> {
+  if (latest.size === 0) return;
+  const values = sql.join(
+    [...latest].map(([id, ms]) => sql`(${id}::uuid, ${new Date(ms).toISOString()}::timestamptz)`),
+    sql`, `,
+  );
+  await pg.query(sql`
+    update links set last_accessed_at = greatest(links.last_accessed_at, v.ts)
+    from (values ${values}) as v(id, ts)
+    where links.id = v.id`);
+}

@@ -1,7 +1,7 @@
 // The click record of one served redirect, written to the spool before the response goes out.
 import type { RedirectDeps } from "./feature";
 import type { CachedLink } from "../links/cache";
-import type { RawClick } from "../ingest/records";
+import type { RawClick } from "../ingest/clicks/record";
 import { clientAddress } from "../http/request-context";
 import { buildDestination } from "./destination";
 import { proxyCountryHeader } from "./request-facts";

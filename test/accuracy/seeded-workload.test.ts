@@ -30,6 +30,7 @@ import {
   spooledClicks,
 } from "./workload";
 import * as ref from "./reference";
+import type { ClickhouseTable } from "../../server/storage/clickhouse/tables";
 
 const SEED = Number(process.env.ACCURACY_SEED ?? 20261125);
 const NOW = Date.now();
@@ -52,7 +53,7 @@ const api = async (path: string) => {
 
 async function mergeTreeTables() {
   const ch = t.runtime.deps.ch;
-  const rows = await ch.query<{ name: string }>(
+  const rows = await ch.query<{ name: ClickhouseTable }>(
     "SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'",
     {
       db: ch.database,

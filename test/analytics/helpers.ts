@@ -1,7 +1,7 @@
 // Helpers of the click analytics tests: links created through the API, clicks through real redirects
 // (in-process, TRUST_PROXY so X-Forwarded-For names the visitor) or spooled with a chosen time.
 import type { TestApp } from "../helpers/app";
-import type { RawClick } from "../../server/ingest/records";
+import type { RawClick } from "../../server/ingest/clicks/record";
 
 export const P = "/public-api/v1";
 export const DAY_MS = 86_400_000;

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { createClickFlusher } from "../../server/analytics/click-flush/flusher";
-import { createClickEnricher } from "../../server/analytics/enrich";
+import { createClickFlusher } from "../../server/ingest/clicks/flusher";
+import { createClickEnricher } from "../../server/ingest/clicks/enrich";
+import type { ClickhouseTable } from "../../server/storage/clickhouse/tables";
 import { createLink, DAY_MS, get, isoDay, rawClick, spoolClicks, UA } from "./helpers";
 
 let t: TestApp;
@@ -17,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const ch = () => t.runtime.deps.ch;
-const count = async (table: string, linkId: string, expr = "count()") =>
+const count = async (table: ClickhouseTable, linkId: string, expr = "count()") =>
   Number((await ch().query<{ n: string }>(`SELECT ${expr} AS n FROM ${ch().table(table)} WHERE link_id = {l:UUID}`, { l: linkId }))[0].n);
 
 describe("click sink", () => {

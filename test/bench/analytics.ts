@@ -153,7 +153,7 @@ async function loadClicks() {
     "clicks_daily_geo",
     "clicks_daily_devices",
     "clicks_daily_referrers",
-  ]) {
+  ] as const) {
     if (!process.env.BENCH_UNMERGED) await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
   }
   const mergeSeconds = (performance.now() - mergeStarted) / 1000;

@@ -10,6 +10,7 @@ import { loadConfig } from "../../server/config";
 import { openRuntime } from "../../server/runtime";
 import { links } from "../../server/storage/postgres/schema";
 import { table } from "./lib-server";
+import type { ClickhouseTable } from "../../server/storage/clickhouse/tables";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -91,7 +92,7 @@ async function loadEvents() {
   // BENCH_UNMERGED=1 skips this to show the worst case right after a bulk load.
   const mergeStarted = performance.now();
   if (!process.env.BENCH_UNMERGED) {
-    const tables = await ch.query<{ name: string }>(
+    const tables = await ch.query<{ name: ClickhouseTable }>(
       "SELECT name FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree'",
       { db: ch.database },
     );

@@ -6,8 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestApp, listen, type TestApp } from "../helpers/app";
 import { Spool } from "../../server/ingest/spool";
-import { clickhouseSink, missingById } from "../../server/ingest/sinks";
+import { clickhouseSink, missingById } from "../../server/ingest/repository";
+import type { ClickhouseTable } from "../../server/storage/clickhouse/tables";
 import { insertLink, pageView, postEvents } from "../journey/helpers";
+
+/** A table of this test's own, not one of the migrations'. */
+const ownTable = (name: string) => name as ClickhouseTable;
 
 const BROWSER = { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120 Safari/537.36" };
 const checkpointOf = (t: TestApp, stream: string) =>
@@ -94,7 +98,8 @@ describe("replays from one directory", () => {
   });
   afterAll(() => t.close());
 
-  const table = async (name: string) => {
+  const table = async (tableName: string) => {
+    const name = ownTable(tableName);
     const ch = t.runtime.deps.ch;
     await ch.command(`CREATE TABLE ${ch.table(name)} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
       SETTINGS non_replicated_deduplication_window = 1000`);
@@ -144,7 +149,7 @@ describe("replays from one directory", () => {
     // The old layout: a segment and a checkpoint, no spool-id.json; the chunk was inserted under the old token.
     writeFileSync(join(dir, "000000000000.log"), JSON.stringify(rows3) + "\n");
     writeFileSync(join(dir, "checkpoint.json"), JSON.stringify({ segment: 0, offset: 0, pending: { segment: 0, start: 0, end } }));
-    await clickhouseSink(ch, "upgrade", (r: Row[]) => r)(rows3, `r-0-0-${end}`);
+    await clickhouseSink(ch, ownTable("upgrade"), (r: Row[]) => r)(rows3, `r-0-0-${end}`);
     const tokens: string[] = [];
     const spool = new Spool<Row>({
       dir,
@@ -152,7 +157,7 @@ describe("replays from one directory", () => {
       maxUnflushedBytes: 1 << 30,
       sink: async (records, token) => {
         tokens.push(token);
-        await clickhouseSink(ch, "upgrade", (r: Row[]) => r)(records, token);
+        await clickhouseSink(ch, ownTable("upgrade"), (r: Row[]) => r)(records, token);
       },
     });
     expect(existsSync(join(dir, "spool-id.json"))).toBe(true);

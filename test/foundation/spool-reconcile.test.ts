@@ -6,7 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { Spool } from "../../server/ingest/spool";
-import { clickhouseSink, missingById } from "../../server/ingest/sinks";
+import { clickhouseSink, missingById } from "../../server/ingest/repository";
+import type { ClickhouseTable } from "../../server/storage/clickhouse/tables";
+
+// The tests' own tables, not the migrations'.
+const ROWS = "reconcile_rows" as ClickhouseTable;
+const MANY = "reconcile_many" as ClickhouseTable;
+const AGAIN = "reconcile_again" as ClickhouseTable;
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,7 +24,7 @@ type Row = { seq: number; payload: string };
 
 test("a chunk whose token ClickHouse already knows (but whose rows it lost) is still stored, once", async () => {
   const ch = t.runtime.deps.ch;
-  await ch.command(`CREATE TABLE ${ch.table("reconcile_rows")} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
+  await ch.command(`CREATE TABLE ${ch.table(ROWS)} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
     SETTINGS non_replicated_deduplication_window = 1000`);
   const dir = mkdtempSync(join(tmpdir(), "svc-reconcile-"));
   const make = (reconcile?: (rows: Row[]) => Promise<Row[]>) =>
@@ -27,7 +33,7 @@ test("a chunk whose token ClickHouse already knows (but whose rows it lost) is s
       name: "r",
       maxUnflushedBytes: 1 << 30,
       reconcile,
-      sink: clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows),
+      sink: clickhouseSink(ch, ROWS, (rows: Row[]) => rows),
     });
 
   // First process: writes three records, records its intent to flush them, and "dies".
@@ -46,34 +52,34 @@ test("a chunk whose token ClickHouse already knows (but whose rows it lost) is s
   ).length;
   writeFileSync(join(dir, "checkpoint.json"), JSON.stringify({ segment: 0, offset: 0, pending: { segment: 0, start: 0, end } }));
   // What the crash left in ClickHouse: the chunk's token is known, one of its rows is stored.
-  await clickhouseSink(ch, "reconcile_rows", (rows: Row[]) => rows)([{ seq: 2, payload: "b" }], `r-0-0-${end}`);
+  await clickhouseSink(ch, ROWS, (rows: Row[]) => rows)([{ seq: 2, payload: "b" }], `r-0-0-${end}`);
 
   // Restart with reconciliation: the two missing rows are stored, the present one is not repeated.
-  const second = make(missingById<Row>(ch, "reconcile_rows", "seq", "UInt64", (r) => r.seq));
+  const second = make(missingById<Row>(ch, ROWS, "seq", "UInt64", (r) => r.seq));
   await second.flush();
   await second.close();
-  const rows = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table("reconcile_rows")} ORDER BY seq`);
+  const rows = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table(ROWS)} ORDER BY seq`);
   expect(rows.map((r) => Number(r.seq))).toEqual([1, 2, 3]);
 });
 
 test("the row check of a large chunk (tens of thousands of ids) finds exactly the missing rows", async () => {
   const ch = t.runtime.deps.ch;
-  await ch.command(`CREATE TABLE ${ch.table("reconcile_many")} (rid UUID) ENGINE = MergeTree ORDER BY rid`);
+  await ch.command(`CREATE TABLE ${ch.table(MANY)} (rid UUID) ENGINE = MergeTree ORDER BY rid`);
   const records = Array.from({ length: 20_000 }, () => ({ rid: crypto.randomUUID() }));
   const stored = records.filter((_, i) => i % 3 === 0);
-  await ch.insert("reconcile_many", stored);
-  const missing = await missingById<{ rid: string }>(ch, "reconcile_many", "rid", "UUID", (r) => r.rid)(records);
+  await ch.insert(MANY, stored);
+  const missing = await missingById<{ rid: string }>(ch, MANY, "rid", "UUID", (r) => r.rid)(records);
   expect(missing.length).toBe(records.length - stored.length);
   expect(new Set(missing.map((r) => r.rid))).toEqual(new Set(records.filter((_, i) => i % 3 !== 0).map((r) => r.rid)));
 });
 
 test("a crash right after a reconcile insert: the next start finds every row present and stores none twice", async () => {
   const ch = t.runtime.deps.ch;
-  await ch.command(`CREATE TABLE ${ch.table("reconcile_again")} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
+  await ch.command(`CREATE TABLE ${ch.table(AGAIN)} (seq UInt64, payload String) ENGINE = MergeTree ORDER BY seq
     SETTINGS non_replicated_deduplication_window = 1000`);
   const dir = mkdtempSync(join(tmpdir(), "svc-reconcile-again-"));
-  const sink = clickhouseSink(ch, "reconcile_again", (rows: Row[]) => rows);
-  const reconcile = missingById<Row>(ch, "reconcile_again", "seq", "UInt64", (r) => r.seq);
+  const sink = clickhouseSink(ch, AGAIN, (rows: Row[]) => rows);
+  const reconcile = missingById<Row>(ch, AGAIN, "seq", "UInt64", (r) => r.seq);
   const rows = [
     { seq: 1, payload: "a" },
     { seq: 2, payload: "b" },
@@ -105,6 +111,6 @@ test("a crash right after a reconcile insert: the next start finds every row pre
   const third = new Spool<Row>({ dir, name: "q", maxUnflushedBytes: 1 << 30, reconcile, sink });
   await third.flush();
   await third.close();
-  const stored = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table("reconcile_again")} ORDER BY seq`);
+  const stored = await ch.query<{ seq: string }>(`SELECT seq FROM ${ch.table(AGAIN)} ORDER BY seq`);
   expect(stored.map((r) => Number(r.seq))).toEqual([1, 2]);
 });

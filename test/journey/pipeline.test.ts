@@ -3,7 +3,8 @@
 // spools written in the older object form are still stored.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { createJourneySinks, spoolLinesToRows, toJourneyRow } from "../../server/journey/pipeline";
+import { spoolLinesToRows, toJourneyRow } from "../../server/ingest/journey/rows";
+import { journeyStream } from "../../server/ingest/journey/sink";
 import { chTime } from "../../server/storage/clickhouse/format";
 import { insertLink, pageView, postEvents } from "./helpers";
 
@@ -105,7 +106,7 @@ describe("journey rows through the spool", () => {
 
   test("a chunk replayed under its token adds nothing, in the events and in the rollups", async () => {
     const link = await insertLink(t, accountId);
-    const { sinkRaw } = createJourneySinks(t.runtime.deps.ch);
+    const { sinkRaw } = journeyStream(t.runtime.deps.ch);
     const now = Date.now();
     const rows = Array.from({ length: 5 }, (_, i) =>
       toJourneyRow(crypto.randomUUID(), now, chTime(now), accountId, pageView(link, `v${i}`)),

@@ -4,7 +4,7 @@
 // they gave before, while new rows say exactly what was sent.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { JOURNEY_COLUMNS } from "../../server/journey/pipeline";
+import { JOURNEY_COLUMNS } from "../../server/ingest/journey/rows";
 import { listJourneyEvents } from "../../server/journey/queries";
 import { readClickhouseMigrations } from "../../server/storage/clickhouse/migrate";
 import { chTime } from "../../server/storage/clickhouse/format";

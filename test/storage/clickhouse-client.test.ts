@@ -7,10 +7,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openClickhouse, type Clickhouse } from "../../server/storage/clickhouse/client";
-import { chunkInsertSettings, missingById } from "../../server/ingest/sinks";
+import { chunkInsertSettings, missingById } from "../../server/ingest/repository";
+import type { ClickhouseTable } from "../../server/storage/clickhouse/tables";
 import { spawnClickhouseHttp, type ClickhouseHttpProcess } from "../support/clickhouse-http/spawn";
 import { freshClickhouseDatabase, sharedChdb } from "../helpers/stores";
 import { createTestApp } from "../helpers/app";
+
+// The tests' own tables, not the migrations'.
+const CHUNKS = "chunks" as ClickhouseTable;
+const EVENTS = "events" as ClickhouseTable;
 
 interface Seen {
   query: string;
@@ -54,7 +59,7 @@ beforeAll(async () => {
     database: freshClickhouseDatabase(),
     dataDir: mkdtempSync(join(tmpdir(), "svc-ch-dir-")),
   });
-  await ch.command(`CREATE TABLE ${ch.table("chunks")} (id UInt32, payload String) ENGINE = MergeTree ORDER BY id
+  await ch.command(`CREATE TABLE ${ch.table(CHUNKS)} (id UInt32, payload String) ENGINE = MergeTree ORDER BY id
     SETTINGS non_replicated_deduplication_window = 1000`);
 }, 60_000);
 afterAll(async () => {
@@ -64,20 +69,20 @@ afterAll(async () => {
 });
 
 const chunk = (ids: number[]) => Buffer.from(ids.map((id) => JSON.stringify([id, `p${id}`])).join("\n"));
-const count = async () => Number((await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table("chunks")}`))[0].n);
+const count = async () => Number((await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table(CHUNKS)}`))[0].n);
 
 test("a chunk sent twice with its token is stored once, over HTTP as embedded", async () => {
   const before = await count();
-  await ch.insertRaw("chunks", ["id", "payload"], "JSONCompactEachRow", chunk([1, 2, 3]), chunkInsertSettings(3, "spool-0-0-3"));
-  await ch.insertRaw("chunks", ["id", "payload"], "JSONCompactEachRow", chunk([1, 2, 3]), chunkInsertSettings(3, "spool-0-0-3"));
+  await ch.insertRaw(CHUNKS, ["id", "payload"], "JSONCompactEachRow", chunk([1, 2, 3]), chunkInsertSettings(3, "spool-0-0-3"));
+  await ch.insertRaw(CHUNKS, ["id", "payload"], "JSONCompactEachRow", chunk([1, 2, 3]), chunkInsertSettings(3, "spool-0-0-3"));
   expect(await count()).toBe(before + 3);
   // A caller asking for an asynchronous insert still gets a synchronous, token-deduplicated one.
   const asyncAsked = { ...chunkInsertSettings(2, "spool-0-3-5"), async_insert: 1 };
-  await ch.insertRaw("chunks", ["id", "payload"], "JSONCompactEachRow", chunk([4, 5]), asyncAsked);
-  await ch.insertRaw("chunks", ["id", "payload"], "JSONCompactEachRow", chunk([4, 5]), asyncAsked);
+  await ch.insertRaw(CHUNKS, ["id", "payload"], "JSONCompactEachRow", chunk([4, 5]), asyncAsked);
+  await ch.insertRaw(CHUNKS, ["id", "payload"], "JSONCompactEachRow", chunk([4, 5]), asyncAsked);
   expect(await count()).toBe(before + 5);
-  await ch.insert("chunks", [{ id: 6, payload: "p6" }], chunkInsertSettings(1, "rows-6") as never);
-  await ch.insert("chunks", [{ id: 6, payload: "p6" }], chunkInsertSettings(1, "rows-6") as never);
+  await ch.insert(CHUNKS, [{ id: 6, payload: "p6" }], chunkInsertSettings(1, "rows-6") as never);
+  await ch.insert(CHUNKS, [{ id: 6, payload: "p6" }], chunkInsertSettings(1, "rows-6") as never);
   expect(await count()).toBe(before + 6);
 });
 
@@ -98,7 +103,7 @@ test("inserts read their response to the end: one connection serves them all, an
   const from = seen.length;
   try {
     for (let i = 0; i < 30; i++)
-      await ch.insertRaw("chunks", ["id", "payload"], "JSONCompactEachRow", chunk([1000 + i]), chunkInsertSettings(1, `reuse-${i}`));
+      await ch.insertRaw(CHUNKS, ["id", "payload"], "JSONCompactEachRow", chunk([1000 + i]), chunkInsertSettings(1, `reuse-${i}`));
     const ports = new Set(seen.slice(from).map((s) => s.clientPort));
     expect(ports.size).toBeLessThanOrEqual(2); // a socket idle past the client's TTL may be replaced once
     expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([]);
@@ -108,12 +113,12 @@ test("inserts read their response to the end: one connection serves them all, an
 });
 
 test("a crash reconcile of a large chunk (25,000 ids) works over HTTP: the ids travel in request bodies, never in a long URL", async () => {
-  await ch.command(`CREATE TABLE ${ch.table("events")} (event_id UUID) ENGINE = MergeTree ORDER BY event_id`);
+  await ch.command(`CREATE TABLE ${ch.table(EVENTS)} (event_id UUID) ENGINE = MergeTree ORDER BY event_id`);
   const records = Array.from({ length: 25_000 }, () => ({ event_id: crypto.randomUUID() }));
   const stored = records.filter((_, i) => i % 3 === 0);
-  await ch.insertRaw("events", ["event_id"], "JSONCompactEachRow", Buffer.from(stored.map((r) => `["${r.event_id}"]`).join("\n")), {});
+  await ch.insertRaw(EVENTS, ["event_id"], "JSONCompactEachRow", Buffer.from(stored.map((r) => `["${r.event_id}"]`).join("\n")), {});
   const from = seen.length;
-  const missing = await missingById(ch, "events", "event_id", "UUID", (r: { event_id: string }) => r.event_id)(records);
+  const missing = await missingById(ch, EVENTS, "event_id", "UUID", (r: { event_id: string }) => r.event_id)(records);
   expect(missing.length).toBe(records.length - stored.length);
   expect(new Set(missing.map((r) => r.event_id)).has(stored[0].event_id)).toBe(false);
   const requests = seen.slice(from);
@@ -146,12 +151,12 @@ test("one instance end to end over HTTP: a redirect's click and a journey batch 
 
 test("embedded, an insert's settings stay with that insert (nothing is SET on the shared session)", async () => {
   const local = await openClickhouse({ database: freshClickhouseDatabase(), dataDir: tmpdir(), sharedClient: await sharedChdb() });
-  await local.command(`CREATE TABLE ${local.table("chunks")} (id UInt32, payload String) ENGINE = MergeTree ORDER BY id
+  await local.command(`CREATE TABLE ${local.table(CHUNKS)} (id UInt32, payload String) ENGINE = MergeTree ORDER BY id
     SETTINGS non_replicated_deduplication_window = 1000`);
-  await local.insert("chunks", [{ id: 1, payload: "a" }], chunkInsertSettings(1, "embedded-token") as never);
+  await local.insert(CHUNKS, [{ id: 1, payload: "a" }], chunkInsertSettings(1, "embedded-token") as never);
   const [{ t }] = await local.query<{ t: string }>("SELECT getSetting('insert_deduplication_token') AS t");
   expect(t).toBe("");
   // A later insert without a token is not taken for a replay of the first.
-  await local.insert("chunks", [{ id: 2, payload: "b" }]);
-  expect(Number((await local.query<{ n: string }>(`SELECT count() AS n FROM ${local.table("chunks")}`))[0].n)).toBe(2);
+  await local.insert(CHUNKS, [{ id: 2, payload: "b" }]);
+  expect(Number((await local.query<{ n: string }>(`SELECT count() AS n FROM ${local.table(CHUNKS)}`))[0].n)).toBe(2);
 }, 60_000);

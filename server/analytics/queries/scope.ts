@@ -1,6 +1,7 @@
 // The WHERE clause every analytics query shares. Only fixed SQL text is chosen here; every value is a
 // bound parameter.
 import type { Clickhouse } from "../../storage/clickhouse/client";
+import type { ClickhouseTable } from "../../storage/clickhouse/tables";
 import type { ClickScope } from "../model";
 
 export const num = (v: unknown) => Number(v ?? 0);
@@ -27,7 +28,7 @@ export function dailyScope(s: ClickScope) {
  * A daily report's table: its aggregate, or with a source filter clicks_daily_targets (migration 0221),
  * which has the same columns (day, domain, is_bot, clicks, visitors, last_click) and a source.
  */
-export const dailyTable = (ch: Clickhouse, s: ClickScope, aggregate: string) =>
+export const dailyTable = (ch: Clickhouse, s: ClickScope, aggregate: ClickhouseTable) =>
   ch.table(s.source === undefined ? aggregate : "clicks_daily_targets");
 
 /** What a breakdown reads: its aggregate, or the raw clicks when a source filter asks for what it does not hold. */
@@ -41,7 +42,7 @@ export interface ClickRows {
   hour: string;
 }
 
-export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: string): ClickRows {
+export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: ClickhouseTable): ClickRows {
   if (s.source === undefined) {
     const { where, params } = aggregate === "clicks_hourly" ? hourlyScope(s) : dailyScope(s);
     return { from: ch.table(aggregate), where, params, clicks: "sum(clicks)", visitors: "uniqCombinedMerge(14)(visitors)", hour: "hour" };

@@ -5,6 +5,7 @@ import { Readable } from "node:stream";
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@clickhouse/client";
 import { applyClickhouseMigrations } from "./migrate";
 import { CLUSTER_SETTINGS } from "./cluster-ddl";
+import type { ClickhouseTable } from "./tables";
 
 export interface ClickhouseOptions {
   url?: string;
@@ -25,14 +26,14 @@ export interface Clickhouse {
   database: string;
   cluster?: string;
   /** Fully qualified table name; database names are validated identifiers from config. */
-  table(name: string): string;
+  table(name: ClickhouseTable): string;
   /** SELECT with `{name:Type}` bound parameters; returns rows as objects. */
   query<T = Record<string, unknown>>(query: string, params?: Record<string, unknown>): Promise<T[]>;
   command(query: string, params?: Record<string, unknown>): Promise<void>;
-  insert(table: string, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
+  insert(table: ClickhouseTable, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
   /** Rows already in `format` text (e.g. JSONCompactEachRow), sent as they are; chDB parses the bytes natively. */
   insertRaw(
-    table: string,
+    table: ClickhouseTable,
     columns: readonly string[],
     format: "JSONCompactEachRow",
     data: Buffer,

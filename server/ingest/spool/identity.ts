@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { writeFileDurably } from "../storage/durable-file";
+import { writeFileDurably } from "../../storage/durable-file";
 
 export interface ChunkPosition {
   segment: number;

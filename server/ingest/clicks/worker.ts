@@ -2,10 +2,9 @@
 // its own session. It runs at a low CPU priority, so under saturation the redirect path (main thread)
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
 import { lowerOtherThreads, lowerOwnPriority } from "./thread-priority";
-import { createClickEnricher } from "../enrich";
-import type { ClickEnricher } from "../click-pipeline";
+import { createClickEnricher, type ClickEnricher } from "./enrich";
 import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
-import { insertStatement } from "./insert";
+import { insertStatement } from "./repository";
 import type { FlushContext, FromWorker, StoreMethod, ToWorker } from "./protocol";
 
 declare const self: Worker;

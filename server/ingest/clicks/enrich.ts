@@ -1,10 +1,10 @@
 // Click enrichment, in the spool's flusher (never on the redirect path): user agent → device, browser,
 // OS and bot class; address → country/region/city; referrer → host; (salt, address, agent) → visitor
 // hash. Deterministic for a given input, so a replayed spool chunk yields identical rows.
-import type { RawClick } from "../ingest/records";
-import type { Postgres } from "../storage/postgres/client";
-import type { Clickhouse } from "../storage/clickhouse/client";
-import type { ClickRow } from "./click-pipeline";
+import type { RawClick } from "./record";
+import type { Postgres } from "../../storage/postgres/client";
+import type { Clickhouse } from "../../storage/clickhouse/client";
+import type { ClickRow } from "./rows";
 import { parseUserAgent } from "./enrich/user-agent";
 import { createGeoLocator } from "./enrich/geo";
 import { createVisitorHasher, visitorHashStore, type VisitorHashStore } from "./enrich/visitor-hash";
@@ -35,7 +35,9 @@ export interface EnricherDeps {
   geoipCityDb?: string;
 }
 
-export function createClickEnricher(deps: EnricherDeps) {
+export type ClickEnricher = (clicks: RawClick[]) => Promise<ClickRow[]>;
+
+export function createClickEnricher(deps: EnricherDeps): ClickEnricher {
   const locate = createGeoLocator({ cityDbPath: deps.geoipCityDb });
   const hashVisitors = createVisitorHasher("findSalt" in deps.store ? deps.store : visitorHashStore(deps.store), deps.hashSecret);
   return async (clicks: RawClick[]): Promise<ClickRow[]> => {

@@ -1,8 +1,35 @@
 // Enriched clicks as ClickHouse reads them fastest: JSONCompactEachRow lines (positional arrays),
 // handed to the engine as bytes without another serialization pass.
-import type { RawClick } from "../../ingest/records";
-import type { ClickRow } from "../click-pipeline";
+import type { RawClick } from "./record";
 import { chTime } from "../../storage/clickhouse/format";
+
+/** A raw click after enrichment (enrich.ts), as the `clicks` table stores it. */
+export interface ClickRow {
+  click_id: string;
+  timestamp: number;
+  account_id: string;
+  link_id: string;
+  domain: string;
+  visitor_hash: string;
+  is_bot: number;
+  bot_kind: string;
+  device_type: string;
+  browser: string;
+  browser_version: string;
+  os: string;
+  os_version: string;
+  country_code: string;
+  region: string;
+  city: string;
+  referrer: string;
+  referrer_url: string;
+  language: string;
+  query: string;
+  /** 'link' or 'qr'. */
+  source: string;
+  variant: string;
+  rule: number;
+}
 
 export const CLICK_COLUMNS = [
   "click_id",

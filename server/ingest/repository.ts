@@ -1,5 +1,7 @@
-// Writing spooled rows to ClickHouse: one insert per spool chunk, deduplicated by the chunk's token.
+// The ClickHouse side both spooled streams share: one insert per spool chunk, deduplicated by the
+// chunk's token, and the crash check that finds which records of a chunk are stored already.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import type { ClickhouseTable } from "../storage/clickhouse/tables";
 
 /** An insert of one spool chunk: deduplicated by the chunk's token, in the table and its views alike. */
 export function chunkInsertSettings(rows: number, token: string) {
@@ -12,7 +14,12 @@ export function chunkInsertSettings(rows: number, token: string) {
   };
 }
 
-export function clickhouseSink<T, Row extends object>(ch: Clickhouse, table: string, toRows: (records: T[]) => Promise<Row[]> | Row[]) {
+/** A sink that inserts each chunk's records as rows of `table` (JSONEachRow). */
+export function clickhouseSink<T, Row extends object>(
+  ch: Clickhouse,
+  table: ClickhouseTable,
+  toRows: (records: T[]) => Promise<Row[]> | Row[],
+) {
   return async (records: T[], token: string) => {
     const rows = await toRows(records);
     await ch.insert(table, rows, chunkInsertSettings(rows.length, token) as never);
@@ -27,7 +34,7 @@ export function clickhouseSink<T, Row extends object>(ch: Clickhouse, table: str
 const IDS_PER_QUERY = 1_000;
 
 /** Keeps the records whose id is not in `table` yet (for the spool's reconcile after a crash). */
-export function missingById<T>(ch: Clickhouse, table: string, column: string, type: string, idOf: (record: T) => string | number) {
+export function missingById<T>(ch: Clickhouse, table: ClickhouseTable, column: string, type: string, idOf: (record: T) => string | number) {
   return async (records: T[]): Promise<T[]> => {
     if (records.length === 0) return records;
     const present = new Set<string>();

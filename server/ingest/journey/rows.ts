@@ -1,16 +1,13 @@
 // Accepted journey events become `journey_events` rows at accept time, so the spool holds each batch
-// as one line `[[row],[row],…]` of positional rows. The flusher blanks each line's outer brackets,
-// which leaves JSONCompactEachRow input (rows separated by commas), and hands the bytes to ClickHouse
-// untouched: no parse or serialization in JS, and chDB parses JSONCompactEachRow about twice as fast as
-// JSONEachRow. The same SQL serves a ClickHouse server. Rows written by the previous version lack the
-// last column (has_revenue, migration 0210); ClickHouse fills it from its default, so one chunk may
-// hold both.
-import type { Clickhouse } from "../storage/clickhouse/client";
-import type { JourneyEventRecord, JourneyRecord, JourneyRow } from "../ingest/records";
-import type { JourneyEvent } from "./model";
-import { isoTimeMs } from "../iso-time";
-import { chTime } from "../storage/clickhouse/format";
-import { chunkInsertSettings } from "../ingest/sinks";
+// as one line `[[row],[row],…]` of positional rows. The flusher (sink.ts) blanks each line's outer
+// brackets, which leaves JSONCompactEachRow input (rows separated by commas), and hands the bytes to
+// ClickHouse untouched: no parse or serialization in JS, and chDB parses JSONCompactEachRow about twice
+// as fast as JSONEachRow. Rows written by the previous version lack the last column (has_revenue,
+// migration 0210); ClickHouse fills it from its default, so one chunk may hold both.
+import type { JourneyEventRecord, JourneyRecord, JourneyRow } from "./record";
+import type { JourneyEvent } from "../../journey/model";
+import { isoTimeMs } from "../../iso-time";
+import { chTime } from "../../storage/clickhouse/format";
 
 export const JOURNEY_COLUMNS = [
   "event_id",
@@ -90,6 +87,9 @@ export function toJourneyRow(
 const isRow = (r: JourneyRecord): r is JourneyRow => Array.isArray(r);
 const fromObject = (r: JourneyEventRecord) => toJourneyRow(r.event_id, r.received_at, chTime(r.received_at), r.account_id, r.event);
 
+/** A spooled record as its row: rows as they are, the object form (older spools) converted. */
+export const journeyRowOf = (r: JourneyRecord): JourneyRow => (isRow(r) ? r : fromObject(r));
+
 /** The event id of a spooled record (the spool's crash reconcile checks the in-flight chunk by it). */
 export const journeyEventId = (r: JourneyRecord) => String(isRow(r) ? r[0] : r.event_id);
 
@@ -126,42 +126,4 @@ export function spoolLinesToRows(buf: Buffer): number {
     if (next !== COMMA && next !== CLOSE_BRACKET) rows += 1;
   }
   return rows;
-}
-
-function insertSettings(dedupToken: string, rows: number) {
-  return {
-    ...chunkInsertSettings(rows, dedupToken),
-    // Parallel parsing first scans the whole chunk for row boundaries on another thread: about 10% more
-    // CPU per row, which on 2 cores the HTTP side needs.
-    input_format_parallel_parsing: 0,
-    // Rows of the previous version end before has_revenue: its default fills it.
-    input_format_json_compact_allow_variable_number_of_columns: 1,
-  };
-}
-
-/** The spool's sinks: one insert per chunk, deduplicated by the chunk's token (here and in the rollups). */
-export function createJourneySinks(ch: Clickhouse) {
-  const insert = (text: Buffer, rows: number, dedupToken: string) =>
-    ch.insertRaw("journey_events", JOURNEY_COLUMNS, "JSONCompactEachRow", text, insertSettings(dedupToken, rows));
-
-  /** Parsed records: the chunk reconciled after a crash, and spools holding the object form. */
-  const sink = async (records: JourneyRecord[], dedupToken: string) => {
-    if (records.length === 0) return;
-    const text = records.map((r) => JSON.stringify(isRow(r) ? r : fromObject(r))).join("\n");
-    await insert(Buffer.from(text), records.length, dedupToken);
-  };
-
-  /** The chunk's bytes as the spool wrote them. */
-  const sinkRaw = async (bytes: Buffer, dedupToken: string): Promise<number> => {
-    const rows = spoolLinesToRows(bytes);
-    if (rows < 0) {
-      const records: JourneyRecord[] = [];
-      for (const line of bytes.toString("utf8").split("\n")) if (line) records.push(...(JSON.parse(line) as JourneyRecord[]));
-      await sink(records, dedupToken);
-      return records.length;
-    }
-    if (rows > 0) await insert(bytes, rows, dedupToken);
-    return rows;
-  };
-  return { sink, sinkRaw };
 }

@@ -3,11 +3,12 @@
 // Either way the chunk's token deduplicates a replay, and links.last_accessed_at moves forward after.
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { Postgres } from "../../storage/postgres/client";
-import type { RawClick } from "../../ingest/records";
-import { touchLinksLastAccessed } from "../repository";
-import { visitorHashStore, type VisitorHashStore } from "../enrich/visitor-hash";
-import { CLICK_COLUMNS } from "./rows";
-import { chunkInsertSettings } from "../../ingest/sinks";
+import type { StreamEntry } from "../streams";
+import { missingById } from "../repository";
+import { touchLinksLastAccessed } from "../../links/repository";
+import type { RawClick } from "./record";
+import { visitorHashStore, type VisitorHashStore } from "./enrich/visitor-hash";
+import { insertClickLines } from "./repository";
 import type { FlushContext, FromWorker, ToWorker } from "./protocol";
 
 export interface ClickFlusherDeps {
@@ -20,6 +21,8 @@ export interface ClickFlusherDeps {
 }
 
 export interface ClickFlusher {
+  /** The clicks stream's entry for the spool (server/ingest/streams.ts). */
+  stream: StreamEntry<RawClick>;
   /** A spool chunk as it is on disk; resolves to the number of clicks stored. */
   sinkRaw(bytes: Buffer, token: string): Promise<number>;
   sink(records: RawClick[], token: string): Promise<void>;
@@ -123,8 +126,7 @@ class FlushWorker {
     const deps = this.contexts.get(p.ctx)?.deps;
     try {
       if (!deps) throw new Error("click flusher closed");
-      if (m.lines)
-        await deps.ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(m.lines), chunkInsertSettings(m.count, p.token));
+      if (m.lines) await insertClickLines(deps.ch, m.lines, m.count, p.token);
       await touchLinksLastAccessed(deps.pg, new Map(m.latest));
       p.resolve(m.count);
     } catch (err) {
@@ -152,11 +154,19 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
   });
   worker.ensureStarted().catch(() => {}); // a failed start is retried by the next flush
   const flush = (bytes: Uint8Array, token: string) => worker.flush(ctx, bytes, token);
+  const sink = async (records: RawClick[], token: string) => {
+    if (records.length) await flush(Buffer.from(JSON.stringify(records) + "\n"), token);
+  };
   return {
-    sinkRaw: flush,
-    async sink(records, token) {
-      if (records.length) await flush(Buffer.from(JSON.stringify(records) + "\n"), token);
+    stream: {
+      sink,
+      sinkRaw: flush,
+      // After a crash, the chunk that was in flight is checked by click_id.
+      reconcile: missingById<RawClick>(deps.ch, "clicks", "click_id", "UUID", (c) => c.click_id),
+      maxChunkBytes: 8 * 1024 * 1024,
     },
+    sinkRaw: flush,
+    sink,
     async close() {
       worker.drop(ctx);
     },

@@ -1,5 +1,5 @@
 // Messages between the click flushers (main thread) and the flush worker they share.
-import type { VisitorHashStore } from "../enrich/visitor-hash";
+import type { VisitorHashStore } from "./enrich/visitor-hash";
 
 /** One runtime's view: its `clicks` table and enrichment settings (tests run many runtimes per process). */
 export interface FlushContext {

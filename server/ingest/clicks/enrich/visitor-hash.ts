@@ -8,11 +8,11 @@
 // same (account, address, agent) clicked in the last 30 minutes of the previous day, found in the same
 // batch or in ClickHouse. Both sources are fixed by the time a spool chunk is (re)played, so a replay
 // computes the same hashes.
-import type { Postgres } from "../../storage/postgres/client";
-import type { Clickhouse } from "../../storage/clickhouse/client";
-import type { RawClick } from "../../ingest/records";
+import type { Postgres } from "../../../storage/postgres/client";
+import type { Clickhouse } from "../../../storage/clickhouse/client";
+import type { RawClick } from "../record";
 import { deleteVisitorSaltsBefore, ensureVisitorSalt, findVisitorSalt } from "../repository";
-import { findSeenVisitorHashes } from "../queries/visitors";
+import { findSeenVisitorHashes } from "../../../analytics/queries/visitors";
 
 /** What the hasher reads and writes: the daily salts (Postgres) and earlier clicks' hashes (ClickHouse). */
 export interface VisitorHashStore {

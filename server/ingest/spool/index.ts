@@ -1,0 +1,106 @@
+// A durable, segmented, append-only log in front of ClickHouse, in three parts: the writer (writer.ts:
+// appends, fsync), the recovery at start-up (recovery.ts: torn tails, the backlog), and the flusher
+// (flush.ts: chunks to the sink under a deduplication token derived from the chunk's place and the
+// spool's own id, identity.ts). A kill -9 at any moment loses no acknowledged record and stores none twice.
+import { mkdirSync } from "node:fs";
+import { SpoolFlusher, type FlushOptions } from "./flush";
+import { recoverSpool } from "./recovery";
+import type { Backlog, SpoolPosition, SpoolStats } from "./segments";
+import { SpoolWriter, type AppendOptions } from "./writer";
+
+export type { AppendOptions } from "./writer";
+export type { SpoolPosition } from "./segments";
+
+export interface SpoolOptions<T> extends FlushOptions<T> {
+  /** Unflushed bytes above which `isOverBound` is true (callers answer 503). */
+  maxUnflushedBytes: number;
+  segmentBytes?: number;
+  flushIntervalMs?: number;
+}
+
+export class Spool<T> {
+  /** flushedBytes + unflushedBytes = every byte written to the log, this process's and recovered. */
+  readonly stats: SpoolStats = { appendedRecords: 0, flushedRecords: 0, flushedBytes: 0, flushErrors: 0 };
+  /** The end of the log as this process found it at start-up. */
+  readonly recoveredEnd: SpoolPosition;
+  private readonly writer: SpoolWriter;
+  private readonly flusher: SpoolFlusher<T>;
+  private readonly backlog: Backlog;
+  private readonly spoolId: string;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private syncTimer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly opts: SpoolOptions<T>) {
+    mkdirSync(opts.dir, { recursive: true });
+    const { checkpoint, identity, sizes, segment, backlog } = recoverSpool(opts.dir);
+    this.backlog = backlog;
+    this.spoolId = identity.id;
+    const shared = { sizes, backlog, stats: this.stats };
+    this.writer = new SpoolWriter({
+      dir: opts.dir,
+      name: opts.name,
+      segmentBytes: opts.segmentBytes ?? 64 * 1024 * 1024,
+      segment,
+      ...shared,
+    });
+    this.recoveredEnd = { segment, offset: sizes.get(segment) ?? 0 };
+    this.flusher = new SpoolFlusher(opts, { checkpoint, identity, writingSegment: () => this.writer.segment, ...shared });
+  }
+
+  get name() {
+    return this.opts.name;
+  }
+  /** The random id in every chunk token of this directory. */
+  get id() {
+    return this.spoolId;
+  }
+  get unflushedBytes() {
+    return this.backlog.bytes;
+  }
+  get isOverBound() {
+    return this.backlog.bytes >= this.opts.maxUnflushedBytes;
+  }
+  /** Seconds since the oldest unflushed byte was written (0 when caught up). */
+  get lagSeconds() {
+    return this.backlog.bytes > 0 && this.backlog.since ? (Date.now() - this.backlog.since) / 1000 : 0;
+  }
+
+  /** Durable append: resolves once the batch is written and fsynced (group commit). */
+  append(records: readonly T[], opts: AppendOptions = {}): Promise<void> {
+    return this.writer.append(records, opts);
+  }
+
+  /**
+   * Written before the promise resolves, with one write syscall shared by every record appended in
+   * the same turn of the event loop (the redirect answers only once its click is written).
+   */
+  appendSoon(record: T): Promise<void> {
+    return this.writer.appendSoon(record);
+  }
+
+  start(): void {
+    const every = this.opts.flushIntervalMs ?? 250;
+    this.timer = setInterval(() => void this.flush().catch(() => {}), every);
+    this.syncTimer = setInterval(() => this.writer.syncIfDirty(), 1000);
+  }
+
+  /** Moves everything written so far into the sink. Concurrent callers share one run. */
+  flush(): Promise<void> {
+    return this.flusher.flush();
+  }
+
+  /** Stop timers, wait for writes, flush everything, close the file. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    if (this.syncTimer) clearInterval(this.syncTimer);
+    await this.writer.settled();
+    this.writer.closed = true;
+    this.writer.syncNow();
+    try {
+      await this.flush();
+    } catch (err) {
+      this.opts.onError?.(err);
+    }
+    this.writer.closeFile();
+  }
+}

@@ -1,0 +1,48 @@
+// Every table and view the ClickHouse migrations create, by name: `ch.table(name)` takes only these, so a
+// misspelled name fails the type check. test/storage/clickhouse-tables.test.ts checks the list against
+// what the migrations really create; a migration that adds or drops a table updates it.
+export const CLICKHOUSE_TABLES = [
+  "schema_migrations",
+  // Clicks (migrations 0001, 0100, 0220, 0221) and their rollups.
+  "clicks",
+  "clicks_daily",
+  "clicks_daily_mv",
+  "clicks_hourly",
+  "clicks_hourly_mv",
+  "clicks_daily_links",
+  "clicks_daily_links_mv",
+  "clicks_daily_geo",
+  "clicks_daily_geo_mv",
+  "clicks_daily_devices",
+  "clicks_daily_devices_mv",
+  "clicks_daily_referrers",
+  "clicks_daily_referrers_mv",
+  "clicks_daily_targets",
+  "clicks_daily_targets_mv",
+  // Journey events (migrations 0001, 0200–0211) and their rollups.
+  "journey_events",
+  "journey_hourly",
+  "journey_hourly_mv",
+  "journey_dims_hourly",
+  "journey_dims_hourly_mv",
+  "journey_tops_hourly",
+  "journey_tops_hourly_mv",
+  "journey_tops_daily",
+  "journey_tops_daily_mv",
+  "journey_sessions_v2",
+  "journey_sessions_v2_mv",
+  "journey_first_touch",
+  "journey_first_touch_mv",
+  "journey_conversion_times",
+  "journey_conversion_times_mv",
+  "journey_event_bundles",
+  "journey_event_bundles_mv",
+  "journey_named_view_days",
+  "journey_named_view_days_mv",
+  "journey_visitors_hourly",
+  "journey_visitors_hourly_mv",
+  "journey_visitors_daily",
+  "journey_visitors_daily_mv",
+] as const;
+
+export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];
