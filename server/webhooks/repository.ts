@@ -24,7 +24,7 @@ export const queueDeliveries = (db: DbOrTx, accountId: string, type: string, pay
   db.execute(sql`
     insert into webhook_deliveries (endpoint_id, account_id, event_type, payload, status, next_retry_at)
     select e.id, e.account_id, ${type}, p.payload, 'pending', now()
-    from webhook_endpoints e cross join jsonb_array_elements(${payloads}::jsonb) with ordinality as p(payload, n)
+    from webhook_endpoints e cross join jsonb_array_elements(${payloads}::text::jsonb) with ordinality as p(payload, n)
     where e.account_id = ${accountId} and e.is_active and ${type} = any(e.events)
     order by p.n`);
 

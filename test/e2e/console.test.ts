@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import type { TestApp } from "../helpers/app";
 import { firstOwnerLink } from "../helpers/console";
-import { testDatabaseUrl } from "../helpers/stores";
 import { startReceiver, verifySvcSignature, type Receiver } from "../webhooks/receiver";
 import { launchBrowser, watchErrors } from "./browser";
 import { checkPage, HUMAN_UA, inEveryLook, PASSWORD, settled, startConsoleServer, unlabelled } from "./console-setup";
@@ -24,16 +23,7 @@ const state: { linkId?: string; code?: string; key?: string; secret?: string; we
 /** The browser logs a failed load for answers we expect (401 before sign-in, 403/404 we provoke). */
 const unexpected = (errs: string[]) => errs.filter((e) => !/status of (401|403|404)/.test(e));
 
-/**
- * Embedded stores only. With a Postgres server, a query in this long browser session now and then never
- * completes (the known problem in docs/operations.md: a connection stuck in ClientRead under Bun), and
- * the page waits for it forever; the console's own behaviour does not depend on the store, and
- * console-targeting.test.ts still runs the console against a Postgres server.
- */
-const onPostgresServer = testDatabaseUrl !== undefined;
-
 beforeAll(async () => {
-  if (onPostgresServer) return;
   ({ t, ...server } = await startConsoleServer({ WEBHOOK_ALLOW_INSECURE: "true", WEBHOOK_RETRY_DELAYS_MS: "50,100" }));
   browser = await launchBrowser();
   receiver = startReceiver();
@@ -68,7 +58,7 @@ async function api(path: string, init: RequestInit = {}, key = state.key) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-describe.skipIf(onPostgresServer)("the console in Chromium", () => {
+describe("the console in Chromium", () => {
   test("a new owner follows the setup link and lands on an empty links page", async () => {
     await page.goto(await firstOwnerLink(t));
     await expect(page.getByRole("heading", { level: 1 }).textContent()).resolves.toBe("Set up your console");

@@ -1,4 +1,4 @@
-// Opens Postgres: postgres.js when DATABASE_URL is set, embedded PGlite under DATA_DIR/pg otherwise.
+// Opens Postgres: Bun's SQL client when DATABASE_URL is set, embedded PGlite under DATA_DIR/pg otherwise.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { sql, type SQL } from "drizzle-orm";
@@ -42,11 +42,19 @@ function wrap(db: Db, driver: Driver): Postgres {
   return { db, query: async <T>(q: SQL, on: DbOrTx = db) => rowsOf<T>(await on.execute(q)), ...driver };
 }
 
+/**
+ * A Postgres server through Bun's own client (Bun.SQL), which writes a query from native code: postgres.js
+ * sends small writes from a setImmediate, and a query waited, half-sent, for as long as Bun held that
+ * immediate back (docs/operations.md, "Postgres server connections"). Named prepared
+ * statements (Bun's default): Bun then knows each parameter's type, so a string bound to a jsonb
+ * parameter is stored as a JSON string; JSON text goes in as `${text}::text::jsonb`, and jsonb columns
+ * hand drizzle the value itself (schema.ts).
+ */
 async function openServer(url: string): Promise<Postgres> {
-  const { default: postgres } = await import("postgres");
-  const { drizzle } = await import("drizzle-orm/postgres-js");
-  const client = postgres(url, { max: 10, onnotice: () => {} });
-  return wrap(drizzle(client, { schema }) as unknown as Db, {
+  const { SQL } = await import("bun");
+  const { drizzle } = await import("drizzle-orm/bun-sql");
+  const client = new SQL({ url, max: 10 });
+  return wrap(drizzle({ client, schema }) as unknown as Db, {
     kind: "postgres",
     listen: async (channel, onPayload, onRelisten) => {
       let listened = false;
@@ -61,7 +69,7 @@ async function openServer(url: string): Promise<Postgres> {
     ping: async () => {
       await client`select 1`;
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => client.close({ timeout: 5 }),
   });
 }
 

@@ -1,6 +1,26 @@
 // The whole Postgres schema (drizzle). Migrations under ./migrations are generated from this file.
 import { sql } from "drizzle-orm";
-import { pgTable, uuid, text, timestamp, jsonb, boolean, integer, bigint, index, uniqueIndex, primaryKey, date } from "drizzle-orm/pg-core";
+import {
+  pgTable,
+  uuid,
+  text,
+  timestamp,
+  customType,
+  boolean,
+  integer,
+  bigint,
+  index,
+  uniqueIndex,
+  primaryKey,
+  date,
+} from "drizzle-orm/pg-core";
+
+/**
+ * jsonb whose value goes to the driver as it is: both drivers encode it as JSON for a jsonb parameter.
+ * drizzle's own jsonb() sends JSON text, which Bun's SQL client (named statements, so it knows the
+ * parameter is jsonb) would store as one JSON string.
+ */
+const jsonb = customType<{ data: unknown; driverData: unknown }>({ dataType: () => "jsonb", toDriver: (value) => value });
 
 /** Stored shapes of a link's rules and variants (validated by the links feature before they get here). */
 export interface LinkRuleJson {
