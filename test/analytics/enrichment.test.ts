@@ -40,16 +40,18 @@ describe("click enrichment through real redirects", () => {
     // Two redirects can fall in the same millisecond, so rows are compared without their order.
     const pick = (r: Record<string, any>) => [r.device_type, r.browser, r.os, r.country_code, r.referrer, r.is_bot, r.bot_kind];
     const sorted = (list: unknown[][]) => list.map((x) => JSON.stringify(x)).sort();
-    expect(sorted(rows.map(pick))).toEqual(sorted([
-      ["mobile", "Mobile Safari", "iOS", "US", "www.google.com", 0, ""],
-      ["tablet", "Mobile Safari", "iOS", "GB", "news.ycombinator.com", 0, ""],
-      ["desktop", "Chrome", "Windows", "DE", "direct", 0, ""],
-      ["desktop", "Firefox", "macOS", "FR", "direct", 0, ""],
-      ["mobile", "Mobile Chrome", "Android", "XX", "direct", 0, ""],
-      ["desktop", "", "", "JP", "direct", 1, "preview"],
-      ["desktop", "", "", "BR", "direct", 1, "crawler"],
-      ["desktop", "", "", "DE", "direct", 1, "automation"],
-    ]));
+    expect(sorted(rows.map(pick))).toEqual(
+      sorted([
+        ["mobile", "Mobile Safari", "iOS", "US", "www.google.com", 0, ""],
+        ["tablet", "Mobile Safari", "iOS", "GB", "news.ycombinator.com", 0, ""],
+        ["desktop", "Chrome", "Windows", "DE", "direct", 0, ""],
+        ["desktop", "Firefox", "macOS", "FR", "direct", 0, ""],
+        ["mobile", "Mobile Chrome", "Android", "XX", "direct", 0, ""],
+        ["desktop", "", "", "JP", "direct", 1, "preview"],
+        ["desktop", "", "", "BR", "direct", 1, "crawler"],
+        ["desktop", "", "", "DE", "direct", 1, "automation"],
+      ]),
+    );
     expect(rows.find((r) => r.referrer === "www.google.com")?.referrer_url).toBe("https://www.Google.com/search?q=x");
     const dump = JSON.stringify(rows);
     for (const v of visits) expect(dump).not.toContain(v.ip);
