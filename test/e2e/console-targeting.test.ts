@@ -114,7 +114,8 @@ describe("the link features in the console", () => {
     // Two rules: a German-speaking browser, and (first typed with an unknown country) a phone.
     await page.getByRole("button", { name: "Add a rule" }).click();
     const rules = page.locator("#rules > li");
-    expect(await page.evaluate(() => document.activeElement?.closest("li")?.id)).toMatch(/^rule-/); // focus moves into the new rule
+    // Focus moves into the new rule (an effect, after the render).
+    await page.waitForFunction(() => document.activeElement?.closest("li")?.id?.startsWith("rule-"));
     await rules.nth(0).getByLabel("Languages").fill("de");
     await rules.nth(0).getByLabel("Then send visitors to").fill(to("/de"));
     await page.getByRole("button", { name: "Add a rule" }).click();
@@ -125,10 +126,18 @@ describe("the link features in the console", () => {
     // Reordering with the keyboard: focus follows the rule, and the change is announced.
     await rules.nth(1).getByRole("button", { name: "Move up rule 2" }).focus();
     await page.keyboard.press("Enter");
+    // Focus lands on an enabled button of the moved rule (an effect, after the render that moved it).
+    const focusedIn = (n: number) =>
+      page.waitForFunction((n) => {
+        const el = document.activeElement as HTMLButtonElement | null;
+        return !!el && !el.disabled && el.closest("li") === document.querySelector(`#rules > li:nth-child(${n})`);
+      }, n);
+    await focusedIn(1);
     expect(await rules.nth(0).getByLabel("Countries").inputValue()).toBe("ZZ");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Move down rule 1");
     await expect(page.locator("#rules ~ .status").textContent()).resolves.toBe("Rule 2 moved to position 1");
     await page.keyboard.press("Enter");
+    await focusedIn(2);
     expect(await rules.nth(1).getByLabel("Countries").inputValue()).toBe("ZZ");
 
     // Two variants, split evenly, then weights that do not add up: the error is shown as they are typed.

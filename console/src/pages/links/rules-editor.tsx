@@ -17,17 +17,20 @@ export function RulesEditor({
 }) {
   const [note, setNote] = useState("");
   // After a change, the element to focus: a rule's first field, a moved rule's button, or "Add a rule".
-  const [focus, setFocus] = useState<{ key: number; button?: "up" | "down" } | "add" | null>(null);
+  // A move waits for the render that shows the rule at its new place (`at`): the buttons' disabled
+  // state is only right then, and a focused button that becomes disabled keeps the focus in Chromium.
+  const [focus, setFocus] = useState<{ key: number; at?: number; button?: "up" | "down" } | "add" | null>(null);
   useEffect(() => {
     if (focus === null) return;
     if (focus === "add") document.getElementById("add-rule")?.focus();
     else {
+      if (focus.at !== undefined && rules[focus.at]?.key !== focus.key) return;
       const li = document.getElementById(`rule-${focus.key}`);
       const wanted = focus.button && li?.querySelector<HTMLButtonElement>(`button[data-move=${focus.button}]:not(:disabled)`);
       (wanted || li?.querySelector<HTMLButtonElement>("button[data-move]:not(:disabled)") || li?.querySelector("input"))?.focus();
     }
     setFocus(null);
-  }, [focus]);
+  }, [focus, rules]);
 
   const update = (i: number, change: Partial<RuleDraft>) => onChange(rules.map((r, j) => (j === i ? { ...r, ...change } : r)));
   const move = (i: number, by: -1 | 1) => {
@@ -36,7 +39,7 @@ export function RulesEditor({
     next.splice(i + by, 0, r);
     onChange(next);
     setNote(`Rule ${i + 1} moved to position ${i + by + 1}`);
-    setFocus({ key: r.key, button: by < 0 ? "up" : "down" });
+    setFocus({ key: r.key, at: i + by, button: by < 0 ? "up" : "down" });
   };
   const remove = (i: number) => {
     onChange(rules.filter((_, j) => j !== i));
