@@ -3,6 +3,7 @@
 // before stopped being exact), spooled with chosen times, sources, referrers and countries; every figure
 // is compared with the count this test computes from what it sent.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { prng } from "../accuracy/workload";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { breakdown, visitors, type SentClick } from "./expect";
 import { createLink, DAY_MS, daysAgo, get, isoDay, rawClick, spoolClicks, UA } from "./helpers";
@@ -23,22 +24,11 @@ const COUNTRIES = ["US", "DE", "GB", "FR", "JP"];
 const AGENTS = [UA.iphone, UA.windowsChrome, UA.androidChrome];
 const DAYS = [4, 3, 2, 1]; // days ago
 
-/** mulberry32: the same workload on every run. */
-function random(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let r = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 beforeAll(async () => {
   t = await createTestApp({}, { TRUST_PROXY: "true" });
   ({ key, accountId } = await t.createAccount({ tier: "scale" }));
   for (let i = 0; i < 3; i++) links.push((await createLink(t, key, `https://example.com/${i}`)).id);
-  const rnd = random(15);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+  const { next: rnd, pick } = prng(15);
   const clicks = [];
   for (const ago of DAYS) {
     const midnight = Math.floor(Date.now() / DAY_MS) * DAY_MS - ago * DAY_MS;
