@@ -75,7 +75,7 @@ export async function getSummaryReport(
     const active = await emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope));
     // Today and yesterday follow the filters and the cutoff, not the requested range.
     const recentRange = clampRange({ start: yesterday, end: r.today }, r.floor);
-    const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange });
+    const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange }, false);
     return { totals, active, recent };
   };
   const group = q.group_by;

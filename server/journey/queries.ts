@@ -3,7 +3,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
-import { chooseCount, countJourneyVisitors, estimateJourneyVisitors } from "./visitors-query";
+import { countJourneyVisitors } from "./visitors-query";
 
 export type { LinkRange };
 
@@ -140,14 +140,11 @@ export async function listJourneyEvents(
  * mode counts them over only the events that match some step (funnel-query.ts), so unrelated events
  * (scrolls, timers) between two steps do not break a chain but a later step done before an earlier
  * one does. A step matches an event's event_name, its event_type, or the page_url of a page_view.
- * totalVisitors: every visitor with an event in the period, reported by the rule of every visitor count.
+ * totalVisitors: every visitor with an event in the period, exact, as every journey visitor count is.
  */
 export async function getJourneyFunnel(ch: Clickhouse, r: LinkRange, steps: string[], windowSeconds: number) {
-  const [byLevel, estimate] = await Promise.all([
-    countFunnelLevels(ch, r, steps, windowSeconds * 1000),
-    estimateJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false),
-  ]);
+  const byLevel = await countFunnelLevels(ch, r, steps, windowSeconds * 1000);
   const reached = steps.map((_, i) => byLevel.slice(i + 1).reduce((a, b) => a + b, 0));
-  // Counted exactly here, but reported by the rule of every visitor count, as the summary reports it.
-  return { reached, totalVisitors: chooseCount(estimate.visitors, () => byLevel.reduce((a, b) => a + b, 0)) };
+  // Every visitor of the period is at some level (0: no step 1), counted exactly as the summary counts them.
+  return { reached, totalVisitors: byLevel.reduce((a, b) => a + b, 0) };
 }

@@ -305,31 +305,10 @@ async function readWithinOneHour() {
   }
 }
 
-/** Click visitor sketches (docs/accuracy.md): exact up to 1,024 visitors, within the measured 3.1% beyond. */
-const SKETCH_EXACT_UP_TO = 1024;
-const SKETCH_BOUND = 0.031;
-
-/** `actual` with every click unique_visitors figure that is within the sketch's bound replaced by the expected one. */
-function allowSketch(actual: unknown, expected: unknown): unknown {
-  if (Array.isArray(actual) && Array.isArray(expected)) return actual.map((a, i) => allowSketch(a, expected[i]));
-  if (!actual || !expected || typeof actual !== "object" || typeof expected !== "object") return actual;
-  const out: Record<string, unknown> = { ...(actual as Record<string, unknown>) };
-  const e = expected as Record<string, unknown>;
-  for (const k of Object.keys(out)) {
-    const a = out[k];
-    const want = e[k];
-    if (k === "unique_visitors" && typeof a === "number" && typeof want === "number" && want > SKETCH_EXACT_UP_TO) {
-      if (Math.abs(a - want) / want <= SKETCH_BOUND) out[k] = want;
-    } else out[k] = allowSketch(a, want);
-  }
-  return out;
-}
-
 function expectAll(actual: Record<string, unknown>, expected: Record<string, unknown>) {
   expect(Object.keys(actual).sort()).toEqual(Object.keys(expected).sort());
   for (const k of Object.keys(expected)) {
-    const a = k.startsWith("clicks") || k.startsWith("link stats") ? allowSketch(actual[k], expected[k]) : actual[k];
-    expect({ [k]: a }).toEqual({ [k]: expected[k] });
+    expect({ [k]: actual[k] }).toEqual({ [k]: expected[k] });
   }
 }
 

@@ -35,14 +35,14 @@ export function select(clicks: SentClick[], f: Filter): SentClick[] {
 /** Visitors rotate daily: one visitor is (day, address, agent). */
 export const visitors = (clicks: SentClick[]) => new Set(clicks.map((c) => `${c.day}|${c.ip}|${c.ua}`)).size;
 
-export function groupCount<K extends string>(clicks: SentClick[], key: (c: SentClick) => K) {
-  const groups = new Map<K, SentClick[]>();
+export function groupCount<K extends string, C extends SentClick>(clicks: C[], key: (c: C) => K) {
+  const groups = new Map<K, C[]>();
   for (const c of clicks) groups.set(key(c), [...(groups.get(key(c)) ?? []), c]);
   return groups;
 }
 
 /** Rows sorted like the API: clicks descending, then by label. */
-export function breakdown(clicks: SentClick[], key: (c: SentClick) => string, withVisitors = true) {
+export function breakdown<C extends SentClick>(clicks: C[], key: (c: C) => string, withVisitors = true) {
   return [...groupCount(clicks, key)]
     .map(([k, cs]) => ({ key: k, clicks: cs.length, ...(withVisitors ? { unique_visitors: visitors(cs) } : {}) }))
     .sort((a, b) => b.clicks - a.clicks || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -104,12 +104,16 @@ async function loadClicks() {
     ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.org`),
   ];
 
+  const CLICK_COLUMNS = [
+    ...["click_id", "timestamp", "account_id", "link_id", "domain", "visitor_hash", "is_bot", "bot_kind", "device_type", "browser"],
+    ...["browser_version", "os", "os_version", "country_code", "region", "city", "referrer", "referrer_url", "language", "query"],
+  ];
   const loadStarted = performance.now();
   const now = Date.now();
   const CHUNK = 1_000_000;
   for (let offset = 0; offset < CLICKS; offset += CHUNK) {
     await ch.command(
-      `INSERT INTO ${ch.table("clicks")}
+      `INSERT INTO ${ch.table("clicks")} (${CLICK_COLUMNS.join(", ")})
        SELECT generateUUIDv4(number) AS click_id,
          fromUnixTimestamp64Milli(toInt64({now:Int64} - (cityHash64(number, 1) % ${DAYS * 86_400_000})), 'UTC') AS timestamp,
          toUUID({account:String}) AS account_id,
@@ -153,6 +157,7 @@ async function loadClicks() {
     "clicks_daily_geo",
     "clicks_daily_devices",
     "clicks_daily_referrers",
+    "clicks_daily_targets",
   ] as const) {
     if (!process.env.BENCH_UNMERGED) await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
   }

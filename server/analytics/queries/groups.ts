@@ -3,7 +3,7 @@
 // as the tracker sends it after an svc_ref redirect).
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickGroup, ClickScope } from "../model";
-import { dailyScope, num } from "./scope";
+import { dailyScope, num, VISITORS, VISITORS_IF } from "./scope";
 
 /** Rows of a group: variant '' and rule 0 mean "no variant" and "no rule", which are left out. */
 const GROUP_FILTER: Record<ClickGroup, string> = { variant: " AND variant != ''", rule: " AND rule != 0", source: "" };
@@ -28,7 +28,7 @@ export async function getClickGroups(ch: Clickhouse, scope: ClickScope, group: C
   ];
   const names = keys.map((k) => k.split(" AS ")[1]);
   const rows = await ch.query(
-    `SELECT ${keys.join(", ")}, sum(clicks) AS c, uniqCombinedMerge(14)(visitors) AS v
+    `SELECT ${keys.join(", ")}, sum(clicks) AS c, ${VISITORS} AS v
      FROM ${ch.table("clicks_daily_targets")} WHERE ${where}${GROUP_FILTER[group]}
      GROUP BY ${names.join(", ")} ORDER BY ${perDay ? "date, " : ""}c DESC, ${names.filter((n) => n !== "date").join(", ")} LIMIT 10000`,
     params,
@@ -59,7 +59,7 @@ export async function getLinkGroups(ch: Clickhouse, a: { accountId: string; link
   const [clicks, conversions] = await Promise.all([
     ch.query(
       `SELECT ${a.group} AS value, sumIf(clicks, is_bot = 0) AS human, sumIf(clicks, is_bot = 1) AS bot,
-              uniqCombinedMergeIf(14)(visitors, is_bot = 0) AS v
+              ${VISITORS_IF("is_bot = 0")} AS v
        FROM ${ch.table("clicks_daily_targets")} WHERE ${scope}${GROUP_FILTER[a.group]} GROUP BY value`,
       params,
     ),

@@ -1,6 +1,6 @@
 // One link's lifetime click numbers (clicks_daily_links) and its converters (journey_events).
 import type { Clickhouse } from "../../storage/clickhouse/client";
-import { isoOrNull, num } from "./scope";
+import { isoOrNull, num, VISITORS_IF } from "./scope";
 
 export interface LinkClickStats {
   human_clicks: number;
@@ -13,7 +13,7 @@ export interface LinkClickStats {
 export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; linkId: string }): Promise<LinkClickStats> {
   const [row] = await ch.query(
     `SELECT sumIf(clicks, is_bot = 0) AS human, sumIf(clicks, is_bot = 1) AS bot,
-            uniqCombinedMergeIf(14)(visitors, is_bot = 0) AS visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
+            ${VISITORS_IF("is_bot = 0")} AS visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
      FROM ${ch.table("clicks_daily_links")} WHERE account_id = {account:UUID} AND link_id = {link:UUID}`,
     { account: a.accountId, link: a.linkId },
   );

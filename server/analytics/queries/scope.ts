@@ -5,6 +5,13 @@ import type { ClickhouseTable } from "../../storage/clickhouse/tables";
 import type { ClickScope } from "../model";
 
 export const num = (v: unknown) => Number(v ?? 0);
+
+/**
+ * Distinct visitors of the rows read: the union of the aggregates' exact visitor sets (migration 0222),
+ * the same count in every click report and link stats; `VISITORS_IF` counts those of the rows meeting a condition.
+ */
+export const VISITORS = "uniqExactMerge(visitor_set)";
+export const VISITORS_IF = (condition: string) => `uniqExactMergeIf(visitor_set, ${condition})`;
 /** Epoch milliseconds from toUnixTimestamp64Milli; 0 (no clicks) → null. */
 export const isoOrNull = (ms: unknown) => (num(ms) > 0 ? new Date(num(ms)).toISOString() : null);
 
@@ -26,7 +33,7 @@ export function dailyScope(s: ClickScope) {
 
 /**
  * A daily report's table: its aggregate, or with a source filter clicks_daily_targets (migration 0221),
- * which has the same columns (day, domain, is_bot, clicks, visitors, last_click) and a source.
+ * which has the same columns (day, domain, is_bot, clicks, visitor_set, last_click) and a source.
  */
 export const dailyTable = (ch: Clickhouse, s: ClickScope, aggregate: ClickhouseTable) =>
   ch.table(s.source === undefined ? aggregate : "clicks_daily_targets");
@@ -45,7 +52,7 @@ export interface ClickRows {
 export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: ClickhouseTable): ClickRows {
   if (s.source === undefined) {
     const { where, params } = aggregate === "clicks_hourly" ? hourlyScope(s) : dailyScope(s);
-    return { from: ch.table(aggregate), where, params, clicks: "sum(clicks)", visitors: "uniqCombinedMerge(14)(visitors)", hour: "hour" };
+    return { from: ch.table(aggregate), where, params, clicks: "sum(clicks)", visitors: VISITORS, hour: "hour" };
   }
   const where = [
     "account_id = {account:UUID}",
@@ -61,7 +68,7 @@ export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: Clickhou
     where,
     params: params(s),
     clicks: "count()",
-    visitors: "uniqCombined(14)(visitor_hash)",
+    visitors: "uniqExact(visitor_hash)",
     hour: "timestamp",
   };
 }

@@ -2,7 +2,7 @@
 // (clicks_daily_links).
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, HourlyRow } from "../model";
-import { breakdownRows, dailyScope, dailyTable, isoOrNull, num } from "./scope";
+import { breakdownRows, dailyScope, dailyTable, isoOrNull, num, VISITORS } from "./scope";
 
 export interface ClickTotals {
   clicks: number;
@@ -13,7 +13,7 @@ export interface ClickTotals {
 export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise<ClickTotals> {
   const { where, params } = dailyScope(scope);
   const [row] = await ch.query(
-    `SELECT sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
+    `SELECT sum(clicks) AS clicks, ${VISITORS} AS unique_visitors, toUnixTimestamp64Milli(max(last_click)) AS last_ms
      FROM ${dailyTable(ch, scope, "clicks_daily")} WHERE ${where}`,
     params,
   );
@@ -26,11 +26,11 @@ export interface DailyClicks {
   unique_visitors: number;
 }
 
-/** Days with clicks only; callers fill the gaps. */
-export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope): Promise<DailyClicks[]> {
+/** Days with clicks only; callers fill the gaps. Without `withVisitors`, unique_visitors is 0 (its sets are not read). */
+export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope, withVisitors = true): Promise<DailyClicks[]> {
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(
-    `SELECT toString(day) AS date, sum(clicks) AS clicks, uniqCombinedMerge(14)(visitors) AS unique_visitors
+    `SELECT toString(day) AS date, sum(clicks) AS clicks, ${withVisitors ? VISITORS : "0"} AS unique_visitors
      FROM ${dailyTable(ch, scope, "clicks_daily")} WHERE ${where} GROUP BY date ORDER BY date`,
     params,
   );
