@@ -29,8 +29,8 @@ describe("click sink", () => {
     const records = [UA.iphone, UA.windowsChrome, UA.slack].map((ua, i) =>
       rawClick({ account_id: accountId, link_id: link.id, ua, ip: `8.8.8.${i}` }),
     );
-    await flusher.sink(records, "clicks-replay-test-1");
-    await flusher.sink(records, "clicks-replay-test-1");
+    await flusher.stream.sink(records, "clicks-replay-test-1");
+    await flusher.stream.sink(records, "clicks-replay-test-1");
     await flusher.close();
     expect(await count("clicks", link.id)).toBe(3);
     expect(await count("clicks_daily_links", link.id, "sum(clicks)")).toBe(3);
@@ -139,7 +139,7 @@ describe("spool records across the upgrade that added source, variant and rule",
     };
     const current = rawClick({ account_id: accountId, link_id: link.id, src: "qr", variant: "https://example.com/b", rule: 3 });
     const chunk = Buffer.from(`${JSON.stringify([old])}\n${JSON.stringify([current])}\n`);
-    expect(await flusher.sinkRaw(chunk, "clicks-upgrade-test-1")).toBe(2);
+    expect(await flusher.stream.sinkRaw!(chunk, "clicks-upgrade-test-1")).toBe(2);
     await flusher.close();
     const rows = await ch().query<{ click_id: string; source: string; variant: string; rule: number; query: string }>(
       `SELECT toString(click_id) AS click_id, source, variant, rule, query FROM ${ch().table("clicks")} WHERE link_id = {l:UUID} ORDER BY source`,

@@ -23,9 +23,6 @@ export interface ClickFlusherDeps {
 export interface ClickFlusher {
   /** The clicks stream's entry for the spool (server/ingest/streams.ts). */
   stream: StreamEntry<RawClick>;
-  /** A spool chunk as it is on disk; resolves to the number of clicks stored. */
-  sinkRaw(bytes: Buffer, token: string): Promise<number>;
-  sink(records: RawClick[], token: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -165,8 +162,6 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
       reconcile: missingById<RawClick>(deps.ch, "clicks", "click_id", "UUID", (c) => c.click_id),
       maxChunkBytes: 8 * 1024 * 1024,
     },
-    sinkRaw: flush,
-    sink,
     async close() {
       worker.drop(ctx);
     },
