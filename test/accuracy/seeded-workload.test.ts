@@ -100,14 +100,24 @@ beforeAll(async () => {
   );
   for (const c of spooled) recordClick(c);
   const r = prng(SEED ^ 0xc11c);
+  const redirectsFrom = clicks.length;
+  const redirectsStarted = Date.now();
   for (let i = 0; i < 800; i++) {
     const who = randomClicker(r);
     const link = r.int(2);
-    const ms = Date.now();
     expect([200, 302]).toContain(await visit(t, made[link].short_code, { ip: who.ip, ua: who.ua, referrer: who.referrer || undefined }));
-    recordClick({ click_id: "", ts: ms, link, ...who });
+    recordClick({ click_id: "", ts: Date.now(), link, ...who });
   }
   await t.flush();
+  // The server stamps a redirect with its own clock: the reference takes those times (the redirects
+  // were sent one after another, so their times are in the order they were sent).
+  const stamped = await t.runtime.deps.ch.query<{ ms: string }>(
+    `SELECT toUnixTimestamp64Milli(timestamp) AS ms FROM ${t.runtime.deps.ch.table("clicks")}
+     WHERE timestamp >= fromUnixTimestamp64Milli({from:Int64}) AND click_id NOT IN {spooled:Array(UUID)} ORDER BY timestamp`,
+    { from: redirectsStarted, spooled: [...clickIds.keys()] },
+  );
+  expect(stamped.length).toBe(800);
+  stamped.forEach((row, i) => (clicks[redirectsFrom + i].ms = Number(row.ms)));
 
   // Journey events, in batches as a tracker would send them.
   const attributed = spooled
