@@ -94,6 +94,7 @@ describe("with CLICKHOUSE_CLUSTER", () => {
 
   test("materialized views read and write only local tables; every other statement is ON CLUSTER or a backfill", async () => {
     let views = 0;
+    let modified = 0;
     for (const statement of allClustered) {
       const f = await format(statement);
       if (f.startsWith("CREATE MATERIALIZED VIEW")) {
@@ -101,6 +102,13 @@ describe("with CLICKHOUSE_CLUSTER", () => {
         const refs = [...f.matchAll(/\bsvc\.(\w+)/g)].map((m) => m[1]).slice(1); // after the view's own name
         expect(refs.length).toBeGreaterThanOrEqual(2);
         for (const ref of refs) expect(ref).toEndWith("_local");
+      } else if (/^ALTER TABLE svc\.\w+ ON CLUSTER main\s+\(?MODIFY QUERY\s/.test(f)) {
+        // A view changed in place (its target stays the local table it was created with).
+        modified++;
+        const refs = [...f.matchAll(/\bsvc\.(\w+)/g)].map((m) => m[1]);
+        expect(refs[0]).toEndWith("_mv");
+        expect(refs.length).toBeGreaterThanOrEqual(2);
+        for (const ref of refs.slice(1)) expect(ref).toEndWith("_local");
       } else if (f.startsWith("INSERT INTO")) {
         // Backfills go through the Distributed tables (rows routed to their account's shard).
         expect(f).not.toContain("_local");
@@ -109,6 +117,7 @@ describe("with CLICKHOUSE_CLUSTER", () => {
       }
     }
     expect(views).toBeGreaterThan(10);
+    expect(modified).toBeGreaterThanOrEqual(9); // migrations 0222 and 0224
   });
 
   test("a statement of an unknown shape, or a table without account_id, is refused", () => {
@@ -139,6 +148,7 @@ describe("with CLICKHOUSE_CLUSTER", () => {
         .filter(
           (s) =>
             /^(CREATE MATERIALIZED VIEW|DROP VIEW)/.test(s) ||
+            /^ALTER TABLE \w+\.\w+_mv ON CLUSTER \S+ MODIFY QUERY\s/.test(s) ||
             /^(CREATE TABLE IF NOT EXISTS|ALTER TABLE|DROP TABLE IF EXISTS) \w+\.\w+_local /.test(s),
         )
         .map((s) => s.replaceAll(` ON CLUSTER ${CLUSTER}`, "").replace(/ENGINE = Replicated/, "ENGINE = "));
