@@ -8,8 +8,11 @@ const ROOT = join(import.meta.dir, "..", "..");
 export async function startServer(port: number, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
+    // A minimal environment: the developer's own variables (a DATABASE_URL, say) must not reach the server.
     env: {
-      ...process.env,
+      PATH: process.env.PATH ?? "",
+      ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+      ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
