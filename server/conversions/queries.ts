@@ -69,10 +69,10 @@ function variantBreakdownSql(ch: Clickhouse, s: Scope) {
 
 /**
  * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
- * visitors the rate divides by. A link's visitors and converters follow the rule of every visitor count
- * (server/journey/visitors-query.ts); a device's or country's come from the rollup's `uniq` states (exact
- * up to 65,536 but for 32-bit hash collisions); a conversion name's rate is over every visitor in scope;
- * a variant's are counted exactly from its visitors' events.
+ * visitors the rate divides by, all exact. A link's visitors and converters follow the rule of every
+ * visitor count (server/journey/visitors-query.ts); a device's, country's or conversion name's come from
+ * the rollup's sets of the same visitor hashes (migration 0223), and a name's rate is over every visitor
+ * in scope; a variant's are counted from its visitors' events.
  */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
@@ -91,7 +91,7 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
   const sql =
     dimension === "variant"
       ? `${variantBreakdownSql(ch, s)} ORDER BY n DESC, label LIMIT 1000`
-      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqExactMerge(converter_set) AS converters, uniqExactMerge(visitor_set) AS visitors
      FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
      GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`;
   const rows = await ch.query<Record<string, string>>(sql, { ...params, dimension });
