@@ -1,16 +1,13 @@
 // The conversions breakdowns by device, country and conversion name count their visitors and converters
 // exactly, also for labels far past the 65,536 distinct visitors up to which the rollup's `uniq` states
-// were exact (migration 0200; migration 0223 replaced them with exact sets). The events are built here,
-// made rows by the ingest's own code and inserted as the spool flusher inserts a chunk (through every
-// materialized view), in several chunks: this test is about the counts, not the HTTP ingest.
+// were exact (migration 0200; migration 0223 replaced them with exact sets). The events are inserted as
+// the spool flusher inserts its chunks (./helpers.ts): this test is about the counts, not the HTTP ingest.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { getConversionBreakdown, getConversionTotals, type Scope } from "../../server/conversions/queries";
 import type { Dimension } from "../../server/conversions/model";
-import { insertJourneyRows } from "../../server/ingest/journey/repository";
-import { toJourneyRow } from "../../server/ingest/journey/rows";
-import { chTime } from "../../server/storage/clickhouse/format";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { insertLink } from "../journey/helpers";
+import { expectedBreakdown, insertEvents, type LabelDimension, type SentEvent } from "./helpers";
 
 let t: TestApp;
 let key: string;
@@ -25,29 +22,17 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-interface Sent {
-  link: string;
-  visitor: string;
-  type: "page_view" | "conversion";
-  ms: number;
-  device: string;
-  country: string;
-  conversion_name?: string;
-  event_name?: string;
-  revenue_cents?: number;
-}
-
 const now = Date.now();
 /**
  * Visitor i of a link: a page view, then (5 in 6 of them) a conversion named `order` (with revenue) or,
  * without a conversion name, the event name `signup`; one in 12 converts twice (`order`, then `signup`).
  * Device and country are the visitor's, except that one in 50 converts on a tablet.
  */
-function visitorEvents(link: string, prefix: string, i: number): Sent[] {
+function visitorEvents(link: string, prefix: string, i: number): SentEvent[] {
   const visitor = `${prefix}${i}`;
   const ms = now - 60_000 - (i % 72_000) * 1000; // within the last 20 hours
   const base = { link, visitor, device: i % 4 === 3 ? "desktop" : "mobile", country: i % 5 === 0 ? "DE" : "US" };
-  const out: Sent[] = [{ ...base, type: "page_view", ms }];
+  const out: SentEvent[] = [{ ...base, type: "page_view", ms }];
   const onDevice = i % 50 === 7 ? "tablet" : base.device;
   if (i % 6 !== 0 && i % 6 !== 5)
     out.push({ ...base, device: onDevice, type: "conversion", ms: ms + 10_000, conversion_name: "order", revenue_cents: 1000 + (i % 7) });
@@ -55,68 +40,13 @@ function visitorEvents(link: string, prefix: string, i: number): Sent[] {
   return out;
 }
 
-const sent: Sent[] = [];
-async function send(events: Sent[], chunk: number) {
-  const ch = t.runtime.deps.ch;
-  for (let from = 0; from < events.length; from += chunk) {
-    const part = events.slice(from, from + chunk);
-    const received = chTime(now);
-    const rows = part.map((e) =>
-      toJourneyRow(crypto.randomUUID(), now, received, accountId, {
-        link_id: e.link,
-        visitor_id: e.visitor,
-        session_id: `s-${e.visitor}`,
-        event_type: e.type,
-        event_name: e.event_name,
-        page_url: "https://shop.example/",
-        conversion_name: e.conversion_name,
-        revenue_cents: e.revenue_cents,
-        device_type: e.device,
-        country_code: e.country,
-        timestamp: new Date(e.ms).toISOString(),
-      }),
-    );
-    await insertJourneyRows(
-      t.runtime.deps.ch,
-      Buffer.from(rows.map((r) => JSON.stringify(r)).join("\n")),
-      rows.length,
-      crypto.randomUUID(),
-    );
-    sent.push(...part);
-  }
-  return ch;
+const sent: SentEvent[] = [];
+async function send(events: SentEvent[], chunk: number) {
+  await insertEvents(t.runtime.deps.ch, accountId, events, chunk);
+  sent.push(...events);
+  return t.runtime.deps.ch;
 }
-
-/** What the breakdown must say, computed from the events sent: per label, its events' visitors and converters. */
-function expected(links: string[], dimension: "device" | "country" | "name") {
-  const rows = new Map<string, { conversions: number; revenueCents: number; visitors: Set<string>; converters: Set<string> }>();
-  const all = new Set<string>();
-  for (const e of sent) {
-    if (!links.includes(e.link)) continue;
-    all.add(e.visitor);
-    if (dimension === "name" && e.type !== "conversion") continue;
-    const label = dimension === "device" ? e.device : dimension === "country" ? e.country : e.conversion_name || e.event_name || "";
-    const row = rows.get(label) ?? { conversions: 0, revenueCents: 0, visitors: new Set(), converters: new Set() };
-    rows.set(label, row);
-    row.visitors.add(e.visitor);
-    if (e.type === "conversion") {
-      row.conversions++;
-      row.revenueCents += e.revenue_cents ?? 0;
-      row.converters.add(e.visitor);
-    }
-  }
-  return [...rows]
-    .map(([label, r]) => ({
-      label,
-      conversions: r.conversions,
-      revenueCents: r.revenueCents,
-      converters: r.converters.size,
-      // A conversion name's rate is over every visitor in scope.
-      visitors: dimension === "name" ? all.size : r.visitors.size,
-    }))
-    .filter((r) => r.conversions > 0)
-    .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : 1));
-}
+const expected = (links: string[], dimension: LabelDimension) => expectedBreakdown(sent, links, dimension);
 
 const rate = (converters: number, visitors: number) => Math.round((converters / visitors) * 100 * 100) / 100;
 
