@@ -88,14 +88,19 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
     return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
   }
   // Variants are compared by their rates, so one with visitors and no conversion stays in.
+  // A name's rows hold conversions only (their visitor set is their converter set): its rate divides by
+  // every visitor in scope, counted at the same time.
+  const visitors = dimension === "name" ? "0" : "uniqExactMerge(visitor_set)";
   const sql =
     dimension === "variant"
       ? `${variantBreakdownSql(ch, s)} ORDER BY n DESC, label LIMIT 1000`
-      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqExactMerge(converter_set) AS converters, uniqExactMerge(visitor_set) AS visitors
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqExactMerge(converter_set) AS converters, ${visitors} AS visitors
      FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
      GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`;
-  const rows = await ch.query<Record<string, string>>(sql, { ...params, dimension });
-  const all = dimension === "name" ? (await countJourneyVisitors(ch, s, false)).visitors : 0;
+  const [rows, all] = await Promise.all([
+    ch.query<Record<string, string>>(sql, { ...params, dimension }),
+    dimension === "name" ? countJourneyVisitors(ch, s, false).then((c) => c.visitors) : 0,
+  ]);
   return rows.map((r) => ({
     ...sums(r),
     converters: Number(r.converters),
