@@ -42,7 +42,7 @@ test("a server started with PORT=0 prints a URL with the port it took; that URL 
   child = server;
   const listening = () => jsonLines(log).find((l) => l.msg === "listening");
   await until(() => server.exitCode !== null || listening() !== undefined, 90_000, "the listening line");
-  expect(server.exitCode).toBeNull();
+  expect({ exit: server.exitCode, log }).toEqual({ exit: null, log });
   const { url, port } = listening() as { url: string; port: number };
   expect(port).toBeGreaterThan(0);
   expect(url).toBe(`http://localhost:${port}`);
