@@ -143,6 +143,11 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
   return Object.freeze(config);
 }
 
+/** The configuration of a PORT=0 server once bound: PORT is the port it took, which BASE_URL's default names. */
+export function loadConfigOnPort(port: number, env: Record<string, string | undefined> = Bun.env): Config {
+  return loadConfig({ ...env, PORT: String(port) });
+}
+
 /**
  * A configuration that looks like one of several instances (REDIS_URL set: it exists to share rate limits,
  * idempotency keys and usage counters) but keeps something per instance. Errors stop start-up (main.ts;

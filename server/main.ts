@@ -1,5 +1,5 @@
 // Boot: config → stores → app.listen(); SIGTERM/SIGINT → stop accepting, drain the spools, close stores.
-import { loadConfig, ConfigError, multiInstanceCheck, useProductionMode } from "./config";
+import { loadConfig, loadConfigOnPort, ConfigError, multiInstanceCheck, useProductionMode } from "./config";
 import { API_PREFIX } from "./http/api-prefix";
 
 let config;
@@ -18,12 +18,16 @@ try {
 // Before Elysia is loaded: it reads NODE_ENV once, at import.
 useProductionMode();
 const { openRuntime } = await import("./runtime");
-const { serveApp } = await import("./serve");
+const { bindFirst, serveApp } = await import("./serve");
 const { guardProcess } = await import("./process-guard");
 
+// PORT=0: the port the system picks is bound before the runtime opens, so that BASE_URL's default, and
+// every URL made from it (short links, the setup link, the lines below), names it.
+const early = config.port === 0 ? bindFirst(config, { port: 0, hostname: config.host }) : null;
+if (early) config = loadConfigOnPort(early.port);
 const runtime = await openRuntime(config);
 guardProcess(runtime.deps.logger);
-const server = serveApp(runtime, { port: config.port, hostname: config.host });
+const server = early ? early.serve(runtime) : serveApp(runtime, { port: config.port, hostname: config.host });
 console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg: "listening", url: config.baseUrl, port: server.port }));
 if (runtime.devKeyPath) {
   console.log(`Created the default account and an all-scopes API key. The key is in ${runtime.devKeyPath}`);

@@ -3,6 +3,7 @@
 // `error` handler below, never Bun's development page with paths and source lines.
 import type { Server } from "bun";
 import type { Runtime } from "./runtime";
+import type { Config } from "./config";
 import { createFastRedirect } from "./redirect/fast-path";
 import { describeError, internalErrorAnswer } from "./http/error-mapping";
 import { bodyRefusal, needsRebuild, rebuildRequest } from "./http/incoming";
@@ -11,7 +12,53 @@ import type { Logger } from "./http/logger";
 /** Largest request body we read; above it 413 PAYLOAD_TOO_LARGE in the envelope. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export function serveApp(runtime: Runtime, opts: { port: number; hostname: string; maxBodyBytes?: number }) {
+export interface ListenOptions {
+  port: number;
+  hostname: string;
+  maxBodyBytes?: number;
+}
+
+export function serveApp(runtime: Runtime, opts: ListenOptions) {
+  const server = Bun.serve({ ...serverOptions(runtime.deps.config, opts), ...appHandlers(runtime, opts) });
+  return handTo(runtime, server);
+}
+
+/**
+ * Binds the port before the runtime opens: with PORT=0 the system picks it and it is known only once
+ * bound, while BASE_URL's default (and every URL made from it) must name it. A request that arrives
+ * before `serve` waits for it.
+ */
+export function bindFirst(config: Config, opts: ListenOptions) {
+  let open!: (handlers: ReturnType<typeof appHandlers>) => void;
+  const ready = new Promise<ReturnType<typeof appHandlers>>((resolve) => (open = resolve));
+  const options = serverOptions(config, opts);
+  const server = Bun.serve({ ...options, fetch: (request, srv) => ready.then((h) => h.fetch(request, srv)) });
+  const port = server.port ?? opts.port;
+  return {
+    port,
+    serve(runtime: Runtime) {
+      const handlers = appHandlers(runtime, opts);
+      server.reload({ ...options, port, ...handlers });
+      open(handlers);
+      return handTo(runtime, server);
+    },
+  };
+}
+
+function serverOptions(config: Config, opts: ListenOptions) {
+  return {
+    port: opts.port,
+    hostname: opts.hostname,
+    development: false,
+    // Bun closes a connection after 10 s without a byte by default, cutting off a bulk create (up to
+    // BULK_TIMEOUT_MS) or a test delivery to a slow receiver (up to 10 s) before its answer.
+    idleTimeout: Math.min(255, Math.ceil(config.bulkTimeoutMs / 1000) + 10),
+    // Bun would answer a bare 413 above its own limit: the limit is ours (bodyRefusal), in the envelope.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  };
+}
+
+function appHandlers(runtime: Runtime, opts: ListenOptions) {
   const fast = createFastRedirect(runtime.deps);
   const app = runtime.app;
   const logger = runtime.deps.logger;
@@ -22,20 +69,15 @@ export function serveApp(runtime: Runtime, opts: { port: number; hostname: strin
     if (needsRebuild(request)) return rebuildRequest(request, srv, maxBody).then((r) => (r instanceof Response ? r : app.fetch(r)));
     return app.fetch(request);
   };
-  const server = Bun.serve({
-    port: opts.port,
-    hostname: opts.hostname,
-    development: false,
-    // Bun closes a connection after 10 s without a byte by default, cutting off a bulk create (up to
-    // BULK_TIMEOUT_MS) or a test delivery to a slow receiver (up to 10 s) before its answer.
-    idleTimeout: Math.min(255, Math.ceil(runtime.deps.config.bulkTimeoutMs / 1000) + 10),
-    // Bun would answer a bare 413 above its own limit: the limit is ours (bodyRefusal), in the envelope.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-    fetch: (request, srv) => fast(request, srv) ?? toApp(request, srv),
-    error: (error) => lastResort(logger, error),
-  });
+  return {
+    fetch: (request: Request, srv: Server<unknown>) => fast(request, srv) ?? toApp(request, srv),
+    error: (error: unknown) => lastResort(logger, error),
+  };
+}
+
+function handTo<S extends Server<unknown>>(runtime: Runtime, server: S): S {
   // Elysia hands `server` to handlers (client addresses) from here.
-  (app as unknown as { server: typeof server }).server = server;
+  (runtime.app as unknown as { server: S }).server = server;
   return server;
 }
 

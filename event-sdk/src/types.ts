@@ -1,5 +1,6 @@
-// Wire types of POST /public-api/v1/journey/events. The server checks its request schema against
-// JourneyEvent at type-check time, so the two cannot drift apart.
+// Wire types of POST /public-api/v1/journey/events, the tracker's too (tracker/src/protocol.ts takes
+// them with `import type`). The server checks its request schema against JourneyEvent at type-check
+// time, so the two cannot drift apart. Types only, importing nothing: each bundle compiles from it.
 
 export type JourneyEventType = "page_view" | "scroll_depth" | "time_on_page" | "custom" | "conversion";
 

@@ -69,10 +69,10 @@ function variantBreakdownSql(ch: Clickhouse, s: Scope) {
 
 /**
  * Per label: conversions and revenue (the hourly rollups, migration 0200), unique converters and the
- * visitors the rate divides by. A link's visitors and converters follow the rule of every visitor count
- * (server/journey/visitors-query.ts); a device's or country's come from the rollup's `uniq` states (exact
- * up to 65,536 but for 32-bit hash collisions); a conversion name's rate is over every visitor in scope;
- * a variant's are counted exactly from its visitors' events.
+ * visitors the rate divides by, all exact. A link's visitors and converters follow the rule of every
+ * visitor count (server/journey/visitors-query.ts); a device's, country's or conversion name's come from
+ * the rollup's sets of the same visitor hashes (migration 0223), and a name's rate is over every visitor
+ * in scope; a variant's are counted from its visitors' events.
  */
 export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension: Dimension) {
   const { where, params } = hourlyScopeOf(s);
@@ -88,14 +88,19 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
     return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
   }
   // Variants are compared by their rates, so one with visitors and no conversion stays in.
+  // A name's rows hold conversions only (their visitor set is their converter set): its rate divides by
+  // every visitor in scope, counted at the same time.
+  const visitors = dimension === "name" ? "0" : "uniqExactMerge(visitor_set)";
   const sql =
     dimension === "variant"
       ? `${variantBreakdownSql(ch, s)} ORDER BY n DESC, label LIMIT 1000`
-      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqMerge(converters) AS converters, uniqMerge(visitors) AS visitors
+      : `SELECT label, sum(conversions) AS n, sum(revenue_cents) AS cents, uniqExactMerge(converter_set) AS converters, ${visitors} AS visitors
      FROM ${ch.table("journey_dims_hourly")} WHERE ${where} AND dimension = {dimension:String}
      GROUP BY label HAVING n > 0 ORDER BY n DESC, label LIMIT 1000`;
-  const rows = await ch.query<Record<string, string>>(sql, { ...params, dimension });
-  const all = dimension === "name" ? (await countJourneyVisitors(ch, s, false)).visitors : 0;
+  const [rows, all] = await Promise.all([
+    ch.query<Record<string, string>>(sql, { ...params, dimension }),
+    dimension === "name" ? countJourneyVisitors(ch, s, false).then((c) => c.visitors) : 0,
+  ]);
   return rows.map((r) => ({
     ...sums(r),
     converters: Number(r.converters),

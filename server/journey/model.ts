@@ -2,7 +2,6 @@
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import type { JourneyEventWire } from "../../tracker/src/protocol";
 import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
 
@@ -58,9 +57,8 @@ export const JourneyBatchSchema = t.Object(
 
 export type JourneyEvent = Static<typeof JourneyEventSchema>;
 
-// The tracker's and the event SDK's wire types and this schema must describe the same object.
+// The event SDK's wire type (which the tracker's is too) and this schema must describe the same object.
 type Same<A, B> = [A, keyof A] extends [B, keyof B] ? ([B, keyof B] extends [A, keyof A] ? true : false) : false;
-true satisfies Same<JourneyEvent, JourneyEventWire>;
 true satisfies Same<JourneyEvent, SdkJourneyEvent>;
 
 /** Friendlier messages than the schema engine's, by field name. */

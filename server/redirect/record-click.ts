@@ -19,15 +19,23 @@ export interface ServedBy {
   setCookie?: string;
 }
 
-function buildClick(
-  deps: Pick<RedirectDeps, "config" | "streams">,
+type ClickDeps = Pick<RedirectDeps, "config" | "streams">;
+/** The server a request came through (its peer address is the client's, unless behind a trusted proxy). */
+type Peer = Parameters<typeof clientAddress>[1];
+
+/**
+ * Records the click of a served redirect. The clicks of one event-loop turn share a write syscall;
+ * `written` settles after it, and every answer that reveals the destination waits for it.
+ */
+export function recordClick(
+  deps: ClickDeps,
   request: Request,
-  server: Parameters<typeof clientAddress>[1],
+  server: Peer,
   link: CachedLink,
   search: string,
   ua: string,
   served?: ServedBy,
-): RawClick {
+) {
   const h = request.headers;
   const click: RawClick = {
     click_id: crypto.randomUUID(),
@@ -54,23 +62,6 @@ function buildClick(
     if (served.variant) click.variant = served.variant;
     if (served.rule) click.rule = served.rule;
   }
-  return click;
-}
-
-/**
- * Records the click of a served redirect. The clicks of one event-loop turn share a write syscall;
- * `written` settles after it, and every answer that reveals the destination waits for it.
- */
-export function recordClick(
-  deps: Pick<RedirectDeps, "config" | "streams">,
-  request: Request,
-  server: Parameters<typeof clientAddress>[1],
-  link: CachedLink,
-  search: string,
-  ua: string,
-  served?: ServedBy,
-) {
-  const click = buildClick(deps, request, server, link, search, ua, served);
   return { clickId: click.click_id, written: deps.streams.clicks.appendSoon(click) };
 }
 
@@ -79,9 +70,9 @@ export function recordClick(
  * (the fast path, which bypasses the app's request-id plumbing) the click id is the X-Request-Id.
  */
 export function redirectAndRecord(
-  deps: Pick<RedirectDeps, "config" | "streams">,
+  deps: ClickDeps,
   request: Request,
-  server: Parameters<typeof clientAddress>[1],
+  server: Peer,
   link: CachedLink,
   search: string,
   ua: string,

@@ -2,25 +2,9 @@
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import type { webhookDeliveries, webhookEndpoints } from "../storage/postgres/schema";
+import { EVENT_TYPES, type EventType } from "./event-types";
 
-export const EVENT_TYPES = [
-  "link.created",
-  "link.updated",
-  "link.deleted",
-  "link.expired",
-  "domain.verified",
-  "domain.expired",
-  "domain.suspended",
-  "api_key.created",
-  "api_key.revoked",
-  "team.member_added",
-  "team.member_removed",
-  "subscription.upgraded",
-  "subscription.downgraded",
-  "bulk_import.completed",
-  "conversion",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;

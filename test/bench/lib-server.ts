@@ -8,8 +8,11 @@ const ROOT = join(import.meta.dir, "..", "..");
 export async function startServer(port: number, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
+    // A minimal environment: the developer's own variables (a DATABASE_URL, say) must not reach the server.
     env: {
-      ...process.env,
+      PATH: process.env.PATH ?? "",
+      ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+      ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
@@ -46,6 +49,26 @@ export async function startServer(port: number, env: Record<string, string> = {}
     },
     removeData: () => rmSync(dataDir, { recursive: true, force: true }),
   };
+}
+
+/** A baseline server of the bench's own (lib-bare-*.ts) as a child process on `port`, once it answers. */
+export async function startBare(script: string, port: number) {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, script), String(port)], {
+    env: { PATH: process.env.PATH ?? "" },
+    stdout: "ignore",
+    stderr: "inherit",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i++) {
+    if (proc.exitCode !== null) throw new Error(`${script} on port ${port} exited (${proc.exitCode}); is the port in use?`);
+    try {
+      await fetch(url, { method: "POST", redirect: "manual" });
+      break;
+    } catch {
+      await Bun.sleep(50);
+    }
+  }
+  return { url, proc, stop: () => (proc.kill(), proc.exited) };
 }
 
 /** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux; NaN elsewhere). */

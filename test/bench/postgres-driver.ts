@@ -3,7 +3,8 @@
 // drizzle-orm/postgres-js: the driver it replaced) and Bun's SQL client with unnamed statements
 // (`prepare: false`: parsed and planned every time, and not pipelined). Each round runs the three in
 // turn on the same migrated database: the API-key lookup (a join by a unique hash) one at a time and
-// 64 at once, and a row-locking transaction 16 at once. Needs BENCH_DATABASE_URL or
+// 64 at once, and a row-locking transaction 16 at once; `select 1` one at a time is the round trip
+// alone (the machine's baseline). Needs BENCH_DATABASE_URL or
 // SVC_TEST_DATABASE_URL (a server URL; the bench makes and drops a database of its own there).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -82,7 +83,10 @@ async function measure(op: () => Promise<unknown>, concurrency: number) {
   return { perSecond: times.length / SECONDS, p50: times[Math.floor(times.length / 2)] };
 }
 
+/** The machine's baseline: a round trip that asks the server for nothing. */
+const trivial = (db: any) => db.execute(sql`select 1`);
 const cases = [
+  { name: "select 1, 1 at a time", op: trivial, concurrency: 1 },
   { name: "key lookup, 1 at a time", op: lookup, concurrency: 1 },
   { name: "key lookup, 64 at once", op: lookup, concurrency: 64 },
   { name: "locking transaction, 16 at once", op: locked, concurrency: 16 },

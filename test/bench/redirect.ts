@@ -4,8 +4,7 @@
 // requests, so all five are evaluated), two A/B variants (each request a new visitor: a draw and a
 // cookie) and a max_clicks (each click counted in Postgres). Target: server CPU per redirect at most
 // 1.15 × the plain link's.
-import { join } from "node:path";
-import { cpuSeconds, startServer, table, wrk, type WrkResult } from "./lib-server";
+import { cpuSeconds, startBare, startServer, table, wrk, type WrkResult } from "./lib-server";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -44,15 +43,7 @@ const targetedCode = await createLink(ours, TARGETED);
 const pausedTargetedCode = await createLink(paused, TARGETED);
 const pausedCode = await createLink(paused);
 
-const bare = Bun.spawn([process.execPath, join(import.meta.dir, "lib-bare-302.ts"), "3902"], { stdout: "pipe" });
-for (let i = 0; i < 100; i++) {
-  try {
-    await fetch("http://127.0.0.1:3902/");
-    break;
-  } catch {
-    await Bun.sleep(50);
-  }
-}
+const bare = (await startBare("lib-bare-302.ts", 3902)).proc;
 
 const unflushedClicks = async () => {
   const stats = await fetch(`${ours.url}/metrics`).then((r) => r.text());

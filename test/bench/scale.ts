@@ -4,13 +4,15 @@
 // answered redirect and every accepted event is stored exactly once. A 2-core machine cannot show
 // throughput scaling (load generator, instances and stores share the cores), so it also measures the
 // per-unit costs the capacity model in docs/scaling.md is built from: CPU of the instance, Postgres,
-// ClickHouse and Redis per redirect, per event, per cache miss and per report query.
+// ClickHouse and Redis per redirect, per event, per cache miss and per report query, each beside its
+// baseline measured in the same run (a bare Bun.serve 302, a bare 202 that reads the batch, ClickHouse
+// summing the clicks the report reads, asked directly).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@clickhouse/client";
 import { ADMIN_TOKEN, Instance, startStores } from "../scale/stack";
-import { BROWSER_UA, table, wrkAsync, type WrkResult } from "./lib-server";
+import { BROWSER_UA, startBare, table, wrkAsync, type WrkResult } from "./lib-server";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -205,7 +207,51 @@ costs.push(
     },
   ),
 );
-table(costs);
+// Baselines in the same run, on the same machine: a bare Bun.serve answering 302 and one reading the
+// same batch's body and answering 202 (CPU of the whole process), and ClickHouse summing the account's
+// clicks of the last 30 days from the aggregate the report reads, asked directly (no instance).
+async function bareCost(what: string, script: string, port: number, path: string, opts: { script?: string; perRequest: number }) {
+  const bare = await startBare(script, port);
+  const load = { connections: 16, script: opts.script, headers: { "User-Agent": BROWSER_UA } };
+  await wrkAsync(`${bare.url}${path}`, { ...load, seconds: 2 }); // warm-up
+  const before = cpu([bare.proc.pid]);
+  const r = await wrkAsync(`${bare.url}${path}`, { ...load, seconds: 5 });
+  const used = cpu([bare.proc.pid]) - before;
+  await bare.stop();
+  const n = r.requests * opts.perRequest;
+  return { work: what, units: n, "instance µs": ((used / n) * 1e6).toFixed(1), "postgres µs": "–", "clickhouse µs": "–", "redis µs": "–" };
+}
+const direct = createClient({ url: stores.clickhouseUrl });
+let sums = 0;
+const baselines = [
+  await bareCost("baseline: bare Bun.serve 302", "lib-bare-302.ts", 3990, "/x", { perRequest: 1 }),
+  await bareCost("baseline: bare Bun.serve 202, body read (per event)", "lib-bare-202.ts", 3991, "/public-api/v1/journey/events", {
+    script,
+    perRequest: BATCH,
+  }),
+  await unit(
+    "baseline: ClickHouse sum(clicks), 30 days, asked directly",
+    async () => sums,
+    async () => {
+      for (; sums < 200; sums++)
+        await direct
+          .query({
+            query: `SELECT sum(clicks) FROM ${stores.clickhouseDatabase}.clicks_daily WHERE account_id = {account:UUID} AND day >= today() - 29`,
+            query_params: { account: account.data.id },
+            format: "JSONEachRow",
+          })
+          .then((r) => r.json());
+    },
+  ),
+];
+await direct.close();
+table([...costs, ...baselines]);
+const cost = (row: Record<string, string | number>, ...parts: string[]) => parts.reduce((sum, p) => sum + Number(row[`${p} µs`]), 0);
+console.log(
+  `\nours ÷ baseline (instance CPU): redirect ${(cost(costs[0], "instance") / cost(baselines[0], "instance")).toFixed(2)} × a bare 302; ` +
+    `journey event ${(cost(costs[1], "instance") / cost(baselines[1], "instance")).toFixed(2)} × a bare 202's per event; ` +
+    `report query (instance + ClickHouse) ${(cost(costs[3], "instance", "clickhouse") / cost(baselines[2], "instance", "clickhouse")).toFixed(2)} × ClickHouse's sum asked directly.`,
+);
 
 // The capacity model: what N instances (2 cores each) carry with a Postgres server and a ClickHouse
 // deployment of the given cores, from the per-unit costs above; the first part to run out is the bottleneck.

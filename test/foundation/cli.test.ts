@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, listen, type TestApp } from "../helpers/app";
+import { expect, test } from "bun:test";
 import { childEnv } from "../helpers/stores";
-import { runCli } from "../helpers/cli";
+import { useCliServer } from "../helpers/cli";
 
-let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-beforeAll(async () => {
-  t = await createTestApp();
-  server = listen(t);
-});
-afterAll(async () => {
-  await server.stop();
-  await t.close();
-});
-
-const cli = (...args: string[]) => runCli(server.url, ...args);
+const app = useCliServer();
+const cli = app.cli;
 
 test("--help lists the commands", async () => {
   const p = Bun.spawnSync([process.execPath, "server/cli.ts", "--help"], { env: childEnv({}) });
@@ -28,11 +17,11 @@ test("creates an account and a key that works against the API, changes the tier,
   const { id } = JSON.parse(account.out);
   const key = JSON.parse((await cli("key", "create", id, "--name", "ci", "--scopes", "links:read")).out);
   expect(key.key).toMatch(/^svc_/);
-  expect((await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": key.key } })).status).toBe(200);
+  expect((await fetch(`${app.url}/public-api/v1/links`, { headers: { "x-api-key": key.key } })).status).toBe(200);
   expect(JSON.parse((await cli("account", "tier", id, "pro")).out).tier).toBe("pro");
   expect(JSON.parse((await cli("key", "list", id)).out)).toHaveLength(1);
   await cli("key", "revoke", id, key.id);
-  expect((await fetch(`${server.url}/public-api/v1/links`, { headers: { "x-api-key": key.key } })).status).toBe(401);
+  expect((await fetch(`${app.url}/public-api/v1/links`, { headers: { "x-api-key": key.key } })).status).toBe(401);
   const bad = await cli("account", "create", "--name", "x", "--tier", "gold");
   expect(bad.code).toBe(1);
   expect(bad.err).toContain("400");

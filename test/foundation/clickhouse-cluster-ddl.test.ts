@@ -117,7 +117,7 @@ describe("with CLICKHOUSE_CLUSTER", () => {
       }
     }
     expect(views).toBeGreaterThan(10);
-    expect(modified).toBeGreaterThanOrEqual(9); // migrations 0222 and 0224
+    expect(modified).toBeGreaterThanOrEqual(10); // migrations 0222, 0223 and 0224
   });
 
   test("a statement of an unknown shape, or a table without account_id, is refused", () => {
@@ -126,6 +126,8 @@ describe("with CLICKHOUSE_CLUSTER", () => {
       clusterStatements("CREATE TABLE IF NOT EXISTS svc.t ON CLUSTER main (\n  id UUID\n) ENGINE = ReplicatedMergeTree ORDER BY id", ctx),
     ).toThrow(/no account_id/);
     expect(() => clusterStatements("OPTIMIZE TABLE svc.clicks FINAL", ctx)).toThrow(/no cluster form/);
+    ctx.tables.add("clicks");
+    expect(() => clusterStatements("ALTER TABLE svc.clicks ON CLUSTER main MODIFY QUERY SELECT 1", ctx)).toThrow(/not a view/);
   });
 
   test("the query settings sent to a cluster are real ClickHouse settings", async () => {

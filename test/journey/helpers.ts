@@ -1,4 +1,5 @@
 // Shared by the journey and conversion tests: links inserted straight into Postgres, event builders.
+import { afterAll, beforeAll } from "bun:test";
 import { links } from "../../server/storage/postgres/schema";
 import { createTestApp, type TestApp } from "../helpers/app";
 
@@ -40,4 +41,15 @@ export async function appWithUnmergedSessions(): Promise<{ t: TestApp; key: stri
   const link = await insertLink(t, acc.accountId);
   await t.runtime.deps.ch.command(`SYSTEM STOP MERGES ${t.runtime.deps.ch.table("journey_sessions_v2")}`);
   return { t, key: acc.key, link };
+}
+
+/** For the tests of a file: a test app and one account of it, made before them and closed after them. */
+export function useAppWithAccount(): { t: TestApp; key: string; accountId: string } {
+  const app = {} as { t: TestApp; key: string; accountId: string };
+  beforeAll(async () => {
+    app.t = await createTestApp();
+    ({ key: app.key, accountId: app.accountId } = await app.t.createAccount());
+  }, 60_000);
+  afterAll(() => app.t.close());
+  return app;
 }

@@ -1,31 +1,26 @@
 // The journey flusher: spool lines of rows go to ClickHouse as they are. Text that looks like JSON
 // structure is stored exactly as sent, every row is counted once, a replayed chunk adds nothing, and
 // spools written in the older object form are still stored.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { describe, expect, test } from "bun:test";
 import { spoolLinesToRows, toJourneyRow } from "../../server/ingest/journey/rows";
 import { journeyStream } from "../../server/ingest/journey/sink";
 import { chTime } from "../../server/storage/clickhouse/format";
-import { insertLink, pageView, postEvents } from "./helpers";
+import { insertLink, pageView, postEvents, useAppWithAccount } from "./helpers";
 
-let t: TestApp;
-let key: string;
-let accountId: string;
-beforeAll(async () => {
-  t = await createTestApp();
-  ({ key, accountId } = await t.createAccount());
-}, 60_000);
-afterAll(() => t.close());
+const app = useAppWithAccount();
 
 const storedMetric = async () =>
-  (await t.runtime.deps.metrics.eventsStored.get()).values.find((v) => v.labels.stream === "journey")?.value ?? 0;
+  (await app.t.runtime.deps.metrics.eventsStored.get()).values.find((v) => v.labels.stream === "journey")?.value ?? 0;
 const events = async (linkId: string) => {
-  await t.flush();
-  return (await t.call(`/public-api/v1/journey/links/${linkId}/events?limit=100`, { key })).body.data as Record<string, unknown>[];
+  await app.t.flush();
+  return (await app.t.call(`/public-api/v1/journey/links/${linkId}/events?limit=100`, { key: app.key })).body.data as Record<
+    string,
+    unknown
+  >[];
 };
 const total = async (linkId: string) => {
-  await t.flush();
-  return (await t.call(`/public-api/v1/journey/links/${linkId}/summary`, { key })).body.data.total_events as number;
+  await app.t.flush();
+  return (await app.t.call(`/public-api/v1/journey/links/${linkId}/summary`, { key: app.key })).body.data.total_events as number;
 };
 
 const TRICKY = [
@@ -48,7 +43,7 @@ const TRICKY = [
 
 describe("journey rows through the spool", () => {
   test("text that looks like row boundaries is stored exactly as sent, and counted once", async () => {
-    const link = await insertLink(t, accountId);
+    const link = await insertLink(app.t, app.accountId);
     const sent: Record<string, unknown>[] = TRICKY.map((s, i) =>
       pageView(link, `v${i}${s}`, {
         page_title: s,
@@ -59,8 +54,8 @@ describe("journey rows through the spool", () => {
       }),
     );
     const before = await storedMetric();
-    expect((await postEvents(t, key, sent)).status).toBe(202);
-    expect((await postEvents(t, key, sent.slice(0, 3))).status).toBe(202);
+    expect((await postEvents(app.t, app.key, sent)).status).toBe(202);
+    expect((await postEvents(app.t, app.key, sent.slice(0, 3))).status).toBe(202);
     const stored = await events(link);
     expect(stored).toHaveLength(TRICKY.length + 3);
     expect(await storedMetric()).toBe(before + TRICKY.length + 3);
@@ -105,11 +100,11 @@ describe("journey rows through the spool", () => {
   });
 
   test("a chunk replayed under its token adds nothing, in the events and in the rollups", async () => {
-    const link = await insertLink(t, accountId);
-    const { sinkRaw } = journeyStream(t.runtime.deps.ch);
+    const link = await insertLink(app.t, app.accountId);
+    const { sinkRaw } = journeyStream(app.t.runtime.deps.ch);
     const now = Date.now();
     const rows = Array.from({ length: 5 }, (_, i) =>
-      toJourneyRow(crypto.randomUUID(), now, chTime(now), accountId, pageView(link, `v${i}`)),
+      toJourneyRow(crypto.randomUUID(), now, chTime(now), app.accountId, pageView(link, `v${i}`)),
     );
     const chunk = `${JSON.stringify(rows.slice(0, 2))}\n${JSON.stringify(rows.slice(2))}\n`;
     const token = `journey-test-${crypto.randomUUID()}`;
@@ -120,17 +115,17 @@ describe("journey rows through the spool", () => {
   });
 
   test("a spool holding the older object form is still stored, also mixed with rows in one chunk", async () => {
-    const link = await insertLink(t, accountId);
-    const spool = t.runtime.deps.streams.journey;
+    const link = await insertLink(app.t, app.accountId);
+    const spool = app.t.runtime.deps.streams.journey;
     await spool.append([
       {
         event_id: crypto.randomUUID(),
         received_at: Date.now(),
-        account_id: accountId,
+        account_id: app.accountId,
         event: pageView(link, "old", { country_code: "fr" }),
       },
     ]);
-    expect((await postEvents(t, key, [pageView(link, "new")])).status).toBe(202);
+    expect((await postEvents(app.t, app.key, [pageView(link, "new")])).status).toBe(202);
     const stored = await events(link);
     expect(stored.map((e) => [e.visitor_id, e.country_code]).sort()).toEqual([
       ["new", null],

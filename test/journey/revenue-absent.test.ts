@@ -2,32 +2,24 @@
 // otherwise (0 included), for every event type. Also across an upgrade: spool rows written by the
 // previous version (no has_revenue value) and rows stored before migration 0210 keep the answers
 // they gave before, while new rows say exactly what was sent.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { expect, test } from "bun:test";
 import { JOURNEY_COLUMNS } from "../../server/ingest/journey/rows";
 import { listJourneyEvents } from "../../server/journey/queries";
 import { readClickhouseMigrations } from "../../server/storage/clickhouse/migrate";
 import { chTime } from "../../server/storage/clickhouse/format";
-import { insertLink, pageView, postEvents } from "./helpers";
+import { insertLink, pageView, postEvents, useAppWithAccount } from "./helpers";
 
-let t: TestApp;
-let key: string;
-let accountId: string;
-beforeAll(async () => {
-  t = await createTestApp();
-  ({ key, accountId } = await t.createAccount());
-}, 60_000);
-afterAll(() => t.close());
+const app = useAppWithAccount();
 
 const listed = async (linkId: string) => {
-  await t.flush();
-  const res = await t.call(`/public-api/v1/journey/links/${linkId}/events?limit=200`, { key });
+  await app.t.flush();
+  const res = await app.t.call(`/public-api/v1/journey/links/${linkId}/events?limit=200`, { key: app.key });
   expect(res.status).toBe(200);
   return new Map((res.body.data as { visitor_id: string; revenue_cents: number | null }[]).map((e) => [e.visitor_id, e.revenue_cents]));
 };
 
 test("absent revenue is null and an explicit 0 is 0, whatever the event type", async () => {
-  const link = await insertLink(t, accountId);
+  const link = await insertLink(app.t, app.accountId);
   const sent = [
     pageView(link, "conversion-without", { event_type: "conversion", conversion_name: "signup" }),
     pageView(link, "conversion-zero", { event_type: "conversion", revenue_cents: 0, currency: "USD" }),
@@ -36,7 +28,7 @@ test("absent revenue is null and an explicit 0 is 0, whatever the event type", a
     pageView(link, "view-zero", { revenue_cents: 0 }),
     pageView(link, "custom-paid", { event_type: "custom", event_name: "tip", revenue_cents: 250 }),
   ];
-  expect((await postEvents(t, key, sent)).status).toBe(202);
+  expect((await postEvents(app.t, app.key, sent)).status).toBe(202);
   expect(Object.fromEntries(await listed(link))).toEqual({
     "conversion-without": null,
     "conversion-zero": 0,
@@ -46,7 +38,7 @@ test("absent revenue is null and an explicit 0 is 0, whatever the event type", a
     "custom-paid": 250,
   });
   // Revenue totals are unchanged by absence: only the conversions' revenue counts.
-  const summary = await t.call(`/public-api/v1/conversions/summary?link_id=${link}`, { key });
+  const summary = await app.t.call(`/public-api/v1/conversions/summary?link_id=${link}`, { key: app.key });
   expect(summary.body.data).toMatchObject({ total_conversions: 3, total_revenue: 49.99 });
 });
 
@@ -57,7 +49,7 @@ function previousVersionRow(linkId: string, visitor: string, eventType: string, 
     crypto.randomUUID(),
     chTime(now),
     chTime(now),
-    accountId,
+    app.accountId,
     linkId,
     visitor,
     "",
@@ -85,8 +77,8 @@ function previousVersionRow(linkId: string, visitor: string, eventType: string, 
 }
 
 test("a spool written by the previous version is stored, also mixed with new rows in one chunk", async () => {
-  const link = await insertLink(t, accountId);
-  const spool = t.runtime.deps.streams.journey;
+  const link = await insertLink(app.t, app.accountId);
+  const spool = app.t.runtime.deps.streams.journey;
   const stored = spool.stats.flushedRecords;
   // Left on disk by the previous version (not flushed before the upgrade): one spool line.
   await spool.append([
@@ -97,7 +89,7 @@ test("a spool written by the previous version is stored, also mixed with new row
   // Accepted after the upgrade, in the same segment: the flusher takes both lines in one chunk.
   expect(
     (
-      await postEvents(t, key, [
+      await postEvents(app.t, app.key, [
         pageView(link, "new-without", { event_type: "conversion" }),
         pageView(link, "new-zero", { revenue_cents: 0 }),
       ])
@@ -114,7 +106,7 @@ test("a spool written by the previous version is stored, also mixed with new row
 });
 
 test("migration 0210 keeps the answers of rows stored before it", async () => {
-  const ch = t.runtime.deps.ch;
+  const ch = app.t.runtime.deps.ch;
   const db = `t_rev_${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
   const before = { ...ch, database: db, table: (name: string) => `${db}.${name}` };
   await ch.command(`CREATE DATABASE ${db}`);
@@ -125,10 +117,14 @@ test("migration 0210 keeps the answers of rows stored before it", async () => {
     `(generateUUIDv4(), now64(3), now64(3), {account:UUID}, {link:UUID}, '${visitor}', '', '${type}', '', '/', '', NULL, NULL, '', ${cents}, '', '', '', '', '', '', '', '', '', '{}')`;
   await ch.command(
     `INSERT INTO ${db}.journey_events (${old.join(", ")}) VALUES ${values("conversion", "conversion", 0)}, ${values("view", "page_view", 0)}, ${values("paid", "custom", 120)}`,
-    { account: accountId, link },
+    { account: app.accountId, link },
   );
   for (const m of readClickhouseMigrations(before)) if (m.version === 210) for (const s of m.statements) await ch.command(s);
-  const { items } = await listJourneyEvents(before, { accountId, linkId: link, fromMs: Date.now() - 3_600_000 }, { page: 1, limit: 10 });
+  const { items } = await listJourneyEvents(
+    before,
+    { accountId: app.accountId, linkId: link, fromMs: Date.now() - 3_600_000 },
+    { page: 1, limit: 10 },
+  );
   expect(Object.fromEntries(items.map((e) => [e.visitor_id, e.revenue_cents]))).toEqual({ conversion: 0, view: null, paid: 120 });
   await ch.command(`DROP DATABASE ${db}`);
 });

@@ -1,31 +1,21 @@
 // Reset and invitation links: by the operator's CLI (no SMTP server), and by email through a real SMTP
 // server on loopback; the admin API's side; the sign-in throttle shared through Redis.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestApp, listen, type TestApp } from "../helpers/app";
+import { createTestApp, type TestApp } from "../helpers/app";
 import { acceptLink, createOwner, publicPost, signIn, tokenOf } from "../helpers/console";
 import { linkIn, startSmtpSink, type SmtpSink } from "../helpers/smtp-sink";
 import { startRedis } from "../scale/stack";
-import { runCli } from "../helpers/cli";
+import { useCliServer } from "../helpers/cli";
 
 const PASSWORD = "correct horse battery";
 
 describe("without an SMTP server", () => {
-  let t: TestApp;
-  let server: { url: string; stop(): Promise<void> };
-  beforeAll(async () => {
-    t = await createTestApp();
-    server = listen(t);
-  });
-  afterAll(async () => {
-    await server.stop();
-    await t.close();
-  });
-
-  const cli = (...args: string[]) => runCli(server.url, ...args);
+  const app = useCliServer();
+  const cli = app.cli;
 
   test("the forgot-password form says to ask the operator; the CLI's reset link sets a new password once", async () => {
-    const { email, session } = await createOwner(t);
-    const form = await publicPost(t, "/password-reset", { email });
+    const { email, session } = await createOwner(app.t);
+    const form = await publicPost(app.t, "/password-reset", { email });
     expect(form.status).toBe(403);
     expect(form.body.error.message).toContain("bun run cli user reset-password");
 
@@ -37,53 +27,53 @@ describe("without an SMTP server", () => {
     const link = JSON.parse(out.out);
     expect(link.reset_url).toMatch(/\/console\/reset#[A-Za-z0-9_-]{43}$/);
 
-    const weak = await publicPost(t, "/password-reset/confirm", { token: tokenOf(link.reset_url), password: "short" });
+    const weak = await publicPost(app.t, "/password-reset/confirm", { token: tokenOf(link.reset_url), password: "short" });
     expect(weak.status).toBe(400);
-    const ok = await publicPost(t, "/password-reset/confirm", { token: tokenOf(link.reset_url), password: "a brand new password" });
+    const ok = await publicPost(app.t, "/password-reset/confirm", { token: tokenOf(link.reset_url), password: "a brand new password" });
     expect(ok.status).toBe(200);
     expect((await session.call("/console/api/session")).status).toBe(401); // every session ended
     expect(
-      (await publicPost(t, "/password-reset/confirm", { token: tokenOf(link.reset_url), password: "another new password" })).status,
+      (await publicPost(app.t, "/password-reset/confirm", { token: tokenOf(link.reset_url), password: "another new password" })).status,
     ).toBe(404);
-    await signIn(t, email, "a brand new password");
+    await signIn(app.t, email, "a brand new password");
   });
 
   test("the CLI's invitation and setup links", async () => {
     const account = JSON.parse((await cli("account", "create", "--name", "Cli Team", "--tier", "growth")).out);
     const invite = JSON.parse((await cli("user", "invite", account.id, "--email", "cli-member@example.com", "--role", "member")).out);
     expect(invite.invitation_url).toMatch(/\/console\/invite#/);
-    const member = await acceptLink(t, invite.invitation_url, PASSWORD);
+    const member = await acceptLink(app.t, invite.invitation_url, PASSWORD);
     expect(member.data).toMatchObject({ role: "member", account: { id: account.id, name: "Cli Team" } });
     const setup = JSON.parse((await cli("user", "invite", account.id, "--role", "owner")).out);
     expect(setup.invitation_url).toMatch(/\/console\/setup#/);
-    const owner = await acceptLink(t, setup.invitation_url, PASSWORD, "cli-owner@example.com");
+    const owner = await acceptLink(app.t, setup.invitation_url, PASSWORD, "cli-owner@example.com");
     expect(owner.data.role).toBe("owner");
   });
 
   test("the admin API checks its bearer before the body, and binds members who already have a user", async () => {
-    const noBearer = await t.call("/admin/v1/users/password-reset", {
+    const noBearer = await app.t.call("/admin/v1/users/password-reset", {
       method: "POST",
       body: "{not json",
       headers: { "content-type": "application/json" },
     });
     expect(noBearer.status).toBe(401);
-    const a = await createOwner(t);
-    const other = await t.admin("POST", "/accounts", { name: "Second", tier: "free" });
-    const added = await t.admin("POST", `/accounts/${other.body.data.id}/members`, { email: a.email, role: "viewer" });
+    const a = await createOwner(app.t);
+    const other = await app.t.admin("POST", "/accounts", { name: "Second", tier: "free" });
+    const added = await app.t.admin("POST", `/accounts/${other.body.data.id}/members`, { email: a.email, role: "viewer" });
     expect(added.status).toBe(201);
     const session = (await a.session.call("/console/api/session")).body.data;
     expect(session.accounts.map((x: any) => x.id)).toContain(other.body.data.id);
     const switched = await a.session.call("/console/api/session/account", { method: "POST", json: { account_id: other.body.data.id } });
     expect(switched.body.data).toMatchObject({ role: "viewer", account: { name: "Second" } });
     expect((await a.session.call("/public-api/v1/links", { method: "POST", json: { url: "https://example.com" } })).status).toBe(403);
-    const foreign = await t.admin("POST", "/accounts", { name: "Not mine", tier: "free" });
+    const foreign = await app.t.admin("POST", "/accounts", { name: "Not mine", tier: "free" });
     expect(
       (await a.session.call("/console/api/session/account", { method: "POST", json: { account_id: foreign.body.data.id } })).status,
     ).toBe(404);
   });
 
   test("API keys from the console: a tracker key ingests, revoking it refuses it at once, tier quotas hold", async () => {
-    const { session } = await createOwner(t, { tier: "free" });
+    const { session } = await createOwner(app.t, { tier: "free" });
     const link = await session.call("/public-api/v1/links", { method: "POST", json: { url: "https://example.com/t" } });
     const badIp = await session.call("/console/api/keys", {
       method: "POST",
@@ -96,9 +86,9 @@ describe("without an SMTP server", () => {
     expect(created.body.data.key).toMatch(/^svc_[A-Za-z0-9_-]{28}$/);
     const key = created.body.data.key;
     const event = { link_id: link.body.data.id, visitor_id: "v1", event_type: "page_view", page_url: "https://example.com/t" };
-    const ingest = await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [event] } });
+    const ingest = await app.t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [event] } });
     expect(ingest.status).toBe(202);
-    expect((await t.call("/public-api/v1/links", { key })).status).toBe(403);
+    expect((await app.t.call("/public-api/v1/links", { key })).status).toBe(403);
 
     const listed = (await session.call("/console/api/keys")).body.data;
     expect(listed).toHaveLength(1);
@@ -109,13 +99,13 @@ describe("without an SMTP server", () => {
     expect(second.body.error.code).toBe("QUOTA_EXCEEDED");
 
     expect((await session.call(`/console/api/keys/${created.body.data.id}`, { method: "DELETE" })).status).toBe(200);
-    expect((await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [event] } })).status).toBe(401);
+    expect((await app.t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events: [event] } })).status).toBe(401);
   });
 
   test("the account page's numbers: tier, keys, this month's clicks and journey events", async () => {
-    const { session } = await createOwner(t, { tier: "growth" });
+    const { session } = await createOwner(app.t, { tier: "growth" });
     const link = await session.call("/public-api/v1/links", { method: "POST", json: { url: "https://example.com/u" } });
-    for (let i = 0; i < 2; i++) await t.request(`/${link.body.data.short_code}`);
+    for (let i = 0; i < 2; i++) await app.t.request(`/${link.body.data.short_code}`);
     const key = (await session.call("/console/api/keys", { method: "POST", json: { name: "t", scopes: ["journey:write"] } })).body.data.key;
     const events = [1, 2, 3].map((n) => ({
       link_id: link.body.data.id,
@@ -123,9 +113,9 @@ describe("without an SMTP server", () => {
       event_type: "page_view",
       page_url: "https://example.com/u",
     }));
-    await t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events } });
-    await t.flush();
-    await t.runtime.jobs.journey.runOnce(); // writes the usage counters out
+    await app.t.call("/public-api/v1/journey/events", { method: "POST", key, json: { events } });
+    await app.t.flush();
+    await app.t.runtime.jobs.journey.runOnce(); // writes the usage counters out
     const overview = (await session.call("/console/api/account")).body.data;
     expect(overview.account.tier).toBe("growth");
     expect(overview.usage).toMatchObject({

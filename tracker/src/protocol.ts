@@ -1,34 +1,13 @@
-// Wire types of the journey ingest (POST /journey/events; docs/api.md "Journey ingest").
-// Type-only: the server checks its TypeBox schema against these with `import type`.
+// Wire types of the journey ingest (POST /journey/events; docs/api.md "Journey ingest"): the event
+// SDK's own (event-sdk/src/types.ts), so the tracker, the SDK and the server's schema (checked against
+// them in server/journey/model.ts) describe one object. Type-only: nothing of the SDK is bundled here.
+import type { JourneyEvent, PropertyValue } from "../../event-sdk/src/types";
 
-export type JourneyEventType = "page_view" | "scroll_depth" | "time_on_page" | "custom" | "conversion";
+export type { JourneyEventType } from "../../event-sdk/src/types";
 
-export type JourneyPropertyValue = string | number | boolean | null;
+export type JourneyPropertyValue = PropertyValue;
 
-export interface JourneyEventWire {
-  link_id: string;
-  visitor_id: string;
-  session_id?: string;
-  event_type: JourneyEventType;
-  event_name?: string;
-  page_url: string;
-  page_title?: string;
-  scroll_percent?: number;
-  time_on_page?: number;
-  timestamp?: string;
-  conversion_name?: string;
-  revenue_cents?: number;
-  currency?: string;
-  country_code?: string;
-  city?: string;
-  region?: string;
-  device_type?: "mobile" | "desktop" | "tablet";
-  browser?: string;
-  browser_version?: string;
-  os?: string;
-  os_version?: string;
-  properties?: Record<string, JourneyPropertyValue>;
-}
+export type JourneyEventWire = JourneyEvent;
 
 /** Body of POST {base_url}/journey/events: at most 100 events. */
 export interface JourneyBatchWire {

@@ -5,7 +5,7 @@ import { fmtDateTime } from "../format";
 import { useSession } from "../session";
 import type { Domain } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader, Status } from "../ui/parts";
+import { Alert, CopyButton, Field, LoadedList, Loading, NotAllowed, PageHeader, Status } from "../ui/parts";
 
 export function DomainsPage() {
   const { can, session } = useSession();
@@ -55,60 +55,50 @@ export function DomainsPage() {
       )}
       <Alert error={act.error} />
       <Status>{note}</Status>
-      <Loaded
+      <LoadedList
         value={domains}
         what="Loading domains"
-        empty={
-          <>
-            <p>No custom domains. Links use this server's address.</p>
-          </>
-        }
-      >
-        {(data) => (
-          <>
-            <ul class="cards">
-              {data.map((d) => (
-                <li class="card">
-                  <h2>
-                    {d.name} <span class={d.verified ? "badge ok" : "badge warn"}>{d.verified ? "Verified" : "Not verified"}</span>
-                  </h2>
-                  {d.verified ? (
-                    <p class="muted">Verified {fmtDateTime(d.verified_at)}.</p>
-                  ) : (
-                    <>
-                      <p>Create this DNS record, then verify:</p>
-                      <dl class="details">
-                        <dt>Type</dt>
-                        <dd>{d.verification.type}</dd>
-                        <dt>Name</dt>
-                        <dd>
-                          <code>{d.verification.name}</code> <CopyButton text={d.verification.name} />
-                        </dd>
-                        <dt>Value</dt>
-                        <dd>
-                          <code>{d.verification.value}</code> <CopyButton text={d.verification.value} />
-                        </dd>
-                      </dl>
-                    </>
-                  )}
-                  {can("domains:write") && (
-                    <div class="actions">
-                      {!d.verified && (
-                        <button type="button" onClick={() => act.submit(d, "verify")} disabled={act.busy}>
-                          Verify <span class="sr-only">{d.name}</span>
-                        </button>
-                      )}
-                      <button type="button" class="danger" onClick={() => act.submit(d, "delete")} disabled={act.busy}>
-                        Remove <span class="sr-only">{d.name}</span>
-                      </button>
-                    </div>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </>
+        empty={<p>No custom domains. Links use this server's address.</p>}
+        class="cards"
+        item={(d) => (
+          <li class="card">
+            <h2>
+              {d.name} <span class={d.verified ? "badge ok" : "badge warn"}>{d.verified ? "Verified" : "Not verified"}</span>
+            </h2>
+            {d.verified ? (
+              <p class="muted">Verified {fmtDateTime(d.verified_at)}.</p>
+            ) : (
+              <>
+                <p>Create this DNS record, then verify:</p>
+                <dl class="details">
+                  <dt>Type</dt>
+                  <dd>{d.verification.type}</dd>
+                  <dt>Name</dt>
+                  <dd>
+                    <code>{d.verification.name}</code> <CopyButton text={d.verification.name} />
+                  </dd>
+                  <dt>Value</dt>
+                  <dd>
+                    <code>{d.verification.value}</code> <CopyButton text={d.verification.value} />
+                  </dd>
+                </dl>
+              </>
+            )}
+            {can("domains:write") && (
+              <div class="actions">
+                {!d.verified && (
+                  <button type="button" onClick={() => act.submit(d, "verify")} disabled={act.busy}>
+                    Verify <span class="sr-only">{d.name}</span>
+                  </button>
+                )}
+                <button type="button" class="danger" onClick={() => act.submit(d, "delete")} disabled={act.busy}>
+                  Remove <span class="sr-only">{d.name}</span>
+                </button>
+              </div>
+            )}
+          </li>
         )}
-      </Loaded>
+      />
     </>
   );
 }

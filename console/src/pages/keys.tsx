@@ -5,7 +5,7 @@ import { CONSOLE, del, get, post } from "../api";
 import { fmtDateTime, fmtNumber, fmtRelative } from "../format";
 import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Empty, Field, Loaded, Loading, PageHeader, Status, TableHead } from "../ui/parts";
+import { Alert, CopyButton, Empty, Field, FormCard, LoadedTable, Loading, PageHeader, Status } from "../ui/parts";
 
 const SCOPES = [
   ["links:read", "List and get links"],
@@ -78,9 +78,7 @@ export function KeysPage() {
           </button>
         </div>
       )}
-      <form class="card" aria-labelledby="create-key" onSubmit={(e) => (e.preventDefault(), create.submit(e.target as HTMLFormElement))}>
-        <h2 id="create-key">Create a key</h2>
-        <Alert error={create.error} />
+      <FormCard id="create-key" title="Create a key" action={create}>
         <Field label="Name" name="name" required maxLength={200} error={err.name} hint="Where it is used, e.g. “marketing site tracker”." />
         <div class="presets" role="group" aria-label="Presets">
           {PRESETS.map(([label, list]) => (
@@ -129,55 +127,44 @@ export function KeysPage() {
         <button type="submit" disabled={create.busy}>
           Create key
         </button>
-      </form>
+      </FormCard>
       <section aria-labelledby="key-list">
         <h2 id="key-list">Keys</h2>
         <Alert error={revoke.error} />
         <Status>{revoked}</Status>
-        <Loaded
+        <LoadedTable
           value={keys}
           what="Loading keys"
-          empty={
-            <>
-              <p>No keys yet. A tracker needs one with journey:write only.</p>
-            </>
-          }
-        >
-          {(data) => (
-            <>
-              <table id="keys">
-                <TableHead columns={["Name", "Prefix", "Scopes", "Created", "Last used"]} actions />
-                <tbody>
-                  {data.map((k) => (
-                    <tr class={k.revoked_at ? "revoked" : ""}>
-                      <td data-label="Name">{k.name}</td>
-                      <td data-label="Prefix">
-                        <code>{k.prefix}…</code>
-                      </td>
-                      <td data-label="Scopes">
-                        {k.scopes.map((s) => (
-                          <span class="tag">{s}</span>
-                        ))}
-                        {k.allowed_ips.length > 0 && <div class="muted">Only from {k.allowed_ips.join(", ")}</div>}
-                      </td>
-                      <td data-label="Created">{fmtDateTime(k.created_at)}</td>
-                      <td data-label="Last used">{fmtRelative(k.last_used_at)}</td>
-                      <td>
-                        {k.revoked_at ? (
-                          <span class="badge">Revoked {fmtRelative(k.revoked_at)}</span>
-                        ) : (
-                          <button type="button" class="danger" onClick={() => revoke.submit(k)} disabled={revoke.busy}>
-                            Revoke <span class="sr-only">{k.name}</span>
-                          </button>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
+          empty={<p>No keys yet. A tracker needs one with journey:write only.</p>}
+          id="keys"
+          columns={["Name", "Prefix", "Scopes", "Created", "Last used"]}
+          actions
+          row={(k) => (
+            <tr class={k.revoked_at ? "revoked" : ""}>
+              <td data-label="Name">{k.name}</td>
+              <td data-label="Prefix">
+                <code>{k.prefix}…</code>
+              </td>
+              <td data-label="Scopes">
+                {k.scopes.map((s) => (
+                  <span class="tag">{s}</span>
+                ))}
+                {k.allowed_ips.length > 0 && <div class="muted">Only from {k.allowed_ips.join(", ")}</div>}
+              </td>
+              <td data-label="Created">{fmtDateTime(k.created_at)}</td>
+              <td data-label="Last used">{fmtRelative(k.last_used_at)}</td>
+              <td>
+                {k.revoked_at ? (
+                  <span class="badge">Revoked {fmtRelative(k.revoked_at)}</span>
+                ) : (
+                  <button type="button" class="danger" onClick={() => revoke.submit(k)} disabled={revoke.busy}>
+                    Revoke <span class="sr-only">{k.name}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
           )}
-        </Loaded>
+        />
       </section>
     </>
   );

@@ -5,7 +5,7 @@ import { fmtDateTime, fmtRelative } from "../format";
 import { useSession } from "../session";
 import type { SessionItem } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, Field, Loaded, Loading, PageHeader, Status } from "../ui/parts";
+import { Alert, Field, FormCard, LoadedList, Loading, PageHeader, Status } from "../ui/parts";
 
 export function SettingsPage() {
   const { session } = useSession();
@@ -27,9 +27,7 @@ export function SettingsPage() {
       <PageHeader title="Your settings" />
       <p class="muted">Signed in as {session.user.email}.</p>
       <Status>{note}</Status>
-      <form class="card" aria-labelledby="password" onSubmit={(e) => (e.preventDefault(), change.submit(e.target as HTMLFormElement))}>
-        <h2 id="password">Change your password</h2>
-        <Alert error={change.error} />
+      <FormCard id="password" title="Change your password" action={change}>
         <Field
           label="Current password"
           name="current_password"
@@ -51,7 +49,7 @@ export function SettingsPage() {
         <button type="submit" disabled={change.busy}>
           Change password
         </button>
-      </form>
+      </FormCard>
       <section class="card" aria-labelledby="sessions">
         <div class="section-head">
           <h2 id="sessions">Where you are signed in</h2>
@@ -65,31 +63,25 @@ export function SettingsPage() {
           </button>
         </div>
         <Alert error={end.error} />
-        <Loaded value={sessions} what="Loading sessions">
-          {(data) => (
-            <>
-              <ul class="plain" id="session-list">
-                {data.map((s) => (
-                  <li>
-                    <strong>{s.user_agent ?? "Unknown browser"}</strong> {s.current && <span class="badge ok">this browser</span>}
-                    <div class="muted">
-                      {s.ip} · signed in {fmtDateTime(s.created_at)} · last seen {fmtRelative(s.last_seen_at)}
-                    </div>
-                    {!s.current && (
-                      <button
-                        type="button"
-                        class="secondary"
-                        onClick={() => end.submit(`${CONSOLE}/sessions/${s.id}`, "Session signed out")}
-                      >
-                        Sign out <span class="sr-only">this session</span>
-                      </button>
-                    )}
-                  </li>
-                ))}
-              </ul>
-            </>
+        <LoadedList
+          value={sessions}
+          what="Loading sessions"
+          class="plain"
+          id="session-list"
+          item={(s) => (
+            <li>
+              <strong>{s.user_agent ?? "Unknown browser"}</strong> {s.current && <span class="badge ok">this browser</span>}
+              <div class="muted">
+                {s.ip} · signed in {fmtDateTime(s.created_at)} · last seen {fmtRelative(s.last_seen_at)}
+              </div>
+              {!s.current && (
+                <button type="button" class="secondary" onClick={() => end.submit(`${CONSOLE}/sessions/${s.id}`, "Session signed out")}>
+                  Sign out <span class="sr-only">this session</span>
+                </button>
+              )}
+            </li>
           )}
-        </Loaded>
+        />
       </section>
     </>
   );

@@ -6,7 +6,7 @@ import { fmtDateTime } from "../format";
 import { useSession } from "../session";
 import type { Invitation, Team } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Field, Loaded, Loading, PageHeader, Select, Status, TableHead } from "../ui/parts";
+import { Alert, CopyButton, Field, FormCard, Loaded, Loading, PageHeader, Select, Status, TableHead } from "../ui/parts";
 
 const ROLES = ["owner", "admin", "member", "viewer"];
 const ROLE_TEXT: Record<string, string> = {
@@ -40,9 +40,7 @@ export function TeamPage() {
     <>
       <PageHeader title="Team" />
       {manage && (
-        <form class="card" aria-labelledby="invite" onSubmit={(e) => (e.preventDefault(), invite.submit(e.target as HTMLFormElement))}>
-          <h2 id="invite">Invite someone</h2>
-          <Alert error={invite.error} />
+        <FormCard id="invite" title="Invite someone" action={invite}>
           {invited && (
             <div class="new-secret" role="status">
               {invited.sent ? (
@@ -70,7 +68,7 @@ export function TeamPage() {
               Invite
             </button>
           </div>
-        </form>
+        </FormCard>
       )}
       <Alert error={act.error} />
       <Status>{note}</Status>

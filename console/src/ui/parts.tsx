@@ -1,5 +1,6 @@
 // Small accessible building blocks: links that route, labelled fields with their error, live regions
-// for errors and progress, loading / empty / error states, table headings, a copy button and pagination.
+// for errors and progress, loading / empty / error states, table headings, a copy button, pagination, and
+// the shapes the pages repeat: a form in a card, a loaded list as a table or as a list.
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
 import { useState } from "preact/hooks";
 import type { ApiError } from "../api";
@@ -258,4 +259,65 @@ export function Loaded<T>(props: {
   const none = isEmpty ? isEmpty(value.data) : Array.isArray(value.data) && value.data.length === 0;
   if (empty !== undefined && none) return <Empty>{empty}</Empty>;
   return <>{children(value.data)}</>;
+}
+
+/** A form in a card under its heading, the submit's error first; submitting hands the form to `action`. */
+export function FormCard(props: {
+  id: string;
+  title: string;
+  action: { error: ApiError | null; submit: (form: HTMLFormElement) => unknown };
+  children: ComponentChildren;
+}) {
+  const { id, title, action, children } = props;
+  return (
+    <form class="card" aria-labelledby={id} onSubmit={(e) => (e.preventDefault(), action.submit(e.target as HTMLFormElement))}>
+      <h2 id={id}>{title}</h2>
+      <Alert error={action.error} />
+      {children}
+    </form>
+  );
+}
+
+/** A list through Loaded's states as a table: the column headings, then the row `row` makes of each item. */
+export function LoadedTable<T>(props: {
+  value: Async<T[]>;
+  what: string;
+  empty: ComponentChildren;
+  id?: string;
+  columns: ComponentChildren[];
+  actions?: boolean;
+  row: (item: T) => ComponentChildren;
+}) {
+  const { value, what, empty, id, columns, actions, row } = props;
+  return (
+    <Loaded value={value} what={what} empty={empty}>
+      {(data) => (
+        <table id={id}>
+          <TableHead columns={columns} actions={actions} />
+          <tbody>{data.map(row)}</tbody>
+        </table>
+      )}
+    </Loaded>
+  );
+}
+
+/** A list through Loaded's states as a `<ul>` of the `<li>` that `item` makes of each item. */
+export function LoadedList<T>(props: {
+  value: Async<T[]>;
+  what: string;
+  empty?: ComponentChildren;
+  id?: string;
+  class: string;
+  item: (item: T) => ComponentChildren;
+}) {
+  const { value, what, empty, id, item } = props;
+  return (
+    <Loaded value={value} what={what} empty={empty}>
+      {(data) => (
+        <ul class={props.class} id={id}>
+          {data.map(item)}
+        </ul>
+      )}
+    </Loaded>
+  );
 }

@@ -1,6 +1,7 @@
 // Clicks by country, by device/browser/OS and by referrer host, from the daily aggregates (from the raw
 // clicks when filtered by source, which those aggregates do not hold).
 import type { Clickhouse } from "../../storage/clickhouse/client";
+import type { ClickhouseTable } from "../../storage/clickhouse/tables";
 import type { ClickScope, DeviceRow, GeoRow, ReferrerRow } from "../model";
 import { breakdownRows, num } from "./scope";
 
@@ -8,14 +9,8 @@ import { breakdownRows, num } from "./scope";
 const MAX_ROWS = 1000;
 
 export async function getClicksByCountry(ch: Clickhouse, scope: ClickScope): Promise<GeoRow[]> {
-  const r = breakdownRows(ch, scope, "clicks_daily_geo");
-  const rows = await ch.query(
-    `SELECT country_code, ${r.clicks} AS c, ${r.visitors} AS v
-     FROM ${r.from} WHERE ${r.where}
-     GROUP BY country_code ORDER BY c DESC, country_code LIMIT ${MAX_ROWS}`,
-    r.params,
-  );
-  return rows.map((r) => ({ country_code: String(r.country_code), clicks: num(r.c), unique_visitors: num(r.v) }));
+  const rows = await topValues(ch, scope, "clicks_daily_geo", "country_code");
+  return rows.map((r) => ({ country_code: r.value, clicks: r.clicks, unique_visitors: r.visitors }));
 }
 
 export async function getClicksByDevice(ch: Clickhouse, scope: ClickScope): Promise<DeviceRow[]> {
@@ -30,12 +25,18 @@ export async function getClicksByDevice(ch: Clickhouse, scope: ClickScope): Prom
 }
 
 export async function getClicksByReferrer(ch: Clickhouse, scope: ClickScope): Promise<ReferrerRow[]> {
-  const r = breakdownRows(ch, scope, "clicks_daily_referrers");
+  const rows = await topValues(ch, scope, "clicks_daily_referrers", "referrer");
+  return rows.map((r) => ({ referrer: r.value, clicks: r.clicks, unique_visitors: r.visitors }));
+}
+
+/** The top values of one column (a fixed name, never user input) with their clicks and visitors. */
+async function topValues(ch: Clickhouse, scope: ClickScope, aggregate: ClickhouseTable, column: "country_code" | "referrer") {
+  const r = breakdownRows(ch, scope, aggregate);
   const rows = await ch.query(
-    `SELECT referrer, ${r.clicks} AS c, ${r.visitors} AS v
+    `SELECT ${column} AS value, ${r.clicks} AS c, ${r.visitors} AS v
      FROM ${r.from} WHERE ${r.where}
-     GROUP BY referrer ORDER BY c DESC, referrer LIMIT ${MAX_ROWS}`,
+     GROUP BY ${column} ORDER BY c DESC, ${column} LIMIT ${MAX_ROWS}`,
     r.params,
   );
-  return rows.map((r) => ({ referrer: String(r.referrer), clicks: num(r.c), unique_visitors: num(r.v) }));
+  return rows.map((r) => ({ value: String(r.value), clicks: num(r.c), visitors: num(r.v) }));
 }

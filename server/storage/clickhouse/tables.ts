@@ -19,7 +19,7 @@ export const CLICKHOUSE_TABLES = [
   "clicks_daily_referrers_mv",
   "clicks_daily_targets",
   "clicks_daily_targets_mv",
-  // Journey events (migrations 0001, 0200–0211) and their rollups.
+  // Journey events (migrations 0001, 0200–0211, 0223) and their rollups.
   "journey_events",
   "journey_hourly",
   "journey_hourly_mv",

@@ -7,7 +7,7 @@ import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Delivery, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { Alert, Failed, Loaded, Loading, PageHeader, Status } from "../../ui/parts";
+import { Alert, Failed, LoadedList, Loading, PageHeader, Status } from "../../ui/parts";
 import { EventPicker, type WebhookEvent } from "./events";
 
 export function WebhookPage({ id }: { id: string }) {
@@ -97,40 +97,29 @@ export function WebhookPage({ id }: { id: string }) {
             Refresh
           </button>
         </div>
-        <Loaded
+        <LoadedList
           value={deliveries}
           what="Loading deliveries"
-          empty={
-            <>
-              <p>No deliveries yet. Send a test to see one.</p>
-            </>
-          }
-        >
-          {(data) => (
-            <>
-              <ul class="deliveries" id="delivery-list">
-                {data.map((d) => (
-                  <li>
-                    <details>
-                      <summary>
-                        <span class={d.status === "delivered" ? "badge ok" : d.status === "failed" ? "badge warn" : "badge"}>
-                          {d.status}
-                        </span>{" "}
-                        <code>{d.event_type}</code> · attempt {d.attempt_number} of {d.max_attempts}
-                        {d.http_status !== null && ` · HTTP ${d.http_status}`} · {fmtDateTime(d.created_at)}
-                      </summary>
-                      <h3>Request body</h3>
-                      <pre>{JSON.stringify(d.payload, null, 2)}</pre>
-                      <h3>Response</h3>
-                      <pre>{d.error_message ?? d.response_body ?? "—"}</pre>
-                      {d.next_retry_at && d.status === "retrying" && <p class="muted">Next attempt {fmtDateTime(d.next_retry_at)}</p>}
-                    </details>
-                  </li>
-                ))}
-              </ul>
-            </>
+          empty={<p>No deliveries yet. Send a test to see one.</p>}
+          class="deliveries"
+          id="delivery-list"
+          item={(d) => (
+            <li>
+              <details>
+                <summary>
+                  <span class={d.status === "delivered" ? "badge ok" : d.status === "failed" ? "badge warn" : "badge"}>{d.status}</span>{" "}
+                  <code>{d.event_type}</code> · attempt {d.attempt_number} of {d.max_attempts}
+                  {d.http_status !== null && ` · HTTP ${d.http_status}`} · {fmtDateTime(d.created_at)}
+                </summary>
+                <h3>Request body</h3>
+                <pre>{JSON.stringify(d.payload, null, 2)}</pre>
+                <h3>Response</h3>
+                <pre>{d.error_message ?? d.response_body ?? "—"}</pre>
+                {d.next_retry_at && d.status === "retrying" && <p class="muted">Next attempt {fmtDateTime(d.next_retry_at)}</p>}
+              </details>
+            </li>
           )}
-        </Loaded>
+        />
       </section>
     </>
   );

@@ -1,30 +1,12 @@
 // The events an endpoint subscribes to, as labelled checkboxes with "all" and "none".
-import type { EventType } from "../../../../server/webhooks/model";
+import { EVENT_TYPES } from "../../../../server/webhooks/event-types";
 import type { Webhook } from "../../types";
 
 /** An event an endpoint can subscribe to, as the API document names them. */
 export type WebhookEvent = Webhook["events"][number];
 
-const EVENTS = [
-  "link.created",
-  "link.updated",
-  "link.deleted",
-  "link.expired",
-  "domain.verified",
-  "domain.expired",
-  "domain.suspended",
-  "api_key.created",
-  "api_key.revoked",
-  "team.member_added",
-  "team.member_removed",
-  "subscription.upgraded",
-  "subscription.downgraded",
-  "bulk_import.completed",
-  "conversion",
-] as const satisfies readonly (EventType & WebhookEvent)[];
-// Fails to compile when the server gains an event type this list does not offer.
-const everyEventOffered: Exclude<EventType, (typeof EVENTS)[number]> extends never ? true : false = true;
-void everyEventOffered;
+// Every event the server sends is one the API document lets an endpoint subscribe to.
+const EVENTS: readonly WebhookEvent[] = EVENT_TYPES;
 
 export function EventPicker({ value, onChange, error }: { value: WebhookEvent[]; onChange: (v: WebhookEvent[]) => void; error?: string }) {
   return (

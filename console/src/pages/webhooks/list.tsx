@@ -6,7 +6,7 @@ import { fmtDateTime, fmtNumber } from "../../format";
 import { useSession } from "../../session";
 import type { NewWebhook, Webhook } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, CopyButton, Field, Loaded, Loading, NotAllowed, PageHeader, TableHead } from "../../ui/parts";
+import { A, CopyButton, Field, FormCard, LoadedTable, Loading, NotAllowed, PageHeader } from "../../ui/parts";
 import { EventPicker, type WebhookEvent } from "./events";
 
 export function WebhooksPage() {
@@ -39,9 +39,7 @@ export function WebhooksPage() {
         </div>
       )}
       {can("webhooks:write") ? (
-        <form class="card" aria-labelledby="add-webhook" onSubmit={(e) => (e.preventDefault(), create.submit(e.target as HTMLFormElement))}>
-          <h2 id="add-webhook">Add an endpoint</h2>
-          <Alert error={create.error} />
+        <FormCard id="add-webhook" title="Add an endpoint" action={create}>
           <Field
             label="URL"
             name="url"
@@ -56,47 +54,32 @@ export function WebhooksPage() {
           <button type="submit" disabled={create.busy}>
             Add endpoint
           </button>
-        </form>
+        </FormCard>
       ) : (
         <NotAllowed role={session.role} what="add webhooks" />
       )}
       <section aria-labelledby="webhook-list">
         <h2 id="webhook-list">Endpoints</h2>
-        <Loaded
+        <LoadedTable
           value={hooks}
           what="Loading endpoints"
-          empty={
-            <>
-              <p>No endpoints yet.</p>
-            </>
-          }
-        >
-          {(data) => (
-            <>
-              <table>
-                <TableHead columns={["URL", "Events", "Status", "Created"]} />
-                <tbody>
-                  {data.map((h) => (
-                    <tr>
-                      <td data-label="URL" class="clip">
-                        <A to={`/webhooks/${h.id}`}>{h.url}</A>
-                        {h.description && <div class="muted">{h.description}</div>}
-                      </td>
-                      <td data-label="Events">{fmtNumber(h.events.length)} events</td>
-                      <td data-label="Status">
-                        <span class={h.is_active ? "badge ok" : "badge warn"}>{h.is_active ? "Active" : "Disabled"}</span>
-                        {h.consecutive_failures > 0 && (
-                          <span class="badge warn">{fmtNumber(h.consecutive_failures)} failures in a row</span>
-                        )}
-                      </td>
-                      <td data-label="Created">{fmtDateTime(h.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </>
+          empty={<p>No endpoints yet.</p>}
+          columns={["URL", "Events", "Status", "Created"]}
+          row={(h) => (
+            <tr>
+              <td data-label="URL" class="clip">
+                <A to={`/webhooks/${h.id}`}>{h.url}</A>
+                {h.description && <div class="muted">{h.description}</div>}
+              </td>
+              <td data-label="Events">{fmtNumber(h.events.length)} events</td>
+              <td data-label="Status">
+                <span class={h.is_active ? "badge ok" : "badge warn"}>{h.is_active ? "Active" : "Disabled"}</span>
+                {h.consecutive_failures > 0 && <span class="badge warn">{fmtNumber(h.consecutive_failures)} failures in a row</span>}
+              </td>
+              <td data-label="Created">{fmtDateTime(h.created_at)}</td>
+            </tr>
           )}
-        </Loaded>
+        />
       </section>
     </>
   );
