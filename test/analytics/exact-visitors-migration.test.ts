@@ -1,32 +1,25 @@
 // Migration 0222 on a database that already holds clicks (counted by the uniqCombined(14) sketches of
 // 0100 and 0221): after it, the reports count the visitors of the clicks stored before it and after it
 // exactly, without counting any click twice, and running it again changes nothing.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { tmpdir } from "node:os";
+import { beforeAll, expect, test } from "bun:test";
 import { getClicksByCountry } from "../../server/analytics/queries/breakdowns";
 import { getClickGroups } from "../../server/analytics/queries/groups";
 import { getLinkClickStats } from "../../server/analytics/queries/link-stats";
 import { getClickTimeseries, getClickTotals, getClicksByHour } from "../../server/analytics/queries/totals";
 import type { ClickScope } from "../../server/analytics/model";
-import { openClickhouse, type Clickhouse } from "../../server/storage/clickhouse/client";
-import { readClickhouseMigrations } from "../../server/storage/clickhouse/migrate";
-import { sharedChdb } from "../helpers/stores";
+import type { Clickhouse } from "../../server/storage/clickhouse/client";
+import { useClickhouseBefore } from "../helpers/migrated-clickhouse";
 import { DAY_MS, isoDay } from "./helpers";
 
-const database = `t_mig222_${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
 let ch: Clickhouse;
 const account = crypto.randomUUID();
 const link = crypto.randomUUID();
 const noon = (ago: number) => Math.floor(Date.now() / DAY_MS) * DAY_MS - ago * DAY_MS + 12 * 3_600_000;
 
-beforeAll(async () => {
-  // The shared chDB with a database of its own, migrated up to 0221 only (the lock skips the migrations).
-  const skip = async <T>() => undefined as T;
-  ch = await openClickhouse({ database, dataDir: tmpdir(), sharedClient: await sharedChdb(), migrationLock: skip });
-  await ch.command(`CREATE DATABASE ${database}`);
-  for (const m of readClickhouseMigrations(ch)) if (m.version < 222) for (const s of m.statements) await ch.command(s);
-}, 60_000);
-afterAll(() => ch.command(`DROP DATABASE ${database}`));
+const migrated = useClickhouseBefore(222);
+beforeAll(() => {
+  ch = migrated.ch;
+});
 
 /** `n` visitors (hashes from..from+n-1) clicking `ago` days back, at noon plus `i` seconds, as country `cc`. */
 const clicks = (from: number, n: number, ago: number, cc: string) =>
@@ -40,9 +33,7 @@ const clicks = (from: number, n: number, ago: number, cc: string) =>
     country_code: cc,
   }));
 const insertClicks = (rows: ReturnType<typeof clicks>) => ch.insert("clicks", rows);
-const apply0222 = async () => {
-  for (const m of readClickhouseMigrations(ch)) if (m.version === 222) for (const s of m.statements) await ch.command(s);
-};
+const apply0222 = () => migrated.apply(222);
 
 test("clicks stored before 0222 are counted exactly after it, with those stored after", async () => {
   // Before: 1,500 visitors two days ago, 1,200 yesterday (700 of them in a second batch, 300 seen in the first).

@@ -2,33 +2,24 @@
 // states): after it, the breakdowns by device, country and name count the visitors and converters of the
 // events stored before it and after it exactly, none twice, with every conversion and cent counted once;
 // running it again, and merging the rollup, changes nothing.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { tmpdir } from "node:os";
+import { beforeAll, expect, test } from "bun:test";
 import { getConversionBreakdown, getConversionTotals, type Scope } from "../../server/conversions/queries";
-import { openClickhouse, type Clickhouse } from "../../server/storage/clickhouse/client";
-import { readClickhouseMigrations } from "../../server/storage/clickhouse/migrate";
-import { sharedChdb } from "../helpers/stores";
+import type { Clickhouse } from "../../server/storage/clickhouse/client";
+import { useClickhouseBefore } from "../helpers/migrated-clickhouse";
 import { expectedBreakdown, insertEvents, type LabelDimension, type SentEvent } from "./helpers";
 
-const database = `t_mig223_${crypto.randomUUID().replaceAll("-", "").slice(0, 10)}`;
 let ch: Clickhouse;
 const account = crypto.randomUUID();
 const shop = crypto.randomUUID();
 const blog = crypto.randomUUID();
 const now = Date.now();
 
-beforeAll(async () => {
-  // The shared chDB with a database of its own, migrated up to 0222 only (the lock skips the migrations).
-  const skip = async <T>() => undefined as T;
-  ch = await openClickhouse({ database, dataDir: tmpdir(), sharedClient: await sharedChdb(), migrationLock: skip });
-  await ch.command(`CREATE DATABASE ${database}`);
-  for (const m of readClickhouseMigrations(ch)) if (m.version < 223) for (const s of m.statements) await ch.command(s);
-}, 60_000);
-afterAll(() => ch.command(`DROP DATABASE ${database}`));
+const migrated = useClickhouseBefore(223);
+beforeAll(() => {
+  ch = migrated.ch;
+});
 
-const apply0223 = async () => {
-  for (const m of readClickhouseMigrations(ch)) if (m.version === 223) for (const s of m.statements) await ch.command(s);
-};
+const apply0223 = () => migrated.apply(223);
 
 /**
  * Visitors from..to-1 on `link`: a page view `hoursAgo` hours back, a conversion (`order`, 250 cents, on
