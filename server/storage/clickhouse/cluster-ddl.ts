@@ -35,7 +35,6 @@ const ident = String.raw`[A-Za-z_][A-Za-z0-9_]*`;
 const CREATE_TABLE = new RegExp(String.raw`^CREATE TABLE IF NOT EXISTS (${ident})\.(${ident}) ON CLUSTER \S+ \(`);
 const CREATE_VIEW = new RegExp(String.raw`^CREATE MATERIALIZED VIEW IF NOT EXISTS (${ident})\.(${ident}) ON CLUSTER \S+ TO `);
 const ALTER_TABLE = new RegExp(String.raw`^ALTER TABLE (${ident})\.(${ident}) ON CLUSTER \S+\s+ADD COLUMN `);
-const MODIFY_VIEW_QUERY = new RegExp(String.raw`^ALTER TABLE (${ident})\.(${ident}) ON CLUSTER \S+ MODIFY QUERY\s`);
 const DROP_VIEW = new RegExp(String.raw`^DROP VIEW IF EXISTS (${ident})\.(${ident}) ON CLUSTER \S+$`);
 const DROP_TABLE = new RegExp(String.raw`^DROP TABLE IF EXISTS (${ident})\.(${ident}) ON CLUSTER \S+$`);
 const INSERT_SELECT = new RegExp(String.raw`^INSERT INTO (${ident})\.(${ident})[\s(]`);
@@ -78,11 +77,6 @@ export function clusterStatements(statement: string, ctx: ClusterDdlContext): st
     // The Distributed table needs the column too (reads select it through there).
     if (!ctx.tables.has(m[2])) throw new Error(`cluster DDL: ALTER of unknown table ${m[2]}`);
     return [toLocal(statement, ctx), statement];
-  }
-  // A view changed in place reads the local tables, as it was created to.
-  if ((m = MODIFY_VIEW_QUERY.exec(statement))) {
-    if (ctx.tables.has(m[2])) throw new Error(`cluster DDL: MODIFY QUERY of table ${m[2]}, not a view`);
-    return [toLocal(statement, ctx)];
   }
   if ((m = DROP_VIEW.exec(statement))) return [statement];
   if ((m = DROP_TABLE.exec(statement))) {

@@ -5,20 +5,18 @@
 -- visitor-days). Reports count visitors from it; the sketch column `visitors` is no longer written
 -- (rows stored before keep theirs, nothing reads them).
 --
--- For each table: the column, the view changed in place to fill it (MODIFY QUERY: a click flushed by
--- another instance meanwhile meets the old query or the new one, never no view, so it is counted once),
--- then the sets of the clicks stored so far, as rows that carry only the set (clicks add 0, last_click
--- 1970): a set merged twice is unchanged, so clicks the new view already holds, or a re-run, add nothing.
--- The backfill aggregates in the order of the clicks table (account, day), so it holds one day's sets at
--- a time rather than every set of the installation.
---
--- This migration first dropped and re-created each view; installations that ran that form are recorded
--- as having run 0222 and end with the same views (docs/operations.md, upgrades).
+-- For each table: the column, the view rebuilt to fill it (migrations run before any spool flush, so no
+-- click passes between the two), then the sets of the clicks stored before, as rows that carry only the
+-- set (clicks add 0, last_click 1970): a set merged twice is unchanged, so a re-run adds nothing. The
+-- backfill aggregates in the order of the clicks table (account, day), so it holds one day's sets at a time
+-- rather than every set of the installation.
 
 ALTER TABLE {{db}}.clicks_daily {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.clicks_daily_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.clicks_daily_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.clicks_daily_mv {{on_cluster}} TO {{db}}.clicks_daily AS
 SELECT account_id, toDate(timestamp) AS day, domain, is_bot,
   count() AS clicks, uniqExactState(visitor_hash) AS visitor_set, max(timestamp) AS last_click
 FROM {{db}}.clicks
@@ -32,7 +30,9 @@ SETTINGS optimize_aggregation_in_order = 1;
 ALTER TABLE {{db}}.clicks_hourly {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.clicks_hourly_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.clicks_hourly_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.clicks_hourly_mv {{on_cluster}} TO {{db}}.clicks_hourly AS
 SELECT account_id, toStartOfHour(timestamp) AS hour, domain, is_bot,
   count() AS clicks, uniqExactState(visitor_hash) AS visitor_set, max(timestamp) AS last_click
 FROM {{db}}.clicks
@@ -46,7 +46,9 @@ SETTINGS optimize_aggregation_in_order = 1;
 ALTER TABLE {{db}}.clicks_daily_links {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.clicks_daily_links_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.clicks_daily_links_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.clicks_daily_links_mv {{on_cluster}} TO {{db}}.clicks_daily_links AS
 SELECT account_id, link_id, toDate(timestamp) AS day, domain, is_bot,
   count() AS clicks, uniqExactState(visitor_hash) AS visitor_set, max(timestamp) AS last_click
 FROM {{db}}.clicks
@@ -60,7 +62,9 @@ SETTINGS optimize_aggregation_in_order = 1;
 ALTER TABLE {{db}}.clicks_daily_geo {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.clicks_daily_geo_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.clicks_daily_geo_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.clicks_daily_geo_mv {{on_cluster}} TO {{db}}.clicks_daily_geo AS
 SELECT account_id, toDate(timestamp) AS day, domain, is_bot, country_code,
   count() AS clicks, uniqExactState(visitor_hash) AS visitor_set
 FROM {{db}}.clicks
@@ -74,7 +78,9 @@ SETTINGS optimize_aggregation_in_order = 1;
 ALTER TABLE {{db}}.clicks_daily_referrers {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.clicks_daily_referrers_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.clicks_daily_referrers_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.clicks_daily_referrers_mv {{on_cluster}} TO {{db}}.clicks_daily_referrers AS
 SELECT account_id, toDate(timestamp) AS day, domain, is_bot, referrer,
   count() AS clicks, uniqExactState(visitor_hash) AS visitor_set
 FROM {{db}}.clicks
@@ -88,7 +94,9 @@ SETTINGS optimize_aggregation_in_order = 1;
 ALTER TABLE {{db}}.clicks_daily_targets {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.clicks_daily_targets_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.clicks_daily_targets_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.clicks_daily_targets_mv {{on_cluster}} TO {{db}}.clicks_daily_targets AS
 SELECT account_id, link_id, toDate(timestamp) AS day, domain, is_bot, source, variant, rule,
   count() AS clicks, uniqExactState(visitor_hash) AS visitor_set, max(timestamp) AS last_click
 FROM {{db}}.clicks

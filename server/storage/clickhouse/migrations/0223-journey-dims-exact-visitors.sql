@@ -5,16 +5,20 @@
 -- with the conversions summary); the `uniq` columns are no longer written (rows stored before keep
 -- theirs, nothing reads them).
 --
--- The view changes in place (MODIFY QUERY): an insert by another instance meets either the old query or
--- the new one, never no view, so no conversion or revenue is lost or counted twice. Then the sets of the
--- events stored before, as rows that carry only the sets (conversions and revenue 0): a set merged with
--- itself is unchanged, so events the new view already counted, or a re-run, add nothing.
+-- The view is dropped and re-created (migrations run before this instance's first spool flush). It is not
+-- changed in place: a view changed by MODIFY QUERY names its blocks differently in the process that changed
+-- it than after a restart, so a chunk that process inserted and a restart replays (after kill -9) was
+-- stored twice in the rollup (docs/operations.md, upgrades). Then the sets of the events stored before, as
+-- rows that carry only the sets (conversions and revenue 0): a set merged with itself is unchanged, so
+-- events the new view already counted, or a re-run, add nothing.
 
 ALTER TABLE {{db}}.journey_dims_hourly {{on_cluster}}
   ADD COLUMN IF NOT EXISTS visitor_set AggregateFunction(uniqExact, UInt64),
   ADD COLUMN IF NOT EXISTS converter_set AggregateFunction(uniqExact, UInt64);
 
-ALTER TABLE {{db}}.journey_dims_hourly_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.journey_dims_hourly_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.journey_dims_hourly_mv {{on_cluster}} TO {{db}}.journey_dims_hourly AS
 SELECT account_id, d.1 AS dimension, d.2 AS label, toStartOfHour(timestamp) AS hour, link_id,
   countIf(event_type = 'conversion') AS conversions,
   sumIf(revenue_cents, event_type = 'conversion') AS revenue_cents,

@@ -5,12 +5,13 @@
 -- computed by every insert for nothing. Those two tables stay: the journey summary reads their `events`.
 -- (The click aggregates' `visitors` sketches stopped being written with migration 0222.)
 --
--- Each view changes in place (MODIFY QUERY): an insert by another instance meets the old query or the
--- new one, never no view, so no event is lost from a rollup or counted twice; running it again changes
--- nothing. The columns stay, so an instance of an earlier version still inserts and reads: rows written
+-- Each view is dropped and re-created, as in migration 0223 (not changed in place: see there); running it
+-- again changes nothing. The columns stay, so an instance of an earlier version still inserts and reads: rows written
 -- from now on carry empty states there (docs/operations.md says what an old instance's reports show).
 
-ALTER TABLE {{db}}.journey_hourly_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.journey_hourly_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.journey_hourly_mv {{on_cluster}} TO {{db}}.journey_hourly AS
 SELECT account_id, link_id, toStartOfHour(timestamp) AS hour,
   count() AS events,
   countIf(event_type = 'conversion') AS conversions,
@@ -18,10 +19,14 @@ SELECT account_id, link_id, toStartOfHour(timestamp) AS hour,
 FROM {{db}}.journey_events
 GROUP BY account_id, link_id, hour;
 
-ALTER TABLE {{db}}.journey_visitors_hourly_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.journey_visitors_hourly_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.journey_visitors_hourly_mv {{on_cluster}} TO {{db}}.journey_visitors_hourly AS
 SELECT account_id, link_id, hour, events FROM {{db}}.journey_hourly;
 
-ALTER TABLE {{db}}.journey_visitors_daily_mv {{on_cluster}} MODIFY QUERY
+DROP VIEW IF EXISTS {{db}}.journey_visitors_daily_mv {{on_cluster}};
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.journey_visitors_daily_mv {{on_cluster}} TO {{db}}.journey_visitors_daily AS
 SELECT account_id, link_id, toDate(hour) AS day, sum(events) AS events
 FROM {{db}}.journey_hourly
 GROUP BY account_id, link_id, day;
