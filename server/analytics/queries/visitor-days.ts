@@ -1,0 +1,176 @@
+// Click visitors per day and report cell (click_visitor_days, migration 0225): the stored numbers of
+// closed days, the same numbers counted from the raw clicks for the days a report cannot take from the
+// table (today, days whose clicks changed since), and the job's refresh. How they add up: ../visitor-days.ts.
+import type { Clickhouse } from "../../storage/clickhouse/client";
+import type { ClickhouseTable } from "../../storage/clickhouse/tables";
+import { num } from "./scope";
+
+export type VisitorReport = "total" | "hour" | "country" | "referrer" | "link";
+export const VISITOR_REPORTS: VisitorReport[] = ["total", "hour", "country", "referrer", "link"];
+
+/** Where each report's cells come from: its aggregate (day and key columns) and the same key on the raw clicks. */
+const SOURCES: Record<VisitorReport, { table: ClickhouseTable; day: string; key: string; rawKey: string }> = {
+  total: { table: "clicks_daily", day: "day", key: "''", rawKey: "''" },
+  hour: { table: "clicks_hourly", day: "toDate(hour)", key: "toString(toHour(hour))", rawKey: "toString(toHour(timestamp))" },
+  country: { table: "clicks_daily_geo", day: "day", key: "toString(country_code)", rawKey: "toString(country_code)" },
+  referrer: { table: "clicks_daily_referrers", day: "day", key: "referrer", rawKey: "referrer" },
+  link: { table: "clicks_daily_links", day: "day", key: "toString(link_id)", rawKey: "toString(link_id)" },
+};
+
+/** Which cells a report reads: bot 0 people, 1 bots, 2 both; domain '*' for every domain; key for one cell (a link). */
+export interface CellSelector {
+  accountId: string;
+  report: VisitorReport;
+  bot: 0 | 1 | 2;
+  domain: string;
+  key?: string;
+}
+
+export interface StoredCell {
+  day: string;
+  key: string;
+  clicks: number;
+  prev_clicks: number;
+  visitors: number;
+  overlap: number;
+}
+
+export async function readStoredCells(ch: Clickhouse, sel: CellSelector, start: string, end: string): Promise<StoredCell[]> {
+  const rows = await ch.query(
+    `SELECT toString(day) AS d, key, clicks, prev_clicks, visitors, overlap FROM ${ch.table("click_visitor_days")} FINAL
+     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date}`,
+    { account: sel.accountId, report: sel.report, bot: sel.bot, domain: sel.domain, key: sel.key ?? "", start, end },
+  );
+  return rows.map((r) => ({
+    day: String(r.d),
+    key: String(r.key),
+    clicks: num(r.clicks),
+    prev_clicks: num(r.prev_clicks),
+    visitors: num(r.visitors),
+    overlap: num(r.overlap),
+  }));
+}
+
+/** The raw clicks of the selector's cells (the bound parameters are rawParams'). */
+function rawScope(sel: CellSelector) {
+  return [
+    "account_id = {account:UUID}",
+    sel.bot === 2 ? "" : "is_bot = {bot:UInt8}",
+    sel.domain === "*" ? "" : "domain = {domain:String}",
+    sel.key !== undefined && sel.report === "link" ? "link_id = {key:UUID}" : "",
+  ]
+    .filter(Boolean)
+    .join(" AND ");
+}
+const rawParams = (sel: CellSelector, days: string[]) => ({
+  account: sel.accountId,
+  bot: sel.bot,
+  domain: sel.domain,
+  key: sel.key ?? "",
+  days,
+  prev: days.map((d) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10)),
+});
+
+export interface CellCount {
+  day: string;
+  key: string;
+  n: number;
+}
+
+/** Distinct visitor hashes per (day, cell) of these days, from the raw clicks. */
+export async function countRawVisitors(ch: Clickhouse, sel: CellSelector, days: string[]): Promise<CellCount[]> {
+  if (days.length === 0) return [];
+  const rows = await ch.query(
+    `SELECT toString(toDate(timestamp)) AS d, ${SOURCES[sel.report].rawKey} AS k, uniqExact(visitor_hash) AS n
+     FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) IN {days:Array(Date)} GROUP BY d, k`,
+    rawParams(sel, days),
+  );
+  return rows.map((r) => ({ day: String(r.d), key: String(r.k), n: num(r.n) }));
+}
+
+/** Per (day, cell) of these days, the visitor hashes the cell also had the day before, from the raw clicks. */
+export async function countRawOverlaps(ch: Clickhouse, sel: CellSelector, days: string[]): Promise<CellCount[]> {
+  if (days.length === 0) return [];
+  const scope = rawScope(sel);
+  const key = SOURCES[sel.report].rawKey;
+  const clicks = ch.table("clicks");
+  // The day before is read only for the hashes the day has (a few: those carried across midnight).
+  const rows = await ch.query(
+    `SELECT toString(d) AS day, k, count() AS n FROM
+       (SELECT DISTINCT toDate(timestamp) AS d, ${key} AS k, visitor_hash FROM ${clicks}
+        WHERE ${scope} AND toDate(timestamp) IN {days:Array(Date)}) AS cur
+     INNER JOIN
+       (SELECT DISTINCT toDate(timestamp) + 1 AS d, ${key} AS k, visitor_hash FROM ${clicks}
+        WHERE ${scope} AND toDate(timestamp) IN {prev:Array(Date)}
+          AND visitor_hash IN (SELECT visitor_hash FROM ${clicks} WHERE ${scope} AND toDate(timestamp) IN {days:Array(Date)})) AS before
+     USING (d, k, visitor_hash)
+     GROUP BY d, k`,
+    rawParams(sel, days),
+  );
+  return rows.map((r) => ({ day: String(r.day), key: String(r.k), n: num(r.n) }));
+}
+
+// ---- the job ----
+
+/** Account-days of a report whose stored numbers are missing or no longer match the aggregate's clicks. */
+export async function findStaleDays(ch: Clickhouse, report: VisitorReport, from: string, before: string): Promise<Map<string, string[]>> {
+  const s = SOURCES[report];
+  const params = { from, before, report };
+  const [live, stored] = await Promise.all([
+    ch.query(
+      `SELECT toString(account_id) AS a, toString(${s.day}) AS d, sum(clicks) AS c FROM ${ch.table(s.table)}
+       WHERE ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} GROUP BY a, d`,
+      params,
+    ),
+    ch.query(
+      `SELECT toString(account_id) AS a, toString(day) AS d, sum(clicks) AS c, sum(prev_clicks) AS p
+       FROM ${ch.table("click_visitor_days")} FINAL
+       WHERE report = {report:String} AND bot = 2 AND domain = '*' AND day >= {from:Date} AND day < {before:Date} GROUP BY a, d`,
+      params,
+    ),
+  ]);
+  const liveClicks = new Map(live.map((r) => [`${r.a}|${r.d}`, num(r.c)]));
+  const storedRows = new Map(stored.map((r) => [`${r.a}|${r.d}`, { c: num(r.c), p: num(r.p) }]));
+  const prevDay = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+  const nextDay = (d: string) => new Date(Date.parse(d) + 86_400_000).toISOString().slice(0, 10);
+  const stale = new Map<string, Set<string>>();
+  const mark = (a: string, d: string) => {
+    if (d < from || d >= before) return;
+    if (!stale.has(a)) stale.set(a, new Set());
+    stale.get(a)!.add(d);
+  };
+  // A day with clicks, or the day after one (its overlap), needs its numbers; they hold if both days' clicks are unchanged.
+  const days = new Set<string>();
+  for (const k of liveClicks.keys()) {
+    const [a, d] = k.split("|");
+    days.add(`${a}|${d}`);
+    days.add(`${a}|${nextDay(d)}`);
+  }
+  for (const k of storedRows.keys()) days.add(k);
+  for (const k of days) {
+    const [a, d] = k.split("|");
+    const st = storedRows.get(k);
+    const c = liveClicks.get(k) ?? 0;
+    const p = liveClicks.get(`${a}|${prevDay(d)}`) ?? 0;
+    if (!st ? c + p > 0 : st.c !== c || st.p !== p) mark(a, d);
+  }
+  return new Map([...stale].map(([a, ds]) => [a, [...ds].sort()]));
+}
+
+/** Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as migration 0225 does). */
+export async function storeVisitorDays(ch: Clickhouse, report: VisitorReport, accountId: string, days: string[]): Promise<void> {
+  const s = SOURCES[report];
+  const prev = days.map((d) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10));
+  await ch.command(
+    `INSERT INTO ${ch.table("click_visitor_days")} (account_id, report, bot, domain, key, day, clicks, prev_clicks, visitors, overlap, computed_at)
+     SELECT account_id, {report:String}, b, dm, k, d, sumIf(clicks, role = 0), sumIf(clicks, role = 1),
+       uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set), now64(3)
+     FROM (SELECT account_id, ${s.day} + role AS d, ${s.key} AS k, b, dm, clicks, visitor_set, role FROM ${ch.table(s.table)}
+       ARRAY JOIN [0, 1] AS role ARRAY JOIN [is_bot, 2] AS b ARRAY JOIN [toString(domain), '*'] AS dm
+       WHERE account_id = {account:UUID} AND ${s.day} IN {read:Array(Date)})
+     WHERE d IN {days:Array(Date)}
+     GROUP BY account_id, d, b, dm, k`,
+    { report, account: accountId, days, read: [...new Set([...days, ...prev])] },
+  );
+}
