@@ -84,8 +84,7 @@ export async function countCellVisitors(
     if (!nHolds) staleN.add(c.day);
     if (c.day > range.start && !(nHolds && st.prev_clicks === (liveClicks.get(cellId(addDays(c.day, -1), c.key)) ?? 0))) staleO.add(c.day);
   }
-  if (process.env.DEBUG_VISITOR_DAYS) console.log(sel.report, "stale n", [...staleN], "stale o", [...staleO]);
-  const [lateN, lateO] = await Promise.all([countRawVisitors(ch, sel, [...staleN]), countRawOverlaps(ch, sel, [...staleO])]);
+  const [lateN, lateO] = await Promise.all([countRawVisitors(ch, sel, [...staleN]), countRawOverlaps(ch, sel, [...staleO], today)]);
   const counted = (rows: CellCount[]) => new Map(rows.map((r) => [cellId(r.day, r.key), r.n]));
   const rawN = counted([...openN, ...lateN]);
   const rawO = counted([...openO, ...lateO]);
