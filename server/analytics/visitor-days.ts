@@ -16,22 +16,21 @@ import {
   type CellSelector,
   countRawOverlaps,
   countRawVisitors,
-  readStoredCells,
+  type FirstRound,
+  type LiveQuery,
+  readFirstRound,
   type StoredCell,
   type VisitorReport,
 } from "./queries/visitor-days";
 
-/** A cell's clicks on one day, as the report's aggregate has them now. */
-export interface LiveCell {
-  day: string;
-  key: string;
-  clicks: number;
-}
+export type LiveCell = FirstRound["live"][number];
 
 export interface CellVisitors {
+  /** The report's own read of its aggregate, one row per (day, cell). */
+  live: LiveCell[];
   /** Distinct visitors per key over the whole range. */
   byKey: Map<string, number>;
-  /** Distinct visitors per day (all keys of the day together only when the report has one key, as total). */
+  /** Distinct visitors per day (of all keys of the day together only when the report has one key, as total). */
   byDay: Map<string, number>;
 }
 
@@ -50,35 +49,27 @@ export function cellSelector(scope: ClickScope, report: VisitorReport): CellSele
 const cellId = (day: string, key: string) => `${day}|${key}`;
 
 /**
- * Visitors of the live cells over [start, end]. `live` is the report's own read of its aggregate (so the
- * clicks it shows and those the stored numbers are checked against are the same); it runs alongside the
- * read of the stored numbers and of today's raw counts.
+ * The report's read of its aggregate (`live`) and the visitors of its cells over [start, end], in one
+ * statement while every closed day's stored numbers hold; the days whose numbers do not hold are then
+ * counted from the raw clicks.
  */
 export async function countCellVisitors(
   ch: Clickhouse,
   sel: CellSelector,
   range: { start: string; end: string },
-  live: Promise<LiveCell[]>,
+  liveQuery: LiveQuery,
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
-  // Today is never stored: count it from the raw clicks at once rather than after the first round.
-  const open = range.end >= today && range.start <= today ? [today] : [];
-  const [cells, stored, openN, openO] = await Promise.all([
-    live,
-    readStoredCells(ch, sel, range.start, range.end),
-    countRawVisitors(ch, sel, open),
-    countRawOverlaps(
-      ch,
-      sel,
-      open.filter((d) => d > range.start),
-    ),
-  ]);
+  // Today is never stored: it is counted from the raw clicks in the same statement.
+  const open = range.end >= today && range.start <= today ? today : undefined;
+  const first = await readFirstRound(ch, sel, range.start, range.end, liveQuery, open);
+  const cells = first.live;
   const liveClicks = new Map(cells.map((c) => [cellId(c.day, c.key), c.clicks]));
-  const storedCells = new Map<string, StoredCell>(stored.map((s) => [cellId(s.day, s.key), s]));
+  const storedCells = new Map<string, StoredCell>(first.stored.map((s) => [cellId(s.day, s.key), s]));
   const staleN = new Set<string>();
   const staleO = new Set<string>();
   for (const c of cells) {
-    if (c.clicks === 0 || open.includes(c.day)) continue;
+    if (c.clicks === 0 || c.day === open) continue;
     const st = storedCells.get(cellId(c.day, c.key));
     const nHolds = st !== undefined && st.clicks === c.clicks;
     if (!nHolds) staleN.add(c.day);
@@ -86,21 +77,21 @@ export async function countCellVisitors(
   }
   const [lateN, lateO] = await Promise.all([countRawVisitors(ch, sel, [...staleN]), countRawOverlaps(ch, sel, [...staleO], today)]);
   const counted = (rows: CellCount[]) => new Map(rows.map((r) => [cellId(r.day, r.key), r.n]));
-  const rawN = counted([...openN, ...lateN]);
-  const rawO = counted([...openO, ...lateO]);
+  const rawN = counted([...first.openN, ...lateN]);
+  const rawO = counted([...first.openO, ...lateO]);
 
   const byKey = new Map<string, number>();
   const byDay = new Map<string, number>();
   for (const c of cells) {
     if (c.clicks === 0) continue;
     const id = cellId(c.day, c.key);
-    const fromRawN = open.includes(c.day) || staleN.has(c.day);
-    const fromRawO = open.includes(c.day) || staleO.has(c.day);
+    const fromRawN = c.day === open || staleN.has(c.day);
+    const fromRawO = c.day === open || staleO.has(c.day);
     const st = storedCells.get(id);
     const n = fromRawN ? (rawN.get(id) ?? 0) : st!.visitors;
     const o = c.day <= range.start ? 0 : fromRawO ? (rawO.get(id) ?? 0) : st!.overlap;
     byKey.set(c.key, (byKey.get(c.key) ?? 0) + n - o);
     byDay.set(c.day, (byDay.get(c.day) ?? 0) + n);
   }
-  return { byKey, byDay };
+  return { live: cells, byKey, byDay };
 }

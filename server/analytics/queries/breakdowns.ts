@@ -35,15 +35,12 @@ async function topValues(ch: Clickhouse, scope: ClickScope, aggregate: Clickhous
   const sel = cellSelector(scope, column === "country_code" ? "country" : "referrer");
   if (sel) {
     const { where, params } = dailyScope(scope);
-    const live = ch
-      .query(
-        `SELECT toString(day) AS d, toString(${column}) AS k, sum(clicks) AS c FROM ${ch.table(aggregate)} WHERE ${where} GROUP BY d, k`,
-        params,
-      )
-      .then((rs) => rs.map((r) => ({ day: String(r.d), key: String(r.k), clicks: num(r.c) })));
-    const { byKey } = await countCellVisitors(ch, sel, scope.range, live);
+    const { live, byKey } = await countCellVisitors(ch, sel, scope.range, {
+      sql: `SELECT day AS ld, toString(${column}) AS lk, sum(clicks) AS lc, 0 AS lx, 0 AS ly FROM ${ch.table(aggregate)} WHERE ${where} GROUP BY ld, lk`,
+      params,
+    });
     const clicks = new Map<string, number>();
-    for (const c of await live) clicks.set(c.key, (clicks.get(c.key) ?? 0) + c.clicks);
+    for (const c of live) clicks.set(c.key, (clicks.get(c.key) ?? 0) + c.clicks);
     return [...clicks]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .slice(0, MAX_ROWS)

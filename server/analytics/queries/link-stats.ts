@@ -11,29 +11,29 @@ export interface LinkClickStats {
   last_click_at: string | null;
 }
 
+/** Before any click: a link's lifetime as a range (the days before its first click add nothing). */
+const LIFETIME_START = "2000-01-01";
+
 /** unique_visitors counts people: bot traffic is left out. Visitors: the link's cells (visitor-days.ts). */
 export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; linkId: string }): Promise<LinkClickStats> {
-  const rows = await ch.query(
-    `SELECT toString(day) AS d, sumIf(clicks, is_bot = 0) AS human, sumIf(clicks, is_bot = 1) AS bot,
-            toUnixTimestamp64Milli(max(last_click)) AS last_ms
-     FROM ${ch.table("clicks_daily_links")} WHERE account_id = {account:UUID} AND link_id = {link:UUID} GROUP BY d ORDER BY d`,
-    { account: a.accountId, linkId: a.linkId, link: a.linkId },
+  const params = { account: a.accountId, link: a.linkId };
+  const scope = "account_id = {account:UUID} AND link_id = {link:UUID}";
+  const { live, byKey } = await countCellVisitors(
+    ch,
+    { accountId: a.accountId, report: "link", bot: 0, domain: "*", key: a.linkId },
+    { start: LIFETIME_START, end: isoDay(Date.now()) },
+    {
+      sql: `SELECT day AS ld, {cell:String} AS lk, sumIf(clicks, is_bot = 0) AS lc, sumIf(clicks, is_bot = 1) AS lx,
+                   toUnixTimestamp64Milli(max(last_click)) AS ly
+            FROM ${ch.table("clicks_daily_links")} WHERE ${scope} GROUP BY day`,
+      params: { ...params, cell: a.linkId },
+    },
   );
-  const days = rows.map((r) => ({ day: String(r.d), key: a.linkId, clicks: num(r.human) }));
-  const start = days.find((d) => d.clicks > 0)?.day;
-  const visitors = start
-    ? await countCellVisitors(
-        ch,
-        { accountId: a.accountId, report: "link", bot: 0, domain: "*", key: a.linkId },
-        { start, end: isoDay(Date.now()) },
-        Promise.resolve(days),
-      )
-    : undefined;
   return {
-    human_clicks: rows.reduce((n, r) => n + num(r.human), 0),
-    bot_clicks: rows.reduce((n, r) => n + num(r.bot), 0),
-    unique_visitors: visitors?.byKey.get(a.linkId) ?? 0,
-    last_click_at: isoOrNull(Math.max(0, ...rows.map((r) => num(r.last_ms)))),
+    human_clicks: live.reduce((n, r) => n + r.clicks, 0),
+    bot_clicks: live.reduce((n, r) => n + r.x, 0),
+    unique_visitors: byKey.get(a.linkId) ?? 0,
+    last_click_at: isoOrNull(Math.max(0, ...live.map((r) => r.y))),
   };
 }
 

@@ -33,15 +33,13 @@ export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise
 async function dailyVisitors(ch: Clickhouse, scope: ClickScope, sel: CellSelector) {
   const { where, params } = dailyScope(scope);
   const table = ch.table(sel.report === "link" ? "clicks_daily_links" : "clicks_daily");
-  const rows = ch
-    .query(
-      `SELECT toString(day) AS date, sum(clicks) AS clicks, toUnixTimestamp64Milli(max(last_click)) AS last_ms
-       FROM ${table} WHERE ${where} GROUP BY date ORDER BY date`,
-      params,
-    )
-    .then((rs) => rs.map((r) => ({ day: String(r.date), key: sel.key ?? "", clicks: num(r.clicks), lastMs: num(r.last_ms) })));
-  const visitors = await countCellVisitors(ch, sel, scope.range, rows);
-  return { rows: await rows, visitors };
+  const visitors = await countCellVisitors(ch, sel, scope.range, {
+    sql: `SELECT day AS ld, {cell:String} AS lk, sum(clicks) AS lc, toUnixTimestamp64Milli(max(last_click)) AS lx, 0 AS ly
+          FROM ${table} WHERE ${where} GROUP BY day`,
+    params: { ...params, cell: sel.key ?? "" },
+  });
+  const rows = visitors.live.map((r) => ({ day: r.day, clicks: r.clicks, lastMs: r.x })).sort((a, b) => (a.day < b.day ? -1 : 1));
+  return { rows, visitors };
 }
 
 export interface DailyClicks {
@@ -71,15 +69,13 @@ export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promis
   const sel = cellSelector(scope, "hour");
   if (sel) {
     const { where, params } = hourlyScope(scope);
-    const live = ch
-      .query(
-        `SELECT toString(toDate(hour)) AS d, toHour(hour) AS h, sum(clicks) AS c FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY d, h`,
-        params,
-      )
-      .then((rs) => rs.map((r) => ({ day: String(r.d), key: String(r.h), clicks: num(r.c) })));
-    const { byKey } = await countCellVisitors(ch, sel, scope.range, live);
+    const { live, byKey } = await countCellVisitors(ch, sel, scope.range, {
+      sql: `SELECT toDate(hour) AS ld, toString(toHour(hour)) AS lk, sum(clicks) AS lc, 0 AS lx, 0 AS ly
+            FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY ld, lk`,
+      params,
+    });
     const clicks = new Map<number, number>();
-    for (const c of await live) clicks.set(Number(c.key), (clicks.get(Number(c.key)) ?? 0) + c.clicks);
+    for (const c of live) clicks.set(Number(c.key), (clicks.get(Number(c.key)) ?? 0) + c.clicks);
     return [...clicks].sort((a, b) => a[0] - b[0]).map(([hour, n]) => ({ hour, clicks: n, unique_visitors: byKey.get(String(hour)) ?? 0 }));
   }
   const r = breakdownRows(ch, scope, "clicks_hourly");

@@ -38,25 +38,6 @@ export interface StoredCell {
   overlap: number;
 }
 
-export async function readStoredCells(ch: Clickhouse, sel: CellSelector, start: string, end: string): Promise<StoredCell[]> {
-  const rows = await ch.query(
-    // The latest computation of each cell (ReplacingMergeTree's choice, without FINAL's merge of the whole key range).
-    `SELECT toString(day) AS d, key, clicks, prev_clicks, visitors, overlap FROM ${ch.table("click_visitor_days")}
-     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date}
-     ORDER BY computed_at DESC LIMIT 1 BY day, key`,
-    { account: sel.accountId, report: sel.report, bot: sel.bot, domain: sel.domain, key: sel.key ?? "", start, end },
-  );
-  return rows.map((r) => ({
-    day: String(r.d),
-    key: String(r.key),
-    clicks: num(r.clicks),
-    prev_clicks: num(r.prev_clicks),
-    visitors: num(r.visitors),
-    overlap: num(r.overlap),
-  }));
-}
-
 /** The raw clicks of the selector's cells (the bound parameters are rawParams'). */
 function rawScope(sel: CellSelector) {
   return [
@@ -161,6 +142,80 @@ async function countCarriedOverlaps(ch: Clickhouse, sel: CellSelector, days: str
     counts.set(id, c);
   }
   return [...counts.values()];
+}
+
+/** A report's read of its aggregate: one row per (day, cell) with columns ld, lk, lc (the day, the cell, its clicks) and lx, ly (the report's own). */
+export interface LiveQuery {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+export interface FirstRound {
+  live: { day: string; key: string; clicks: number; x: number; y: number }[];
+  stored: StoredCell[];
+  openN: CellCount[];
+  openO: CellCount[];
+}
+
+/**
+ * In one statement (each read is small; a statement each cost more in round trips than in reading): the
+ * report's own read of its aggregate, the stored numbers of the range, and, when the range has today, today's
+ * visitors and carried overlap from the raw clicks (the hashes of its first 30 minutes found the day before).
+ */
+export async function readFirstRound(
+  ch: Clickhouse,
+  sel: CellSelector,
+  start: string,
+  end: string,
+  live: LiveQuery,
+  today?: string,
+): Promise<FirstRound> {
+  const key = SOURCES[sel.report].rawKey;
+  const clicks = ch.table("clicks");
+  const scope = rawScope(sel);
+  const early = `${scope} AND ${IN_DAYS("days")} AND timestamp < toDateTime(toDate(timestamp), 'UTC') + ${CARRY_SECONDS}`;
+  const parts = [
+    `SELECT 'l' AS t, toString(ld) AS d, toString(lk) AS k, toUInt64(lc) AS a, toUInt64(lx) AS b, toUInt64(ly) AS e, toUInt64(0) AS o FROM (${live.sql})`,
+    `SELECT 's', toString(day), key, clicks, prev_clicks, visitors, overlap FROM ${ch.table("click_visitor_days")}
+     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date}
+     ORDER BY computed_at DESC LIMIT 1 BY day, key`,
+  ];
+  if (today) {
+    parts.push(
+      `SELECT 'n', toString(toDate(timestamp)), ${key}, toUInt64(0), toUInt64(0), toUInt64(uniqExact(visitor_hash)), toUInt64(0)
+       FROM ${clicks} WHERE ${scope} AND ${IN_DAYS("days")} GROUP BY toString(toDate(timestamp)), ${key}`,
+    );
+    if (today > start)
+      parts.push(
+        `SELECT 'o', toString(dd), k, toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(count()) FROM
+           (SELECT DISTINCT toDate(timestamp) AS dd, ${key} AS k, visitor_hash AS h FROM ${clicks} WHERE ${early}) AS cur
+         INNER JOIN
+           (SELECT DISTINCT toDate(timestamp) + 1 AS dd, ${key} AS k, visitor_hash AS h FROM ${clicks}
+            PREWHERE account_id = {account:UUID} AND ${IN_DAYS("prev")}
+            WHERE ${scope} AND visitor_hash IN (SELECT visitor_hash FROM ${clicks} WHERE ${early})) AS before
+         USING (dd, k, h) GROUP BY dd, k`,
+      );
+  }
+  const rows = await ch.query<{ t: string; d: string; k: string; a: string; b: string; e: string; o: string }>(
+    parts.join("\nUNION ALL\n"),
+    {
+      ...live.params,
+      ...rawParams(sel, today ? [today] : []),
+      report: sel.report,
+      start,
+      end,
+    },
+  );
+  const out: FirstRound = { live: [], stored: [], openN: [], openO: [] };
+  for (const r of rows) {
+    const [day, k] = [String(r.d), String(r.k)];
+    if (r.t === "l") out.live.push({ day, key: k, clicks: num(r.a), x: num(r.b), y: num(r.e) });
+    else if (r.t === "s") out.stored.push({ day, key: k, clicks: num(r.a), prev_clicks: num(r.b), visitors: num(r.e), overlap: num(r.o) });
+    else if (r.t === "n") out.openN.push({ day, key: k, n: num(r.e) });
+    else out.openO.push({ day, key: k, n: num(r.o) });
+  }
+  return out;
 }
 
 // ---- the job ----
