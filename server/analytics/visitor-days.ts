@@ -49,6 +49,26 @@ export function cellSelector(scope: ClickScope, report: VisitorReport): CellSele
 const cellId = (day: string, key: string) => `${day}|${key}`;
 
 /**
+ * Today's overlaps with yesterday: the hashes of today's first 30 minutes that the cell had yesterday.
+ * They change only when clicks are added to today's first hour or to yesterday, so each process keeps
+ * them per scope with those two click counts and reads the raw clicks again only when one has changed.
+ */
+const overlapsOfToday = new Map<string, { firstHour: number; yesterday: number; counts: CellCount[] }>();
+const MAX_KEPT = 2000;
+
+async function todaysOverlaps(ch: Clickhouse, sel: CellSelector, today: string, first: FirstRound): Promise<CellCount[]> {
+  const yesterday = addDays(today, -1);
+  const yesterdayClicks = first.live.reduce((n, c) => n + (c.day === yesterday ? c.clicks : 0), 0);
+  const id = [sel.accountId, sel.report, sel.bot, sel.domain, sel.key ?? "", today].join("|");
+  const kept = overlapsOfToday.get(id);
+  if (kept && kept.firstHour === first.firstHourClicks && kept.yesterday === yesterdayClicks) return kept.counts;
+  const counts = await countRawOverlaps(ch, sel, [today], today);
+  if (overlapsOfToday.size >= MAX_KEPT) overlapsOfToday.clear();
+  overlapsOfToday.set(id, { firstHour: first.firstHourClicks, yesterday: yesterdayClicks, counts });
+  return counts;
+}
+
+/**
  * The report's read of its aggregate (`live`) and the visitors of its cells over [start, end], in one
  * statement while every closed day's stored numbers hold; the days whose numbers do not hold are then
  * counted from the raw clicks.
@@ -60,10 +80,14 @@ export async function countCellVisitors(
   liveQuery: LiveQuery,
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
-  // Today is never stored: it is counted from the raw clicks in the same statement.
+  // Today is never stored: its visitors are counted from the raw clicks alongside.
   const open = range.end >= today && range.start <= today ? today : undefined;
-  const first = await readFirstRound(ch, sel, range.start, range.end, liveQuery, open);
+  const [first, openN] = await Promise.all([
+    readFirstRound(ch, sel, range.start, range.end, liveQuery, open),
+    open ? countRawVisitors(ch, sel, [open]) : [],
+  ]);
   const cells = first.live;
+  const openO = open && open > range.start ? await todaysOverlaps(ch, sel, open, first) : [];
   const liveClicks = new Map(cells.map((c) => [cellId(c.day, c.key), c.clicks]));
   const storedCells = new Map<string, StoredCell>(first.stored.map((s) => [cellId(s.day, s.key), s]));
   const staleN = new Set<string>();
@@ -77,8 +101,8 @@ export async function countCellVisitors(
   }
   const [lateN, lateO] = await Promise.all([countRawVisitors(ch, sel, [...staleN]), countRawOverlaps(ch, sel, [...staleO], today)]);
   const counted = (rows: CellCount[]) => new Map(rows.map((r) => [cellId(r.day, r.key), r.n]));
-  const rawN = counted([...first.openN, ...lateN]);
-  const rawO = counted([...first.openO, ...lateO]);
+  const rawN = counted([...openN, ...lateN]);
+  const rawO = counted([...openO, ...lateO]);
 
   const byKey = new Map<string, number>();
   const byDay = new Map<string, number>();

@@ -153,14 +153,13 @@ export interface LiveQuery {
 export interface FirstRound {
   live: { day: string; key: string; clicks: number; x: number; y: number }[];
   stored: StoredCell[];
-  openN: CellCount[];
-  openO: CellCount[];
+  /** Today's clicks of the scope in its first hour (every cell): today's carried hashes are among them. */
+  firstHourClicks: number;
 }
 
 /**
- * In one statement (each read is small; a statement each cost more in round trips than in reading): the
- * report's own read of its aggregate, the stored numbers of the range, and, when the range has today, today's
- * visitors and carried overlap from the raw clicks (the hashes of its first 30 minutes found the day before).
+ * In one statement: the report's own read of its aggregate, the stored numbers of the range and, when the
+ * range has today, the scope's clicks in today's first hour (clicks_hourly).
  */
 export async function readFirstRound(
   ch: Clickhouse,
@@ -170,10 +169,6 @@ export async function readFirstRound(
   live: LiveQuery,
   today?: string,
 ): Promise<FirstRound> {
-  const key = SOURCES[sel.report].rawKey;
-  const clicks = ch.table("clicks");
-  const scope = rawScope(sel);
-  const early = `${scope} AND ${IN_DAYS("days")} AND timestamp < toDateTime(toDate(timestamp), 'UTC') + ${CARRY_SECONDS}`;
   const parts = [
     `SELECT 'l' AS t, toString(ld) AS d, toString(lk) AS k, toUInt64(lc) AS a, toUInt64(lx) AS b, toUInt64(ly) AS e, toUInt64(0) AS o FROM (${live.sql})`,
     `SELECT 's', toString(day), key, clicks, prev_clicks, visitors, overlap FROM ${ch.table("click_visitor_days")}
@@ -181,22 +176,12 @@ export async function readFirstRound(
        ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date}
      ORDER BY computed_at DESC LIMIT 1 BY day, key`,
   ];
-  if (today) {
+  if (today)
     parts.push(
-      `SELECT 'n', toString(toDate(timestamp)), ${key}, toUInt64(0), toUInt64(0), toUInt64(uniqExact(visitor_hash)), toUInt64(0)
-       FROM ${clicks} WHERE ${scope} AND ${IN_DAYS("days")} GROUP BY toString(toDate(timestamp)), ${key}`,
+      `SELECT 'h', '', '', toUInt64(sum(clicks)), toUInt64(0), toUInt64(0), toUInt64(0) FROM ${ch.table("clicks_hourly")}
+       WHERE account_id = {account:UUID} AND hour = toDateTime({today:Date}, 'UTC')
+         ${sel.bot === 2 ? "" : "AND is_bot = {bot:UInt8}"} ${sel.domain === "*" ? "" : "AND domain = {domain:String}"}`,
     );
-    if (today > start)
-      parts.push(
-        `SELECT 'o', toString(dd), k, toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(count()) FROM
-           (SELECT DISTINCT toDate(timestamp) AS dd, ${key} AS k, visitor_hash AS h FROM ${clicks} WHERE ${early}) AS cur
-         INNER JOIN
-           (SELECT DISTINCT toDate(timestamp) + 1 AS dd, ${key} AS k, visitor_hash AS h FROM ${clicks}
-            PREWHERE account_id = {account:UUID} AND ${IN_DAYS("prev")}
-            WHERE ${scope} AND visitor_hash IN (SELECT visitor_hash FROM ${clicks} WHERE ${early})) AS before
-         USING (dd, k, h) GROUP BY dd, k`,
-      );
-  }
   const rows = await ch.query<{ t: string; d: string; k: string; a: string; b: string; e: string; o: string }>(
     parts.join("\nUNION ALL\n"),
     {
@@ -205,15 +190,15 @@ export async function readFirstRound(
       report: sel.report,
       start,
       end,
+      today: today ?? end,
     },
   );
-  const out: FirstRound = { live: [], stored: [], openN: [], openO: [] };
+  const out: FirstRound = { live: [], stored: [], firstHourClicks: 0 };
   for (const r of rows) {
     const [day, k] = [String(r.d), String(r.k)];
     if (r.t === "l") out.live.push({ day, key: k, clicks: num(r.a), x: num(r.b), y: num(r.e) });
     else if (r.t === "s") out.stored.push({ day, key: k, clicks: num(r.a), prev_clicks: num(r.b), visitors: num(r.e), overlap: num(r.o) });
-    else if (r.t === "n") out.openN.push({ day, key: k, n: num(r.e) });
-    else out.openO.push({ day, key: k, n: num(r.o) });
+    else out.firstHourClicks = num(r.a);
   }
   return out;
 }
