@@ -220,8 +220,9 @@ function secretsFromFiles(env: Record<string, string | undefined>): Record<strin
   return values;
 }
 
-/** Where the container's health check finds this server: loopback on PORT (server/ops/probe.ts). */
+/** Where the container's health check finds this server: loopback on PORT (server/ops/probe.ts); a full URL as it is. */
 export function localProbeUrl(path: string, env: Record<string, string | undefined> = Bun.env): string {
+  if (/^https?:\/\//.test(path)) return path;
   const port = env.PORT && /^[1-9][0-9]{0,4}$/.test(env.PORT) ? env.PORT : "3000";
   return `http://127.0.0.1:${port}${path.startsWith("/") ? path : `/${path}`}`;
 }

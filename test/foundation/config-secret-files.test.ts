@@ -91,6 +91,7 @@ describe("<NAME>_FILE", () => {
   test("the health probe asks this container's PORT on loopback", () => {
     expect(localProbeUrl("/livez", {})).toBe("http://127.0.0.1:3000/livez");
     expect(localProbeUrl("/readyz", { PORT: "8080" })).toBe("http://127.0.0.1:8080/readyz");
+    expect(localProbeUrl("http://127.0.0.1:8123/ping", { PORT: "8080" })).toBe("http://127.0.0.1:8123/ping");
   });
 });
 
