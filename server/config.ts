@@ -108,7 +108,8 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
   const firstError = Value.Errors(EnvSchema, picked).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, "");
-    const shown = name in files ? `${name}_FILE=${JSON.stringify(env[`${name}_FILE`])} (its content)` : `${name}=${JSON.stringify(picked[name])}`;
+    const shown =
+      name in files ? `${name}_FILE=${JSON.stringify(env[`${name}_FILE`])} (its content)` : `${name}=${JSON.stringify(picked[name])}`;
     throw new ConfigError(`Invalid environment variable ${shown}: ${firstError.message}`);
   }
   const e = picked as Env;
@@ -214,7 +215,9 @@ function secretsFromFiles(env: Record<string, string | undefined>): Record<strin
     try {
       values[name] = readFileSync(path, "utf8").replace(/\r?\n$/, "");
     } catch (err) {
-      throw new ConfigError(`Invalid environment variable ${name}_FILE=${JSON.stringify(path)}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err})`);
+      throw new ConfigError(
+        `Invalid environment variable ${name}_FILE=${JSON.stringify(path)}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err})`,
+      );
     }
   }
   return values;

@@ -1,10 +1,13 @@
 #!/bin/sh
-# Writes the secrets compose.yaml mounts into ./secrets (mode 0600), each a random value, and the
-# files made from them (the Postgres and Redis URLs, ClickHouse's user). Keeps files that exist.
+# Writes the secrets compose.yaml mounts into ./secrets, each a random value, and the files made from
+# them (the Postgres and Redis URLs, ClickHouse's user). Keeps files that exist. The directory is the
+# owner's alone (0700); the files are 0644 because compose mounts them as they are, and the services
+# read them as their own users (svc 10001, postgres, clickhouse), not as the files' owner.
 set -eu
 cd "$(dirname "$0")/../.."
-umask 077
+umask 022
 mkdir -p secrets
+chmod 0700 secrets
 rand() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
 keep() { [ -s "secrets/$1" ] || printf '%s' "$2" > "secrets/$1"; }
 keep postgres_password "$(rand)"
@@ -21,6 +24,4 @@ keep clickhouse-users.xml "<clickhouse><users><svc>
   <access_management>1</access_management>
 </svc></users></clickhouse>
 "
-# ClickHouse's server reads the users file as its own user (uid 101): readable, not writable.
-chmod 0644 secrets/clickhouse-users.xml
 echo "secrets written to $(pwd)/secrets (the admin token: secrets/admin_token)"

@@ -74,7 +74,9 @@ export async function readiness(src: ReadinessSources): Promise<HealthReport> {
     observedUnit: "bytes",
     status: s.isOverBound ? "fail" : "pass",
     time,
-    ...(s.isOverBound ? { output: `over SPOOL_MAX_BYTES (${src.spoolMaxBytes}): ingest answers 503 until ClickHouse takes the backlog` } : {}),
+    ...(s.isOverBound
+      ? { output: `over SPOOL_MAX_BYTES (${src.spoolMaxBytes}): ingest answers 503 until ClickHouse takes the backlog` }
+      : {}),
   }));
   const pass = Object.values(checks).every((list) => list.every((c) => c.status === "pass"));
   return {

@@ -80,8 +80,13 @@ describe("<NAME>_FILE", () => {
     });
     try {
       const url = await listeningUrl(proc.stdout);
-      expect((await fetch(`${url}/admin/v1/accounts/${crypto.randomUUID()}`, { headers: { authorization: "Bearer wrong-token-0123456789" } })).status).toBe(401);
-      expect((await fetch(`${url}/admin/v1/accounts/${crypto.randomUUID()}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+      expect(
+        (await fetch(`${url}/admin/v1/accounts/${crypto.randomUUID()}`, { headers: { authorization: "Bearer wrong-token-0123456789" } }))
+          .status,
+      ).toBe(401);
+      expect(
+        (await fetch(`${url}/admin/v1/accounts/${crypto.randomUUID()}`, { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(404);
     } finally {
       proc.kill();
       await proc.exited;

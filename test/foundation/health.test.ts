@@ -44,16 +44,19 @@ test("readiness fails while ClickHouse is stopped, liveness does not; clicks tak
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const log: string[] = [];
-  const server = spawnServer({
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    HOST: "127.0.0.1",
-    CLICKHOUSE_URL: `http://127.0.0.1:${chPort}`,
-    LOG_LEVEL: "silent",
-    SPOOL_FLUSH_MS: "100",
-    // Small enough that one click held back by the outage puts the clicks spool over it.
-    SPOOL_MAX_BYTES: "100",
-  }, log); // the ClickHouse client's connection errors during the outage go to the log, not the test's output
+  const server = spawnServer(
+    {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      CLICKHOUSE_URL: `http://127.0.0.1:${chPort}`,
+      LOG_LEVEL: "silent",
+      SPOOL_FLUSH_MS: "100",
+      // Small enough that one click held back by the outage puts the clicks spool over it.
+      SPOOL_MAX_BYTES: "100",
+    },
+    log,
+  ); // the ClickHouse client's connection errors during the outage go to the log, not the test's output
   children.push(server);
   await until(async () => (await fetch(`${url}/livez`).catch(() => null))?.ok === true, 60_000, "the server listens");
 
@@ -66,7 +69,10 @@ test("readiness fails while ClickHouse is stopped, liveness does not; clicks tak
   expect(ready.body.checks["postgres:responseTime"][0]).toMatchObject({ status: "pass", observedUnit: "ms", componentType: "datastore" });
   expect(ready.body.checks["clickhouse:responseTime"][0]).toMatchObject({ status: "pass", observedUnit: "ms" });
   expect(ready.body.checks["redis:responseTime"]).toBeUndefined(); // no REDIS_URL: nothing to check
-  expect(ready.body.checks["spool:unflushedBytes"].map((c: { componentId: string }) => c.componentId).sort()).toEqual(["clicks", "journey"]);
+  expect(ready.body.checks["spool:unflushedBytes"].map((c: { componentId: string }) => c.componentId).sort()).toEqual([
+    "clicks",
+    "journey",
+  ]);
   // /healthz keeps its documented envelope.
   const healthz = await health(`${url}/healthz`);
   expect(healthz.status).toBe(200);
@@ -94,10 +100,14 @@ test("readiness fails while ClickHouse is stopped, liveness does not; clicks tak
   // The instance still serves what needs only the spool: the redirect takes the click.
   const redirect = await fetch(`${url}/${link.data.short_code}`, { redirect: "manual", headers: { "user-agent": UA } });
   expect(redirect.status).toBe(302);
-  await until(async () => {
-    const spool = (await health(`${url}/readyz`)).body.checks["spool:unflushedBytes"];
-    return spool.find((c: { componentId: string }) => c.componentId === "clicks").status === "fail";
-  }, 20_000, "the held-back click puts the clicks spool over SPOOL_MAX_BYTES");
+  await until(
+    async () => {
+      const spool = (await health(`${url}/readyz`)).body.checks["spool:unflushedBytes"];
+      return spool.find((c: { componentId: string }) => c.componentId === "clicks").status === "fail";
+    },
+    20_000,
+    "the held-back click puts the clicks spool over SPOOL_MAX_BYTES",
+  );
   expect(server.exitCode).toBeNull();
 
   clickhouse = await startClickhouse(chPort, chPath);
