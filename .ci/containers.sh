@@ -91,6 +91,7 @@ if ! podman image exists "$BASE"; then
   debootstrap --variant=minbase "$suite" "$WORK/rootfs" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1 \
     || { tail -n 30 "$WORK/debootstrap.log"; fail "debootstrap failed"; }
   # Test-only plumbing: the machine's CA bundle, for npm inside the build (NODE_EXTRA_CA_CERTS below).
+  mkdir -p "$WORK/rootfs/etc/ssl"
   cp /etc/ssl/certs/ca-certificates.crt "$WORK/rootfs/etc/ssl/host-ca.crt"
   tar -C "$WORK/rootfs" -c . | podman import -q - "$BASE" >/dev/null
   rm -rf "$WORK/rootfs"
@@ -156,7 +157,7 @@ until_ok 60 clicks_are "$A" "$KEY" "$ID" 1
 N=20
 for _ in $(seq 1 $N); do [ "$(redirect "$A" "$CODE")" = 302 ] || fail "svc-1's redirect did not answer 302"; done
 echo "svc-1 accepted $N clicks; stats on svc-2 before svc-1 stops: $(stats_clicks "$B" "$KEY" "$ID") (the proxy's click may be held by svc-1 too)"
-podman stop -t 60 "${PROJECT}_svc-1_1" >/dev/null
+podman stop -t 60 "${PROJECT}_svc-1_1" >/dev/null 2>>"$WORK/podman.log"
 [ "$(podman inspect --format '{{.State.ExitCode}}' "${PROJECT}_svc-1_1")" = 0 ] || fail "svc-1 did not exit cleanly on SIGTERM"
 until_ok 30 clicks_are "$B" "$KEY" "$ID" $((N + 2))
 echo "after svc-1's SIGTERM: $(stats_clicks "$B" "$KEY" "$ID") clicks in svc-2's stats ($N + 2 expected)"
