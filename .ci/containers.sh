@@ -143,6 +143,7 @@ PROXY=http://127.0.0.1:13180
 until_ok 240 curl -fsS "$A/readyz"
 until_ok 120 curl -fsS "$B/readyz"
 until_ok 60 curl -fsS "$PROXY/readyz"
+podman inspect --format '{{.Name}}: {{.RestartCount}} restarts while the stores started' "${PROJECT}_svc-1_1" "${PROJECT}_svc-2_1"
 ADMIN=$(cat secrets/admin_token)
 ACC=$(curl -fsS -H "authorization: Bearer $ADMIN" -H 'content-type: application/json' -d '{"name":"ci","tier":"scale"}' "$A/admin/v1/accounts" | json d.data.id)
 KEY=$(curl -fsS -H "authorization: Bearer $ADMIN" -H 'content-type: application/json' \
