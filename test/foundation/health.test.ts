@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { freePort, spawnServer } from "../helpers/server-process";
+import { freePort, serverProcess, spawnServer } from "../helpers/server-process";
+import { testDatabaseUrl, testRedisUrl } from "../helpers/stores";
 import { until } from "../helpers/until";
 
 const STAND_IN = join(import.meta.dir, "..", "support", "clickhouse-http.ts");
@@ -125,3 +126,21 @@ test("readiness fails while ClickHouse is stopped, liveness does not; clicks tak
   clickhouse.kill("SIGTERM");
   await clickhouse.exited;
 }, 180_000);
+
+test("readiness checks every store this pass configures: Redis too when REDIS_URL is set", async () => {
+  const server = serverProcess(); // this pass's stores: embedded, a Postgres server, or every store a server
+  try {
+    await server.start();
+    const ready = await health(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const stores = Object.keys(ready.body.checks).filter((k) => k.endsWith(":responseTime"));
+    const withRedis = Boolean(testRedisUrl && testDatabaseUrl); // REDIS_URL only beside a Postgres server
+    expect(stores.sort()).toEqual(
+      ["clickhouse:responseTime", "postgres:responseTime", ...(withRedis ? ["redis:responseTime"] : [])].sort(),
+    );
+    for (const key of stores) expect(ready.body.checks[key][0].status, key).toBe("pass");
+  } finally {
+    await server.stop();
+    server.remove();
+  }
+}, 120_000);
