@@ -66,12 +66,12 @@ redirect() { curl -sS -o /dev/null -w '%{http_code}' -A "$UA" "$1/$2"; }
 
 step "podman from Debian"
 need=()
-for c in podman buildah runc newuidmap slirp4netns debootstrap podman-compose catatonit; do command -v "$c" >/dev/null || need+=("$c"); done
+for c in podman buildah runc newuidmap slirp4netns debootstrap podman-compose catatonit curl; do command -v "$c" >/dev/null || need+=("$c"); done
 [ -e /usr/lib/cni/dnsname ] || need+=(dnsname)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq podman buildah runc uidmap slirp4netns debootstrap podman-compose \
-    golang-github-containernetworking-plugin-dnsname catatonit >/dev/null
+    golang-github-containernetworking-plugin-dnsname catatonit curl >/dev/null
 fi
 mkdir -p /etc/containers
 # crun and raised limits are refused inside this VM.
