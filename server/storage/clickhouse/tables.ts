@@ -43,6 +43,8 @@ export const CLICKHOUSE_TABLES = [
   "journey_visitors_hourly_mv",
   "journey_visitors_daily",
   "journey_visitors_daily_mv",
+  // Visitor and converter counts of closed days, written by the reports (migration 0230).
+  "journey_closed_days",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];
