@@ -142,3 +142,24 @@ test("the counts do not depend on what ClickHouse has merged", async () => {
   await ch.command(`OPTIMIZE TABLE ${ch.table("journey_event_bundles")} FINAL`);
   await expectExact();
 }, 120_000);
+
+test("visitors of the open hour and of today's closed hours are counted once, also those who came before", async () => {
+  const openHour = Math.floor(now / HOUR) * HOUR;
+  const todayStart = Math.floor(now / DAY) * DAY;
+  const known = [...new Set(sent.map((e) => e.visitor))].slice(0, 60);
+  const r = random(4);
+  const event = (visitor: string, ms: number, i: number): SentEvent => ({
+    link: i % 3 ? shop : blog,
+    visitor,
+    type: i % 4 ? "page_view" : "conversion",
+    ms,
+    device: "mobile",
+    country: "US",
+  });
+  await send([
+    ...known.map((v, i) => event(v, openHour + Math.floor(r() * (now - openHour)), i)),
+    ...Array.from({ length: 30 }, (_, i) => event(`open${i}`, openHour + Math.floor(r() * (now - openHour)), i)),
+    ...known.slice(0, 30).map((v, i) => event(v, todayStart + Math.floor(r() * (openHour - todayStart)), i + 1)),
+  ]);
+  await expectExact();
+}, 120_000);

@@ -1,24 +1,26 @@
--- Visitor and converter counts of closed days, so that a 30- or 90-day report stops re-reading, on every
--- call, the bundles of days that cannot change. A row per UTC day before today, per link and per account
--- (link_id all zeros), computed from journey_event_bundles (migration 0207): the day's units (a visitor with
--- an event that day, and apart, a visitor with a conversion that day) counted by the hour of the unit's
--- last event (`*_last`), and by the hour of the visitor's last event before that day (`*_prev`, 1970
--- without one in the 92 days before), as sumMap pairs (hours, counts). The visitors of a period from hour
--- h to the end of the closed days are then the first day's units whose last event is at or after h plus
--- the later days' units whose previous event is before h (each visitor counted once, at their first day in
--- the period); server/journey/closed-days-query.ts adds today, counted from the bundles.
+-- Visitor and converter counts of closed periods, so that a 30- or 90-day report stops re-reading, on every
+-- call, the bundles of days that cannot change. A row per UTC day before today and per closed hour of
+-- today (`span`: 86400 or 3600 seconds from `start`), per link and per account (link_id all zeros),
+-- computed from journey_event_bundles (migration 0207), each bundle in the period of its `ended`. The
+-- period's units (a visitor with a bundle in it, and apart, a visitor with a conversion in it) are counted
+-- by the hour of the unit's last event (`*_last`) and by the hour of the visitor's last event before the
+-- period (`*_prev`, 1970 without one in the 92 days before), as sumMap pairs (hours, counts). A report from
+-- hour h then counts each visitor once, at their first period with an event at or after h: a period that
+-- starts before h by its units whose last event is at or after h, a later one by its units whose previous
+-- event is before h; server/journey/closed-days-query.ts adds the open hour.
 --
--- `bundles` is the number of bundle rows of the day the row was computed from. Bundle rows are only ever
--- added (an insert, also a late one, adds rows to its day; merges and replayed chunks add none), so a
--- report that finds as many bundle rows in its closed days as their rows say knows them unchanged, and
--- otherwise recomputes from the first changed day (a day's `_prev` depends on the days before it).
--- Rows are written by the reports (and this backfill), never by a view: ingest does not pay for them.
--- A re-computed day is a new row with a later computed_at; readers take the latest (argMax), so two
--- instances computing the same day at once, or a re-run of this migration, change no count.
+-- `bundles` is the number of bundle rows the row was computed from. Bundle rows are only ever added (an
+-- insert, also a late one, adds rows to its day; merges and replayed chunks add none), so a report that
+-- finds as many bundle rows in its closed periods as their rows say knows them unchanged, and otherwise
+-- computes again from the first changed period (a period's `_prev` depends on those before it). Rows are
+-- written by the reports (and this backfill), never by a view. A period computed again is a new row with
+-- a later computed_at; readers take the latest (argMax), so two instances computing the same period at
+-- once, or a re-run of this migration, change no count.
 CREATE TABLE IF NOT EXISTS {{db}}.journey_closed_days {{on_cluster}} (
   account_id UUID,
   link_id UUID,
-  day Date,
+  start DateTime('UTC'),
+  span UInt32,
   bundles UInt64,
   visitor_last Tuple(Array(DateTime('UTC')), Array(UInt64)),
   visitor_prev Tuple(Array(DateTime('UTC')), Array(UInt64)),
@@ -26,51 +28,36 @@ CREATE TABLE IF NOT EXISTS {{db}}.journey_closed_days {{on_cluster}} (
   converter_prev Tuple(Array(DateTime('UTC')), Array(UInt64)),
   computed_at DateTime64(3, 'UTC')
 ) ENGINE = {{replicated}}ReplacingMergeTree(computed_at)
-ORDER BY (account_id, link_id, day)
-TTL day + INTERVAL 1825 DAY;
+ORDER BY (account_id, link_id, span, start)
+TTL start + INTERVAL 1825 DAY;
 
--- The closed days of the last 91 days (no report period reaches further), per link, then per account,
--- from the events stored before this migration. Instances still running the previous version may insert
--- meanwhile: a day they add to after this computed it no longer matches its `bundles`, and the first
--- report that reads it computes it again.
-INSERT INTO {{db}}.journey_closed_days
-SELECT account_id, link_id, day, sum(n) AS bundles,
-  sumMap([last], [toUInt64(1)]) AS visitor_last,
-  sumMap([prev], [toUInt64(1)]) AS visitor_prev,
-  sumMap(if(clast = 0, [], [toDateTime(clast, 'UTC')]), if(clast = 0, [], [toUInt64(1)])) AS converter_last,
-  sumMap(if(clast = 0, [], [toDateTime(cprev, 'UTC')]), if(clast = 0, [], [toUInt64(1)])) AS converter_prev,
-  now64(3) AS computed_at
-FROM (
-  SELECT account_id, link_id, vh, day, n, last, clast,
-    max(last) OVER w AS prev, max(clast) OVER w AS cprev
-  FROM (
-    SELECT account_id, link_id, vh, toDate(ended) AS day, count() AS n,
-      toStartOfHour(toDateTime(max(ended), 'UTC')) AS last,
-      intDiv(max(if(has(types, 5), toUnixTimestamp64Milli(started) + arrayMax(arrayFilter((o, ty) -> ty = 5, times, types)), 0)), 3600000) * 3600 AS clast
-    FROM {{db}}.journey_event_bundles
-    WHERE ended >= toDateTime(toDate(now(), 'UTC') - 92, 'UTC') AND ended < toDateTime(toDate(now(), 'UTC'), 'UTC')
-    GROUP BY account_id, link_id, vh, day)
-  WINDOW w AS (PARTITION BY account_id, link_id, vh ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
-WHERE day >= toDate(now(), 'UTC') - 91
-GROUP BY account_id, link_id, day;
+-- The open hour's visitors are looked up here by visitor: a row per bundle (its visitor hash, the hour of
+-- its last event and of its last conversion, 1970 without one), sorted by account and visitor in small
+-- granules, so a few hundred visitors read a few hundred granules. Kept 92 days (the longest period).
+CREATE TABLE IF NOT EXISTS {{db}}.journey_visitor_hours {{on_cluster}} (
+  account_id UUID,
+  vh UInt64,
+  link_id UUID,
+  hour DateTime('UTC'),
+  converted DateTime('UTC')
+) ENGINE = {{replicated}}MergeTree
+PARTITION BY toYYYYMM(hour)
+ORDER BY (account_id, vh, hour, link_id)
+TTL hour + INTERVAL 92 DAY
+SETTINGS index_granularity = 256, non_replicated_deduplication_window = 10000;
 
-INSERT INTO {{db}}.journey_closed_days
-SELECT account_id, toUUID('00000000-0000-0000-0000-000000000000') AS link_id, day, sum(n) AS bundles,
-  sumMap([last], [toUInt64(1)]) AS visitor_last,
-  sumMap([prev], [toUInt64(1)]) AS visitor_prev,
-  sumMap(if(clast = 0, [], [toDateTime(clast, 'UTC')]), if(clast = 0, [], [toUInt64(1)])) AS converter_last,
-  sumMap(if(clast = 0, [], [toDateTime(cprev, 'UTC')]), if(clast = 0, [], [toUInt64(1)])) AS converter_prev,
-  now64(3) AS computed_at
-FROM (
-  SELECT account_id, vh, day, n, last, clast,
-    max(last) OVER w AS prev, max(clast) OVER w AS cprev
-  FROM (
-    SELECT account_id, vh, toDate(ended) AS day, count() AS n,
-      toStartOfHour(toDateTime(max(ended), 'UTC')) AS last,
-      intDiv(max(if(has(types, 5), toUnixTimestamp64Milli(started) + arrayMax(arrayFilter((o, ty) -> ty = 5, times, types)), 0)), 3600000) * 3600 AS clast
-    FROM {{db}}.journey_event_bundles
-    WHERE ended >= toDateTime(toDate(now(), 'UTC') - 92, 'UTC') AND ended < toDateTime(toDate(now(), 'UTC'), 'UTC')
-    GROUP BY account_id, vh, day)
-  WINDOW w AS (PARTITION BY account_id, vh ORDER BY day ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))
-WHERE day >= toDate(now(), 'UTC') - 91
-GROUP BY account_id, day;
+CREATE MATERIALIZED VIEW IF NOT EXISTS {{db}}.journey_visitor_hours_mv {{on_cluster}} TO {{db}}.journey_visitor_hours AS
+SELECT account_id, vh, link_id, toStartOfHour(toDateTime(ended, 'UTC')) AS hour,
+  toDateTime(intDiv(if(has(types, 5), toUnixTimestamp64Milli(started) + arrayMax(arrayFilter((o, ty) -> ty = 5, times, types)), 0), 3600000) * 3600, 'UTC') AS converted
+FROM {{db}}.journey_event_bundles;
+
+-- The bundles stored before this migration, in the last 92 days. The view exists first, so whatever
+-- instances of the previous version insert meanwhile is in the table, some of it twice (from the view and
+-- from this copy), as it is after a re-run: the table only answers whether a visitor had a bundle in some
+-- hours, which a row stored twice does not change. The closed periods' counts are computed by the first
+-- report that reads them.
+INSERT INTO {{db}}.journey_visitor_hours
+SELECT account_id, vh, link_id, toStartOfHour(toDateTime(ended, 'UTC')) AS hour,
+  toDateTime(intDiv(if(has(types, 5), toUnixTimestamp64Milli(started) + arrayMax(arrayFilter((o, ty) -> ty = 5, times, types)), 0), 3600000) * 3600, 'UTC') AS converted
+FROM {{db}}.journey_event_bundles
+WHERE ended >= toDateTime(toDate(now(), 'UTC') - 92, 'UTC');
