@@ -78,18 +78,19 @@ async function countFromClosedDays(ch: Clickhouse, s: ClosedDaysScope, nowMs: nu
   const h = "toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
   const counted = (last: string, prev: string) =>
     `sum(if(start < ${h}, arraySum((k, c) -> if(k >= ${h}, c, 0), ${last}.1, ${last}.2), arraySum((k, c) -> if(k < ${h}, c, 0), ${prev}.1, ${prev}.2)))`;
+  // The stored rows are read once (a CTE named twice would be read twice), as one tuple.
+  const closed = `SELECT (sum(bundles), ${counted("visitor_last", "visitor_prev")}, ${converters ? counted("converter_last", "converter_prev") : "0"})
+    FROM (${storedOf(ch, latest("bundles", "visitor_last", "visitor_prev", ...(converters ? ["converter_last", "converter_prev"] : [])))})`;
   const [row] = await ch.query<Record<string, string>>(
     `
-    WITH stored AS (${storedOf(ch, latest("bundles", "visitor_last", "visitor_prev", "converter_last", "converter_prev"))})
+    WITH (${closed}) AS closed_sums
     SELECT
       (SELECT count() FROM ${b} AND ended >= ${at("first_day")} AND ended < ${at("open")}) AS current,
-      (SELECT sum(bundles) FROM stored) AS stored,
-      (SELECT ${counted("visitor_last", "visitor_prev")} FROM stored) AS closed_visitors,
+      closed_sums.1 AS stored, closed_sums.2 AS closed_visitors, closed_sums.3 AS closed_converters,
       (SELECT uniqExact(vh) FROM ${open}) AS open_visitors,
       (${lookup(`SELECT vh FROM ${open}`, `hour >= ${h}`)}) AS open_seen${
         converters
           ? `,
-      (SELECT ${counted("converter_last", "converter_prev")} FROM stored) AS closed_converters,
       (SELECT uniqExactIf(vh, ${convertedSince("from")}) FROM ${open}) AS open_converters,
       (${lookup(`SELECT vh FROM ${open} AND ${convertedSince("from")}`, `converted >= ${h}`)}) AS open_converters_seen`
           : ""

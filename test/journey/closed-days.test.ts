@@ -83,8 +83,14 @@ async function expectExact() {
         scope,
         ...want,
       });
-      const viaReports = await countJourneyVisitors(ch, { accountId: account, fromMs, linkIds: scope === WHOLE_ACCOUNT ? undefined : [scope] });
-      expect(viaReports).toEqual(await countFromBundles(ch, { accountId: account, fromMs, linkIds: scope === WHOLE_ACCOUNT ? undefined : [scope] }));
+      const viaReports = await countJourneyVisitors(ch, {
+        accountId: account,
+        fromMs,
+        linkIds: scope === WHOLE_ACCOUNT ? undefined : [scope],
+      });
+      expect(viaReports).toEqual(
+        await countFromBundles(ch, { accountId: account, fromMs, linkIds: scope === WHOLE_ACCOUNT ? undefined : [scope] }),
+      );
     }
   }
 }
@@ -114,7 +120,14 @@ test("late events into closed days already counted (new visitors, and returning 
   const tenDaysAgo = Math.floor((now - 10 * DAY) / HOUR) * HOUR + 17 * 60_000;
   const known = [...new Set(sent.filter((e) => e.ms > now - 9 * DAY).map((e) => e.visitor))].slice(0, 40);
   const late: SentEvent[] = [
-    ...known.map((visitor, i) => ({ link: shop, visitor, type: "page_view" as const, ms: tenDaysAgo + i * 1000, device: "mobile", country: "US" })),
+    ...known.map((visitor, i) => ({
+      link: shop,
+      visitor,
+      type: "page_view" as const,
+      ms: tenDaysAgo + i * 1000,
+      device: "mobile",
+      country: "US",
+    })),
     ...Array.from({ length: 25 }, (_, i) => ({
       link: blog,
       visitor: `late${i}`,
