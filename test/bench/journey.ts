@@ -64,7 +64,7 @@ async function loadEvents() {
   // What the tracker stores: sessions of 1 to 30 events (a quarter are one-page bounces, a long tail of
   // browsing), each opened by a page view, events 5 s to 2 min apart, started at random over 90 days by
   // visitors who come back on other days (a skewed few often: the square of a uniform draw picks the
-  // visitor, so visitor ids near 0 have many sessions and most have one or two); ~230,000 sessions
+  // visitor, so visitor ids near 0 have many sessions and most have one or two); ~255,000 sessions
   // per 1M events, 85,000 visitors. Page views, scrolls, timers, custom events (add_to_cart, signup), conversions.
   await ch.command(
     `
