@@ -2,7 +2,8 @@
 // keepalive POSTs with one idempotency key per batch (reused by its retries), exponential
 // backoff honouring Retry-After, and unsent batches kept in localStorage across page loads.
 import type { JourneyEventWire } from "./protocol";
-import { LS, load, save, uuid } from "./store";
+import { type Store, uuid } from "./store";
+import type { TrackerOptions } from "./tracker";
 
 // k: idempotency key, e: events, n: failed attempts, t: earliest next attempt (ms; Infinity while
 // in flight, which JSON turns into null, so a batch in flight when the page died is resent on load)
@@ -18,54 +19,38 @@ export interface Sender {
   flush(): void;
 }
 
-export function createSender(
-  url: string,
-  key: string,
-  w: Window,
-  now: () => number,
-  st: (f: () => void, ms: number) => unknown,
-  delay: number,
-): Sender {
-  const B: Batch[] = load(w, LS, "b") || [];
+export function createSender(o: TrackerOptions, w: Window, now: () => number, st: Store): Sender {
+  const later = o.setTimeout || ((f, ms) => w.setTimeout(f, ms));
+  const B: Batch[] = st(0, "b") || [];
   const q: JourneyEventWire[] = [];
   let tm: unknown;
 
   // At most 20 batches are kept; the oldest go first.
-  const keep = () => {
-    B.splice(0, B.length - 20);
-    save(w, LS, "b", B);
-  };
-
-  const done = (b: Batch) => {
-    B.splice(B.indexOf(b) >>> 0, 1); // -1 (already dropped) becomes 2^32 - 1: no-op
-    keep();
-  };
-
-  const retry = (b: Batch, ms: number) => {
-    b.n++;
-    b.t = now() + ms;
-    keep();
-    st(pump, Math.min(ms, 1e9)); // timers overflow past 2^31 ms
-  };
-
-  const answer = (b: Batch, s: number, ra?: string | null) => {
-    // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
-    s && (s < 300 || (s < 500 && s != 408 && s != 429)) ? done(b) : retry(b, +ra! * 1e3 || Math.min(1e3 * 2 ** b.n, 3e5));
-  };
+  const keep = () => st(0, "b", B.splice(0, B.length - 20) && B);
 
   const pump = () => {
     for (const b of B)
       if (b.t <= now()) {
         b.t = 1 / 0;
-        w.fetch(url, {
+        w.fetch(o.api + "/journey/events", {
           method: "POST",
           keepalive: true,
-          headers: { "Content-Type": "application/json", "X-API-Key": key, "X-Idempotency-Key": b.k },
+          headers: { "Content-Type": "application/json", "X-API-Key": o.key, "X-Idempotency-Key": b.k },
           body: JSON.stringify({ events: b.e }),
-        }).then(
-          (r) => answer(b, r.status, r.headers.get("Retry-After")),
-          () => answer(b, 0),
-        );
+        })
+          .catch(() => {})
+          .then((r) => {
+            const s = r && r.status;
+            // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
+            if (s && (s < 300 || (s < 500 && s != 408 && s != 429))) B.splice(B.indexOf(b) >>> 0, 1); // -1 (already dropped): no-op
+            else {
+              const ms = +r?.headers.get("Retry-After")! * 1e3 || Math.min(1e3 * 2 ** b.n, 3e5);
+              b.n++;
+              b.t = now() + ms;
+              later(pump, Math.min(ms, 1e9)); // timers overflow past 2^31 ms
+            }
+            keep();
+          });
       }
   };
 
@@ -74,8 +59,7 @@ export function createSender(
     tm = 0;
     while (q.length) {
       let n = 0;
-      let s = 0;
-      while (n < q.length && n < 100 && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4) n++;
+      for (let s = 0; n < 100 && q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
       B.push({ k: uuid(), e: q.splice(0, n || 1), n: 0, t: 0 });
     }
     keep();
@@ -86,7 +70,7 @@ export function createSender(
   return {
     add(e) {
       q.push(e);
-      q.length < 100 ? tm || (tm = st(flush, delay)) : flush();
+      q.length < 100 ? tm || (tm = later(flush, o.flushDelay ?? 1e3)) : flush();
     },
     flush,
   };

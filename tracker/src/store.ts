@@ -1,22 +1,22 @@
 // Owns first-party storage (prefixed keys, JSON values, never throws) and random ids.
 
-export type StorageName = "localStorage" | "sessionStorage";
-export const LS = "localStorage";
-export const SS = "sessionStorage";
+/**
+ * store(w)(session, key) reads `svc_<key>` from localStorage (session 0) or sessionStorage (1);
+ * store(w)(session, key, value) writes it and returns value, so that a value can be stored and used
+ * in one expression. Storage can be missing or refuse (private modes, quotas): then reads give
+ * undefined and writes are skipped.
+ */
+export const store =
+  (w: Window) =>
+  (session: 0 | 1, k: string, v?: any): any => {
+    try {
+      const s = w[session ? "sessionStorage" : "localStorage"];
+      v === undefined ? (v = JSON.parse(s.getItem("svc_" + k)!)) : s.setItem("svc_" + k, JSON.stringify(v));
+    } catch {}
+    return v;
+  };
 
-export const load = (w: Window, s: StorageName, k: string): any => {
-  try {
-    return JSON.parse(w[s].getItem("svc_" + k)!);
-  } catch {}
-};
-
-// Returns v, so a value can be stored and used in one expression.
-export const save = <T>(w: Window, s: StorageName, k: string, v: T): T => {
-  try {
-    w[s].setItem("svc_" + k, JSON.stringify(v));
-  } catch {}
-  return v;
-};
+export type Store = ReturnType<typeof store>;
 
 // crypto.randomUUID exists only in secure contexts (https, localhost).
 export const uuid = (): string => crypto.randomUUID?.() || Math.random().toString(36).slice(2) + Date.now();

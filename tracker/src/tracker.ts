@@ -3,7 +3,7 @@
 // and conversions. createTracker has no side effects until called; index.ts calls it.
 import type { JourneyEventType, JourneyEventWire, JourneyPropertyValue } from "./protocol";
 import { createSender } from "./send";
-import { LS, SS, load, save, uuid } from "./store";
+import { store, uuid } from "./store";
 
 export type Properties = Record<string, JourneyPropertyValue>;
 
@@ -48,26 +48,26 @@ export function createTracker(o: TrackerOptions): Tracker {
   const H = w.history;
   const N = w.navigator as Navigator & { globalPrivacyControl?: boolean };
   const now = o.now || Date.now;
-  const st = o.setTimeout || ((f, ms) => w.setTimeout(f, ms));
+  const st = store(w);
   const on = (t: EventTarget, e: string, f: () => void) => t.addEventListener(e, f);
-  const nop = () => {};
-  const api: Tracker = { track: nop, conversion: nop, flush: nop };
-  if (o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl)) return api;
 
-  // Attribution hand-off: the redirect appends svc_ref=<link_id>.<click_id>.
+  // Attribution [link_id, visitor_id]: none (nothing is sent or stored) under DNT or GPC when asked.
   let a: string[] | undefined;
-  const ref = new URLSearchParams(loc.search).get("svc_ref");
-  if (ref != null) {
-    const i = ref.indexOf(".");
-    if (i > 0) a = save(w, SS, "a", save(w, LS, "a", [ref.slice(0, i), ref.slice(i + 1)]));
-    // Cut the parameter out of the string so the other parameters keep their exact encoding.
-    const q = loc.search.replace(/([?&])svc_ref=[^&]*(&|$)/, (_, s, e) => e && s);
-    try {
-      H.replaceState(H.state, "", loc.pathname + q + loc.hash); // before history is patched: not a navigation
-    } catch {}
+  if (!(o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl))) {
+    // Hand-off: the redirect appends svc_ref=<link_id>.<click_id>.
+    const ref = new URLSearchParams(loc.search).get("svc_ref");
+    if (ref != null) {
+      const i = ref.indexOf(".");
+      if (i > 0) a = st(1, "a", st(0, "a", [ref.slice(0, i), ref.slice(i + 1)]));
+      // Cut the parameter out of the string so the other parameters keep their exact encoding.
+      const q = loc.search.replace(/([?&])svc_ref=[^&]*(&|$)/, (_, s, e) => e && s);
+      try {
+        H.replaceState(H.state, "", loc.pathname + q + loc.hash); // before history is patched: not a navigation
+      } catch {}
+    }
+    a = a || st(1, "a") || st(0, "a") || (o.linkId && [o.linkId, st(0, "v") || st(0, "v", uuid())]);
   }
-  a = a || load(w, SS, "a") || load(w, LS, "a") || (o.linkId && [o.linkId, load(w, LS, "v") || save(w, LS, "v", uuid())]);
-  if (!a) return api;
+  const S = createSender(o, w, now, st);
 
   // An empty pattern gives ^$, which no pathname matches.
   const ex = (o.exclude || "").split(",").map((p) => RegExp("^" + p.trim().replace(/\W/g, (c) => (c == "*" ? ".*" : "\\" + c)) + "$"));
@@ -77,16 +77,17 @@ export function createTracker(o: TrackerOptions): Tracker {
   // The session ends after 30 minutes without an event, across tabs.
   const sid = (): string => {
     const t = now();
-    let s = load(w, LS, "s");
+    let s = st(0, "s");
     if (!s || t - s[1] > 18e5) s = [uuid()];
     s[1] = t;
-    return save(w, LS, "s", s)[0];
+    return st(0, "s", s)[0];
   };
 
-  const S = createSender(o.api + "/journey/events", o.key, w, now, st, o.flushDelay ?? 1e3);
+  // Nothing is sent without an attribution, nor from an excluded page.
   const ev = (t: JourneyEventType, x: Partial<JourneyEventWire>, p = page()) => {
     const sw = w.screen.width;
-    p[2] ||
+    a &&
+      !p[2] &&
       S.add({
         link_id: a[0],
         visitor_id: a[1],
@@ -136,31 +137,34 @@ export function createTracker(o: TrackerOptions): Tracker {
     S.flush();
   };
 
-  for (const m of ["pushState", "replaceState"] as const) {
-    const f = H[m];
-    H[m] = function (this: History, ...x: Parameters<History["pushState"]>) {
-      f.apply(this, x);
-      nav();
-    };
-  }
-  on(w, "popstate", nav);
-  on(w, "pagehide", hide);
-  on(D, "visibilitychange", () => (D.hidden ? hide() : tick()));
-  on(w, "scroll", () => {
-    const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 100;
-    while (sd < 4 && p >= (sd + 1) * 25) ev("scroll_depth", { scroll_percent: ++sd * 25 });
-  });
-  view();
-
-  api.track = (n, properties) => ev("custom", { event_name: n, properties });
-  api.conversion = (n, c = {}) =>
-    ev("conversion", {
-      event_name: n,
-      conversion_name: n,
-      revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
-      currency: c.currency && c.currency.toUpperCase(),
-      properties: c.properties,
+  if (a) {
+    for (const m of ["pushState", "replaceState"] as const) {
+      const f = H[m];
+      H[m] = function (this: History, ...x: Parameters<History["pushState"]>) {
+        f.apply(this, x);
+        nav();
+      };
+    }
+    on(w, "popstate", nav);
+    on(w, "pagehide", hide);
+    on(D, "visibilitychange", () => (D.hidden ? hide() : tick()));
+    on(w, "scroll", () => {
+      const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 100;
+      while (sd < 4 && p >= (sd + 1) * 25) ev("scroll_depth", { scroll_percent: ++sd * 25 });
     });
-  api.flush = S.flush;
-  return api;
+    view();
+  }
+
+  return {
+    track: (n, properties) => ev("custom", { event_name: n, properties }),
+    conversion: (n, c = {}) =>
+      ev("conversion", {
+        event_name: n,
+        conversion_name: n,
+        revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
+        currency: c.currency && c.currency.toUpperCase(),
+        properties: c.properties,
+      }),
+    flush: () => a && S.flush(),
+  };
 }
