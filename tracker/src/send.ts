@@ -14,13 +14,11 @@ interface Batch {
   t: number;
 }
 
-export interface Sender {
-  add(e: JourneyEventWire): void;
-  flush(): void;
-}
+/** send(event) queues an event (posted after the flush delay, or at once at 100); send() posts the queue now. */
+export type Send = (e?: JourneyEventWire) => void;
 
-export function createSender(o: TrackerOptions, w: Window, now: () => number, st: Store): Sender {
-  const later = o.setTimeout || ((f, ms) => w.setTimeout(f, ms));
+export function createSender(o: TrackerOptions, w: Window, now: () => number, st: Store): Send {
+  const later = o.setTimeout || w.setTimeout.bind(w);
   const B: Batch[] = st(0, "b") || [];
   const q: JourneyEventWire[] = [];
   let tm: unknown;
@@ -38,13 +36,13 @@ export function createSender(o: TrackerOptions, w: Window, now: () => number, st
           headers: { "Content-Type": "application/json", "X-API-Key": o.key, "X-Idempotency-Key": b.k },
           body: JSON.stringify({ events: b.e }),
         })
-          .catch(() => {})
-          .then((r) => {
-            const s = r && r.status;
+          .catch(Object) // a network error goes on as the error itself: no status, no headers
+          .then((r: Response) => {
+            const s = r.status;
             // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
-            if (s && (s < 300 || (s < 500 && s != 408 && s != 429))) B.splice(B.indexOf(b) >>> 0, 1); // -1 (already dropped): no-op
+            if (s < 500 && s != 408 && s != 429) B.splice(B.indexOf(b) >>> 0, 1); // -1 (already dropped) becomes 2^32 - 1: no-op
             else {
-              const ms = +r?.headers.get("Retry-After")! * 1e3 || Math.min(1e3 * 2 ** b.n, 3e5);
+              const ms = +r.headers?.get("Retry-After")! * 1e3 || Math.min(1e3 * 2 ** b.n, 3e5);
               b.n++;
               b.t = now() + ms;
               later(pump, Math.min(ms, 1e9)); // timers overflow past 2^31 ms
@@ -54,24 +52,19 @@ export function createSender(o: TrackerOptions, w: Window, now: () => number, st
       }
   };
 
-  // Cut the queue into batches of at most 100 events and 60,000 bytes of UTF-8 each.
-  const flush = () => {
-    tm = 0;
-    while (q.length) {
-      let n = 0;
-      for (let s = 0; n < 100 && q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
-      B.push({ k: uuid(), e: q.splice(0, n || 1), n: 0, t: 0 });
+  const send: Send = (e) => {
+    if (e && q.push(e) < 100) tm ||= later(send, o.flushDelay ?? 1e3);
+    else {
+      // Cut the queue into batches of at most 100 events and 60,000 bytes of UTF-8 each.
+      tm = 0;
+      while (q.length) {
+        let n = 0;
+        for (let s = 0; n < 100 && q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
+        B.push({ k: uuid(), e: q.splice(0, n || 1), n: 0, t: 0 });
+      }
+      keep();
+      pump(); // batches left by an earlier page load go out too, once their backoff is over
     }
-    keep();
-    pump();
   };
-
-  // Batches left by an earlier page load go out with the first flush once their backoff is over.
-  return {
-    add(e) {
-      q.push(e);
-      q.length < 100 ? tm || (tm = later(flush, o.flushDelay ?? 1e3)) : flush();
-    },
-    flush,
-  };
+  return send;
 }

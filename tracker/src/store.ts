@@ -10,8 +10,10 @@ export const store =
   (w: Window) =>
   (session: 0 | 1, k: string, v?: any): any => {
     try {
-      const s = w[session ? "sessionStorage" : "localStorage"];
-      v === undefined ? (v = JSON.parse(s.getItem("svc_" + k)!)) : s.setItem("svc_" + k, JSON.stringify(v));
+      // Storage items are also its properties: s.svc_a is s.getItem("svc_a") (undefined when absent).
+      const s: any = w[session ? "sessionStorage" : "localStorage"];
+      k = "svc_" + k;
+      v === undefined ? (v = JSON.parse(s[k])) : (s[k] = JSON.stringify(v));
     } catch {}
     return v;
   };

@@ -54,24 +54,25 @@ export function createTracker(o: TrackerOptions): Tracker {
   // Attribution [link_id, visitor_id]: none (nothing is sent or stored) under DNT or GPC when asked.
   let a: string[] | undefined;
   if (!(o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl))) {
-    // Hand-off: the redirect appends svc_ref=<link_id>.<click_id>.
-    const ref = new URLSearchParams(loc.search).get("svc_ref");
-    if (ref != null) {
-      const i = ref.indexOf(".");
-      if (i > 0) a = st(1, "a", st(0, "a", [ref.slice(0, i), ref.slice(i + 1)]));
-      // Cut the parameter out of the string so the other parameters keep their exact encoding.
-      const q = loc.search.replace(/([?&])svc_ref=[^&]*(&|$)/, (_, s, e) => e && s);
+    // Hand-off: the redirect appends svc_ref=<link_id>.<click_id>; the click id may hold dots.
+    const ref = loc.search.match(/[?&]svc_ref=([^&]*)/);
+    if (ref) {
+      const r = ref[1].match(/^([^.]+)\.(.*)/);
+      if (r) a = st(1, "a", st(0, "a", r.slice(1)));
+      // Cut the parameter out of the string so the other parameters keep their exact encoding;
+      // before history is patched, so this is not a navigation.
       try {
-        H.replaceState(H.state, "", loc.pathname + q + loc.hash); // before history is patched: not a navigation
+        H.replaceState(H.state, "", loc.pathname + loc.search.replace(ref[0], "").replace(/^&/, "?") + loc.hash);
       } catch {}
     }
     a = a || st(1, "a") || st(0, "a") || (o.linkId && [o.linkId, st(0, "v") || st(0, "v", uuid())]);
   }
   const S = createSender(o, w, now, st);
 
-  // An empty pattern gives ^$, which no pathname matches.
-  const ex = (o.exclude || "").split(",").map((p) => RegExp("^" + p.trim().replace(/\W/g, (c) => (c == "*" ? ".*" : "\\" + c)) + "$"));
-  const page = (): Page => [loc.href, D.title, ex.some((r) => r.test(loc.pathname))];
+  // One pattern for the list: `*` matches anything, `,` separates, blanks go, other symbols are
+  // literal. An empty list gives ^()$, which no pathname matches.
+  const ex = RegExp("^(" + (o.exclude || "").replace(/\W/g, (c) => (c == "*" ? ".*" : c == "," ? "|" : c > " " ? "\\" + c : "")) + ")$");
+  const page = (): Page => [loc.href, D.title, ex.test(loc.pathname)];
   const here = () => loc.href.split("#")[0];
 
   // The session ends after 30 minutes without an event, across tabs.
@@ -88,7 +89,7 @@ export function createTracker(o: TrackerOptions): Tracker {
     const sw = w.screen.width;
     a &&
       !p[2] &&
-      S.add({
+      S({
         link_id: a[0],
         visitor_id: a[1],
         session_id: sid(),
@@ -108,33 +109,29 @@ export function createTracker(o: TrackerOptions): Tracker {
   let sd = 0;
   let vt = 0;
   let vs = 0;
-  const tick = () => {
-    const t = now();
-    if (vs) vt += t - vs;
-    vs = D.hidden ? 0 : t;
-  };
-  // time_on_page carries the visible seconds since the last report for this page view.
+  // Stops or restarts the visible clock as the page is hidden or shown; time_on_page carries the
+  // visible seconds since the last report for this page view.
   const report = () => {
-    tick();
+    const t = now();
+    vt += vs && t - vs;
+    vs = D.hidden ? 0 : t;
     const s = Math.round(vt / 1e3);
     vt = 0;
     s && ev("time_on_page", { time_on_page: s }, P);
   };
-  const view = () => {
-    tick();
-    vt = sd = 0;
-    cur = here();
-    ev("page_view", { properties: { language: N.language } }, (P = page()));
-  };
+  // A page view on load and whenever the URL without the hash changes (SPA navigation).
   const nav = () => {
     if (here() != cur) {
       report();
-      view();
+      sd = 0;
+      cur = here();
+      ev("page_view", { properties: { language: N.language } }, (P = page()));
     }
   };
+  // Hidden or left: report the visible time and post at once (shown again: the clock restarts).
   const hide = () => {
     report();
-    S.flush();
+    S();
   };
 
   if (a) {
@@ -147,12 +144,12 @@ export function createTracker(o: TrackerOptions): Tracker {
     }
     on(w, "popstate", nav);
     on(w, "pagehide", hide);
-    on(D, "visibilitychange", () => (D.hidden ? hide() : tick()));
+    on(D, "visibilitychange", hide);
     on(w, "scroll", () => {
-      const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 100;
-      while (sd < 4 && p >= (sd + 1) * 25) ev("scroll_depth", { scroll_percent: ++sd * 25 });
+      const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 4; // in quarters
+      while (sd < 4 && p >= sd + 1) ev("scroll_depth", { scroll_percent: ++sd * 25 });
     });
-    view();
+    nav();
   }
 
   return {
@@ -162,9 +159,9 @@ export function createTracker(o: TrackerOptions): Tracker {
         event_name: n,
         conversion_name: n,
         revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
-        currency: c.currency && c.currency.toUpperCase(),
+        currency: c.currency?.toUpperCase(),
         properties: c.properties,
       }),
-    flush: () => a && S.flush(),
+    flush: () => a && S(),
   };
 }
