@@ -25,7 +25,8 @@ const bundle = async (entry: string, format: "iife" | "esm") => {
     format,
     target: "es2020",
     legalComments: "none",
-    tsconfigRaw: "{}", // no "use strict" prologue (13 bytes): nothing here depends on strict mode
+    tsconfigRaw: "{}",
+    define: { SVC_SCRIPT: String(format == "iife") }, // no "use strict" prologue (13 bytes): nothing here depends on strict mode
     write: false,
   };
   return (await build(opts)).outputFiles![0]!.text;

@@ -10,14 +10,9 @@ if (!w.svc?.track) {
   // A classic <script> (defer or async) is required: module scripts have no currentScript.
   const s = document.currentScript as HTMLScriptElement;
   const d = s.dataset;
-  const t = createTracker({
-    key: d.key!,
-    api: d.api || new URL(s.src).origin + "/public-api/v1",
-    linkId: d.linkId,
-    respectDnt: "respectDnt" in d,
-    exclude: d.exclude,
-  }) as any;
-  const q = w.svc?.q || [];
+  // t.js reads no other option (see SVC_SCRIPT in tracker.ts): other data-* attributes are ignored.
+  const t = createTracker({ ...(d as any), api: d.api || new URL(s.src).origin + "/public-api/v1", respectDnt: "respectDnt" in d }) as any;
+  const q = w.svc?.q;
   w.svc = Object.assign((m: string, ...a: unknown[]) => t[m]?.(...a), t);
-  for (const a of q) w.svc!(...(a as [string]));
+  q?.map((a) => w.svc!(...(a as [string])));
 }

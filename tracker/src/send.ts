@@ -5,11 +5,14 @@ import type { JourneyEventWire } from "./protocol";
 import { type Store, uuid } from "./store";
 import type { TrackerOptions } from "./tracker";
 
-// k: idempotency key, e: events, n: failed attempts, t: earliest next attempt (ms; Infinity while
+// Built without the test-only options in t.js: see SVC_SCRIPT in tracker.ts.
+declare const SVC_SCRIPT: boolean | undefined;
+
+// k: idempotency key, e: events (0 once delivered or dropped), n: failed attempts, t: earliest next attempt (ms; Infinity while
 // in flight, which JSON turns into null, so a batch in flight when the page died is resent on load)
 interface Batch {
   k: string;
-  e: JourneyEventWire[];
+  e: JourneyEventWire[] | 0;
   n: number;
   t: number;
 }
@@ -18,13 +21,13 @@ interface Batch {
 export type Send = (e?: JourneyEventWire) => void;
 
 export function createSender(o: TrackerOptions, w: Window, now: () => number, st: Store): Send {
-  const later = o.setTimeout || w.setTimeout.bind(w);
-  const B: Batch[] = st(0, "b") || [];
+  const later = (typeof SVC_SCRIPT == "undefined" && o.setTimeout) || w.setTimeout.bind(w);
+  let B: Batch[] = st(0, "b") || [];
   const q: JourneyEventWire[] = [];
   let tm: unknown;
 
-  // At most 20 batches are kept; the oldest go first.
-  const keep = () => st(0, "b", B.splice(0, B.length - 20) && B);
+  // Delivered or dropped batches (e = 0) go; at most 20 are kept, the oldest go first.
+  const keep = () => st(0, "b", (B = B.filter((b) => b.e).slice(-20)));
 
   const pump = () => {
     for (const b of B)
@@ -38,9 +41,8 @@ export function createSender(o: TrackerOptions, w: Window, now: () => number, st
         })
           .catch(Object) // a network error goes on as the error itself: no status, no headers
           .then((r: Response) => {
-            const s = r.status;
             // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
-            if (s < 500 && s != 408 && s != 429) B.splice(B.indexOf(b) >>> 0, 1); // -1 (already dropped) becomes 2^32 - 1: no-op
+            if (/^[1-4](?!08|29)/.test(r.status as any)) b.e = 0 as any;
             else {
               const ms = +r.headers?.get("Retry-After")! * 1e3 || Math.min(1e3 * 2 ** b.n, 3e5);
               b.n++;
@@ -53,7 +55,7 @@ export function createSender(o: TrackerOptions, w: Window, now: () => number, st
   };
 
   const send: Send = (e) => {
-    if (e && q.push(e) < 100) tm ||= later(send, o.flushDelay ?? 1e3);
+    if (e && q.push(e) < 100) tm ||= later(send, (typeof SVC_SCRIPT == "undefined" ? o.flushDelay : undefined) ?? 1e3);
     else {
       // Cut the queue into batches of at most 100 events and 60,000 bytes of UTF-8 each.
       tm = 0;

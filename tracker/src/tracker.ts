@@ -5,6 +5,11 @@ import type { JourneyEventType, JourneyEventWire, JourneyPropertyValue } from ".
 import { createSender } from "./send";
 import { store, uuid } from "./store";
 
+// tracker/build.ts defines SVC_SCRIPT for t.js only (not for t.esm.js). A <script> tag passes none
+// of the options that are there for tests and module users (window, now, setTimeout, flushDelay), so
+// t.js is built without them; the sources as they are (unit tests) take every option.
+declare const SVC_SCRIPT: boolean | undefined;
+
 export type Properties = Record<string, JourneyPropertyValue>;
 
 export interface ConversionOptions {
@@ -42,14 +47,13 @@ export interface Tracker {
 type Page = [string, string, boolean];
 
 export function createTracker(o: TrackerOptions): Tracker {
-  const w = o.window || window;
+  const w = (typeof SVC_SCRIPT == "undefined" && o.window) || window;
   const D = w.document;
   const loc = w.location;
   const H = w.history;
   const N = w.navigator as Navigator & { globalPrivacyControl?: boolean };
-  const now = o.now || Date.now;
+  const now = (typeof SVC_SCRIPT == "undefined" && o.now) || Date.now;
   const st = store(w);
-  const on = (t: EventTarget, e: string, f: () => void) => t.addEventListener(e, f);
 
   // Attribution [link_id, visitor_id]: none (nothing is sent or stored) under DNT or GPC when asked.
   let a: string[] | undefined;
@@ -142,10 +146,10 @@ export function createTracker(o: TrackerOptions): Tracker {
         nav();
       };
     }
-    on(w, "popstate", nav);
-    on(w, "pagehide", hide);
-    on(D, "visibilitychange", hide);
-    on(w, "scroll", () => {
+    w.addEventListener("popstate", nav);
+    w.addEventListener("pagehide", hide);
+    D.addEventListener("visibilitychange", hide);
+    w.addEventListener("scroll", () => {
       const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 4; // in quarters
       while (sd < 4 && p >= sd + 1) ev("scroll_depth", { scroll_percent: ++sd * 25 });
     });
