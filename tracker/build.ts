@@ -26,7 +26,7 @@ const bundle = async (entry: string, format: "iife" | "esm") => {
     target: "es2020",
     legalComments: "none",
     tsconfigRaw: "{}",
-    define: { SVC_SCRIPT: String(format == "iife") }, // no "use strict" prologue (13 bytes): nothing here depends on strict mode
+    define: format == "iife" ? { SVC_SCRIPT: "true" } : {}, // no "use strict" prologue (13 bytes): nothing here depends on strict mode
     write: false,
   };
   return (await build(opts)).outputFiles![0]!.text;
