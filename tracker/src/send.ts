@@ -44,9 +44,8 @@ export function createSender(o: TrackerOptions, w: Window, now: () => number, st
             // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
             if (/^[1-4](?!08|29)/.test(r.status as any)) b.e = 0 as any;
             else {
-              const ms = +r.headers?.get("Retry-After")! * 1e3 || Math.min(1e3 * 2 ** b.n, 3e5);
-              b.n++;
-              b.t = now() + ms;
+              let ms = Math.min(1e3 * 2 ** b.n++, 3e5);
+              b.t = now() + (ms = +r.headers?.get("Retry-After")! * 1e3 || ms);
               later(pump, Math.min(ms, 1e9)); // timers overflow past 2^31 ms
             }
             keep();

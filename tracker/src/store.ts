@@ -21,4 +21,4 @@ export const store =
 export type Store = ReturnType<typeof store>;
 
 // crypto.randomUUID exists only in secure contexts (https, localhost).
-export const uuid = (): string => crypto.randomUUID?.() || Math.random().toString(36).slice(2) + Date.now();
+export const uuid = (): string => crypto.randomUUID?.() || "" + Math.random() + Date.now();

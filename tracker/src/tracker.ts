@@ -59,10 +59,10 @@ export function createTracker(o: TrackerOptions): Tracker {
   let a: string[] | undefined;
   if (!(o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl))) {
     // Hand-off: the redirect appends svc_ref=<link_id>.<click_id>; the click id may hold dots.
-    const ref = loc.search.match(/[?&]svc_ref=([^&]*)/);
+    // ref[2] and ref[3] are the link and click ids when the value is well-formed.
+    const ref = loc.search.match(/[?&]svc_ref=(([^&.]+)\.([^&]*)|[^&]*)/);
     if (ref) {
-      const r = ref[1].match(/^([^.]+)\.(.*)/);
-      if (r) a = st(1, "a", st(0, "a", r.slice(1)));
+      if (ref[2]) a = st(1, "a", st(0, "a", ref.slice(2)));
       // Cut the parameter out of the string so the other parameters keep their exact encoding;
       // before history is patched, so this is not a navigation.
       try {
