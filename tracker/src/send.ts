@@ -56,11 +56,12 @@ export function createSender(o: TrackerOptions, w: Window, now: () => number, st
   const send: Send = (e) => {
     if (e && q.push(e) < 100) tm ||= later(send, (typeof SVC_SCRIPT == "undefined" ? o.flushDelay : undefined) ?? 1e3);
     else {
-      // Cut the queue into batches of at most 100 events and 60,000 bytes of UTF-8 each.
+      // Cut the queue (never over 100 events: the 100th flushes it) into batches of at most
+      // 60,000 bytes of UTF-8 each.
       tm = 0;
       while (q.length) {
         let n = 0;
-        for (let s = 0; n < 100 && q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
+        for (let s = 0; q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
         B.push({ k: uuid(), e: q.splice(0, n || 1), n: 0, t: 0 });
       }
       keep();

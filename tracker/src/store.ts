@@ -13,7 +13,7 @@ export const store =
       // Storage items are also its properties: s.svc_a is s.getItem("svc_a") (undefined when absent).
       const s: any = w[session ? "sessionStorage" : "localStorage"];
       k = "svc_" + k;
-      v === undefined ? (v = JSON.parse(s[k])) : (s[k] = JSON.stringify(v));
+      v == null ? (v = JSON.parse(s[k])) : (s[k] = JSON.stringify(v));
     } catch {}
     return v;
   };
