@@ -82,10 +82,8 @@ export function createTracker(o: TrackerOptions): Tracker {
   // The session ends after 30 minutes without an event, across tabs.
   const sid = (): string => {
     const t = now();
-    let s = st(0, "s");
-    if (!s || t - s[1] > 18e5) s = [uuid()];
-    s[1] = t;
-    return st(0, "s", s)[0];
+    const s = st(0, "s"); // [session_id, last event time]
+    return st(0, "s", [!s || t - s[1] > 18e5 ? uuid() : s[0], t])[0];
   };
 
   // Nothing is sent without an attribution, nor from an excluded page.
@@ -119,9 +117,8 @@ export function createTracker(o: TrackerOptions): Tracker {
     const t = now();
     vt += vs && t - vs;
     vs = D.hidden ? 0 : t;
-    const s = Math.round(vt / 1e3);
+    (vt = Math.round(vt / 1e3)) && ev("time_on_page", { time_on_page: vt }, P);
     vt = 0;
-    s && ev("time_on_page", { time_on_page: s }, P);
   };
   // A page view on load and whenever the URL without the hash changes (SPA navigation).
   const nav = () => {
