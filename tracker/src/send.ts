@@ -2,8 +2,8 @@
 // keepalive POSTs with one idempotency key per batch (reused by its retries), exponential
 // backoff honouring Retry-After, and unsent batches kept in localStorage across page loads.
 import type { JourneyEventWire } from "./protocol";
-import { type Store, uuid } from "./store";
-import type { TrackerOptions } from "./tracker";
+import { uuid } from "./ids";
+import type { Store, TrackerOptions } from "./tracker";
 
 // Built without the test-only options in t.js: see SVC_SCRIPT in tracker.ts.
 declare const SVC_SCRIPT: boolean | undefined;

@@ -3,7 +3,7 @@
 // and conversions. createTracker has no side effects until called; index.ts calls it.
 import type { JourneyEventType, JourneyEventWire, JourneyPropertyValue } from "./protocol";
 import { createSender } from "./send";
-import { store, uuid } from "./store";
+import { uuid } from "./ids";
 
 // tracker/build.ts defines SVC_SCRIPT for t.js only (not for t.esm.js). A <script> tag passes none
 // of the options that are there for tests and module users (window, now, setTimeout, flushDelay), so
@@ -43,6 +43,9 @@ export interface Tracker {
   flush(): void;
 }
 
+/** First-party storage as createTracker keeps it: st(session, key) reads, st(session, key, value) writes. */
+export type Store = (session: 0 | 1, k: string, v?: any) => any;
+
 // [page_url, page_title, excluded]
 type Page = [string, string, boolean];
 
@@ -53,7 +56,18 @@ export function createTracker(o: TrackerOptions): Tracker {
   const H = w.history;
   const N = w.navigator as Navigator & { globalPrivacyControl?: boolean };
   const now = (typeof SVC_SCRIPT == "undefined" && o.now) || Date.now;
-  const st = store(w);
+  // svc_<k> in localStorage (session 0) or sessionStorage (1): read without v, written with v (and v
+  // returned, so that a value is stored and used in one expression). Storage can be missing or refuse
+  // (private modes, quotas): then reads give undefined and writes are skipped. Storage items are also
+  // its properties: s.svc_a is s.getItem("svc_a"), undefined when absent.
+  const st: Store = (session, k, v) => {
+    try {
+      const s: any = w[session ? "sessionStorage" : "localStorage"];
+      k = "svc_" + k;
+      v == null ? (v = JSON.parse(s[k])) : (s[k] = JSON.stringify(v));
+    } catch {}
+    return v;
+  };
 
   // Attribution [link_id, visitor_id]: none (nothing is sent or stored) under DNT or GPC when asked.
   let a: string[] | undefined;
@@ -77,7 +91,6 @@ export function createTracker(o: TrackerOptions): Tracker {
   // literal. An empty list gives ^()$, which no pathname matches.
   const ex = RegExp("^(" + (o.exclude || "").replace(/\W/g, (c) => (c == "*" ? ".*" : c == "," ? "|" : c > " " ? "\\" + c : "")) + ")$");
   const page = (): Page => [loc.href, D.title, ex.test(loc.pathname)];
-  const here = () => loc.href.split("#")[0];
 
   // The session ends after 30 minutes without an event, across tabs.
   const sid = (): string => {
@@ -122,10 +135,11 @@ export function createTracker(o: TrackerOptions): Tracker {
   };
   // A page view on load and whenever the URL without the hash changes (SPA navigation).
   const nav = () => {
-    if (here() != cur) {
+    const u = loc.href.split("#")[0];
+    if (u != cur) {
       report();
       sd = 0;
-      cur = here();
+      cur = u;
       ev("page_view", { properties: { language: N.language } }, (P = page()));
     }
   };
