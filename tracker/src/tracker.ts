@@ -1,9 +1,9 @@
-// Owns what the tracker observes: the svc_ref attribution hand-off, visitor and session ids,
-// page views (including SPA navigations), scroll depth, visible time on page, custom events
-// and conversions. createTracker has no side effects until called; index.ts calls it.
+// createTracker: the svc_ref attribution hand-off, visitor and session ids, page views (including
+// SPA navigations), scroll depth, visible time on page, custom events and conversions, and their
+// delivery (batches, retries, persistence). One closure on purpose: its parts share the window, the
+// clock and the storage helper, and each module boundary costs t.js bytes (the sender in a module of
+// its own was 26 B more gzipped). createTracker has no side effects until called; index.ts calls it.
 import type { JourneyEventType, JourneyEventWire, JourneyPropertyValue } from "./protocol";
-import { createSender } from "./send";
-import { uuid } from "./ids";
 
 // tracker/build.ts defines SVC_SCRIPT for t.js only (not for t.esm.js). A <script> tag passes none
 // of the options that are there for tests and module users (window, now, setTimeout, flushDelay), so
@@ -43,8 +43,15 @@ export interface Tracker {
   flush(): void;
 }
 
-/** First-party storage as createTracker keeps it: st(session, key) reads, st(session, key, value) writes. */
-export type Store = (session: 0 | 1, k: string, v?: any) => any;
+// A batch as kept in localStorage (svc_b). k: idempotency key, e: events (0 once delivered or
+// dropped), n: failed attempts, t: earliest next attempt (ms; Infinity while in flight, which JSON
+// turns into null, so that a batch in flight when the page died is resent on the next load).
+interface Batch {
+  k: string;
+  e: JourneyEventWire[] | 0;
+  n: number;
+  t: number;
+}
 
 // [page_url, page_title, excluded]
 type Page = [string, string, boolean];
@@ -56,11 +63,14 @@ export function createTracker(o: TrackerOptions): Tracker {
   const H = w.history;
   const N = w.navigator as Navigator & { globalPrivacyControl?: boolean };
   const now = (typeof SVC_SCRIPT == "undefined" && o.now) || Date.now;
+  // Idempotency keys, session ids, the visitor id of the data-link-id fallback. crypto.randomUUID
+  // exists only in secure contexts (https, localhost).
+  const uuid = (): string => crypto.randomUUID?.() || "" + Math.random() + Date.now();
   // svc_<k> in localStorage (session 0) or sessionStorage (1): read without v, written with v (and v
   // returned, so that a value is stored and used in one expression). Storage can be missing or refuse
   // (private modes, quotas): then reads give undefined and writes are skipped. Storage items are also
   // its properties: s.svc_a is s.getItem("svc_a"), undefined when absent.
-  const st: Store = (session, k, v) => {
+  const st = (session: 0 | 1, k: string, v?: any): any => {
     try {
       const s: any = w[session ? "sessionStorage" : "localStorage"];
       k = "svc_" + k;
@@ -85,7 +95,58 @@ export function createTracker(o: TrackerOptions): Tracker {
     }
     a = a || st(1, "a") || st(0, "a") || (o.linkId && [o.linkId, st(0, "v") || st(0, "v", uuid())]);
   }
-  const S = createSender(o, w, now, st);
+
+  // Delivery: S(event) queues an event, posted after the flush delay or at once as the 100th;
+  // S() posts the queue now. Batches of at most 60,000 bytes of UTF-8 (the browser limits keepalive
+  // bodies to 64 KB) go out as keepalive POSTs with one idempotency key each, reused by its retries;
+  // backoff honours Retry-After; unsent batches are kept in localStorage across page loads.
+  const later = (typeof SVC_SCRIPT == "undefined" && o.setTimeout) || w.setTimeout.bind(w);
+  let B: Batch[] = st(0, "b") || [];
+  const q: JourneyEventWire[] = [];
+  let tm: unknown;
+
+  // Delivered or dropped batches (e = 0) go; at most 20 are kept, the oldest go first.
+  const keep = () => st(0, "b", (B = B.filter((b) => b.e).slice(-20)));
+
+  const pump = () => {
+    for (const b of B)
+      if (b.t <= now()) {
+        b.t = 1 / 0;
+        w.fetch(o.api + "/journey/events", {
+          method: "POST",
+          keepalive: true,
+          headers: { "Content-Type": "application/json", "X-API-Key": o.key, "X-Idempotency-Key": b.k },
+          body: JSON.stringify({ events: b.e }),
+        })
+          .catch(Object) // a network error goes on as the error itself: no status, no headers
+          .then((r: Response) => {
+            // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
+            if (/^[1-4](?!08|29)/.test(r.status as any)) b.e = 0 as any;
+            else {
+              let ms = Math.min(1e3 * 2 ** b.n++, 3e5);
+              b.t = now() + (ms = +r.headers?.get("Retry-After")! * 1e3 || ms);
+              later(pump, Math.min(ms, 1e9)); // timers overflow past 2^31 ms
+            }
+            keep();
+          });
+      }
+  };
+
+  const S = (e?: JourneyEventWire): void => {
+    if (e && q.push(e) < 100) tm ||= later(S, (typeof SVC_SCRIPT == "undefined" ? o.flushDelay : undefined) ?? 1e3);
+    else {
+      // Cut the queue (never over 100 events: the 100th flushes it) into batches of at most
+      // 60,000 bytes of UTF-8 each.
+      tm = 0;
+      while (q.length) {
+        let n = 0;
+        for (let s = 0; q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
+        B.push({ k: uuid(), e: q.splice(0, n || 1), n: 0, t: 0 });
+      }
+      keep();
+      pump(); // batches left by an earlier page load go out too, once their backoff is over
+    }
+  };
 
   // One pattern for the list: `*` matches anything, `,` separates, blanks go, other symbols are
   // literal. An empty list gives ^()$, which no pathname matches.
