@@ -65,7 +65,7 @@ export function createTracker(o: TrackerOptions): Tracker {
   const now = (typeof SVC_SCRIPT == "undefined" && o.now) || Date.now;
   // Idempotency keys, session ids, the visitor id of the data-link-id fallback. crypto.randomUUID
   // exists only in secure contexts (https, localhost).
-  const uuid = (): string => crypto.randomUUID?.() || "" + Math.random() + Date.now();
+  const uuid = (): string => crypto.randomUUID?.() || "" + Math.random() + now();
   // svc_<k> in localStorage (session 0) or sessionStorage (1): read without v, written with v (and v
   // returned, so that a value is stored and used in one expression). Storage can be missing or refuse
   // (private modes, quotas): then reads give undefined and writes are skipped. Storage items are also
