@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /** Gzipped bytes (zlib level 9, as `gzip -9`) t.js may have. The goal is 1,500 (docs/benchmarks.md). */
-export const BUDGET_GZIP_BYTES = 1760;
+export const BUDGET_GZIP_BYTES = 1710;
 
 export interface TrackerManifest {
   file: string;
