@@ -120,8 +120,9 @@ export function createTracker(o: TrackerOptions): Tracker {
         })
           .catch(Object) // a network error goes on as the error itself: no status, no headers
           .then((r: Response) => {
-            // 2xx: delivered; 4xx other than 408/429: the batch can never succeed, drop it.
-            if (/^[1-4](?!08|29)/.test(r.status as any)) b.e = 0 as any;
+            // A status from 100 to 499 but 408 and 429 ends the batch: 2xx delivered it, and with any
+            // other 4xx it can never succeed. 408, 429, 5xx and network errors (no status) retry.
+            if (/^[1-4](?!08|29)/.test(r.status as any)) b.e = 0;
             else {
               let ms = Math.min(1e3 * 2 ** b.n++, 3e5);
               b.t = now() + (ms = +r.headers?.get("Retry-After")! * 1e3 || ms);
