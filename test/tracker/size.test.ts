@@ -1,5 +1,5 @@
 // The size budget of t.js: built as tracker/build.ts builds it (nothing written), gzipped at zlib
-// level 9 (what `gzip -9` gives). Brotli (quality 11) is printed beside it for information.
+// level 9 (what `gzip -9 -n` gives). Brotli (quality 11) is printed beside it for information.
 import { expect, test } from "bun:test";
 import { BUDGET_GZIP_BYTES, br, bundle, gz } from "../../tracker/build";
 
