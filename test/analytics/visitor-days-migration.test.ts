@@ -1,4 +1,4 @@
-// Migration 0225 on a database that already holds clicks, while an instance of the previous version keeps
+// Migration 0231 on a database that already holds clicks, while an instance of the previous version keeps
 // inserting clicks (it knows nothing of click_visitor_days): the migration stores the closed days'
 // numbers from the aggregates' visitor sets; the days the old instance wrote into meanwhile no longer
 // match their stored clicks, so the reports count them from the raw clicks until the job recomputes them.
@@ -19,7 +19,7 @@ const account = crypto.randomUUID();
 const links = [crypto.randomUUID(), crypto.randomUUID()];
 const midnight = (ago: number) => Math.floor(Date.now() / DAY_MS) * DAY_MS - ago * DAY_MS;
 
-const migrated = useClickhouseBefore(225);
+const migrated = useClickhouseBefore(231);
 beforeAll(() => {
   ch = migrated.ch;
 });
@@ -81,7 +81,7 @@ async function expectExact() {
     );
 }
 
-test("0225 stores the closed days while the previous version keeps writing; the counts stay exact throughout", async () => {
+test("0231 stores the closed days while the previous version keeps writing; the counts stay exact throughout", async () => {
   // Before: five days, each with its own visitors, some carried just after midnight, some at midnight's edge.
   for (let ago = 5; ago >= 1; ago--) {
     await insert(clicks(ago, 1200, 8 * 60));
@@ -97,14 +97,14 @@ test("0225 stores the closed days while the previous version keeps writing; the 
       await Bun.sleep(5);
     }
   })();
-  await migrated.apply(225);
+  await migrated.apply(231);
   writing = false;
   await oldInstance;
   const [{ n }] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table("click_visitor_days")}`);
   expect(Number(n)).toBeGreaterThan(0);
   await expectExact();
   // A migration interrupted before it was recorded runs again on the next start: the numbers are replaced, not added.
-  await migrated.apply(225);
+  await migrated.apply(231);
   await expectExact();
   // The old instance's next flush, into a day the migration has stored: counted before the job recomputes it.
   await insert(clicks(2, 30, 15 * 60, { from: 40_000 }));

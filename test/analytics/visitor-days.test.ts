@@ -1,4 +1,4 @@
-// Click visitors from per-day numbers (click_visitor_days, migration 0225): clicks across midnight (the
+// Click visitors from per-day numbers (click_visitor_days, migration 0231): clicks across midnight (the
 // 30-minute carry keeps a visitor's hash into the next day), late clicks into a day whose numbers were
 // already stored, and every table merged. Every report's visitors are compared with distinct hashes
 // counted from the raw clicks, which is what "exact" means: before the analytics job stored anything
@@ -51,7 +51,7 @@ function workload(): RawClick[] {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ jobs: false }, { TRUST_PROXY: "true" });
+  t = await createTestApp({}, { TRUST_PROXY: "true" }, { jobs: false });
   ({ key, accountId } = await t.createAccount({ tier: "scale" }));
   for (let i = 0; i < 2; i++) links.push((await createLink(t, key, `https://example.com/${i}`)).id);
   await spoolClicks(t, workload());

@@ -1,4 +1,4 @@
-// Click visitors per day and report cell (click_visitor_days, migration 0225): the stored numbers of
+// Click visitors per day and report cell (click_visitor_days, migration 0231): the stored numbers of
 // closed days, the same numbers counted from the raw clicks for the days a report cannot take from the
 // table (today, days whose clicks changed since), and the job's refresh. How they add up: ../visitor-days.ts.
 import type { Clickhouse } from "../../storage/clickhouse/client";
@@ -250,7 +250,7 @@ export async function findStaleDays(ch: Clickhouse, report: VisitorReport, from:
   return new Map([...stale].map(([a, ds]) => [a, [...ds].sort()]));
 }
 
-/** Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as migration 0225 does). */
+/** Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as migration 0231 does). */
 export async function storeVisitorDays(ch: Clickhouse, report: VisitorReport, accountId: string, days: string[]): Promise<void> {
   const s = SOURCES[report];
   const prev = days.map((d) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10));
