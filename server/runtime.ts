@@ -119,6 +119,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       dataDir: config.dataDir,
       maxUnflushedBytes: config.spoolMaxBytes,
       flushIntervalMs: config.spoolFlushMs,
+      drainMs: config.spoolDrainMs,
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
       onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
@@ -185,7 +186,9 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       for (const job of Object.values(jobs)) await job.stop();
       await sync.close();
       await deps.clickLimits.drain();
-      for (const s of streams.all) await s.close();
+      const left = await streams.close();
+      for (const [stream, bytes] of Object.entries(left))
+        if (bytes > 0) logger.info({ msg: "spool drain cut at SPOOL_DRAIN_MS: the next start flushes the rest", stream, bytes });
       await clickFlusher.close();
       keys.close();
       deps.mailer?.close();

@@ -29,12 +29,19 @@ export interface Streams {
   clicks: Spool<RawClick>;
   journey: Spool<JourneyRecord>;
   all: Spool<unknown>[];
+  /**
+   * Shutdown: closes both spools at once under one drain deadline (`drainMs`); resolves to the bytes each
+   * left for the next start.
+   */
+  close(): Promise<Record<string, number>>;
 }
 
 export interface StreamOptions {
   dataDir: string;
   maxUnflushedBytes: number;
   flushIntervalMs: number;
+  /** How long a shutdown may spend draining the spools (unset: until they are empty). */
+  drainMs?: number;
   onError: (stream: string, err: unknown) => void;
   /** Called after a chunk is stored in ClickHouse (metrics). */
   onStored?: (stream: string, count: number) => void;
@@ -47,6 +54,7 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
       name,
       maxUnflushedBytes: opts.maxUnflushedBytes,
       flushIntervalMs: opts.flushIntervalMs,
+      drainMs: opts.drainMs,
       maxChunkBytes,
       reconcile,
       sink: async (records, token) => {
@@ -64,5 +72,11 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
     });
   const clicks = open("clicks", entries.clicks);
   const journey = open("journey", entries.journey);
-  return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
+  const all = [clicks as Spool<unknown>, journey as Spool<unknown>];
+  return {
+    clicks,
+    journey,
+    all,
+    close: async () => Object.fromEntries(await Promise.all(all.map(async (s) => [s.name, await s.close()] as const))),
+  };
 }

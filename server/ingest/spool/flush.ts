@@ -47,6 +47,11 @@ export class SpoolFlusher<T> {
   private uncertain: Checkpoint["pending"];
   private running: Promise<void> | null = null;
   private readonly maxChunkBytes: number;
+  /**
+   * Set by a shutdown with a deadline: no chunk starts after this time (Date.now()); the chunk in flight
+   * finishes, and the rest stays in the spool for the next start.
+   */
+  stopStartingAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly opts: FlushOptions<T>,
@@ -70,6 +75,7 @@ export class SpoolFlusher<T> {
   private async flushAll(): Promise<void> {
     const { identity, backlog, stats } = this.state;
     for (;;) {
+      if (Date.now() >= this.stopStartingAt) return;
       const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
       if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });

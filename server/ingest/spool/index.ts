@@ -16,6 +16,11 @@ export interface SpoolOptions<T> extends FlushOptions<T> {
   maxUnflushedBytes: number;
   segmentBytes?: number;
   flushIntervalMs?: number;
+  /**
+   * How long `close()` may spend moving the backlog into ClickHouse (ms; default: until it is empty).
+   * What is left stays in the spool, durable, and the next start flushes it first.
+   */
+  drainMs?: number;
 }
 
 export class Spool<T> {
@@ -81,6 +86,8 @@ export class Spool<T> {
   start(): void {
     const every = this.opts.flushIntervalMs ?? 250;
     this.timer = setInterval(() => void this.flush().catch(() => {}), every);
+    // What an earlier process left (a drain cut by SPOOL_DRAIN_MS, a crash) goes first, without waiting a period.
+    if (this.backlog.bytes > 0) void this.flush().catch(() => {});
     this.syncTimer = setInterval(() => this.writer.syncIfDirty(), 1000);
   }
 
@@ -89,18 +96,25 @@ export class Spool<T> {
     return this.flusher.flush();
   }
 
-  /** Stop timers, wait for writes, flush everything, close the file. */
-  async close(): Promise<void> {
+  /**
+   * Stop timers, wait for writes, flush for up to `drainMs` (no new chunk starts after it; the one in
+   * flight finishes), close the file. Resolves to the bytes left in the spool for the next start.
+   */
+  async close(): Promise<number> {
     if (this.timer) clearInterval(this.timer);
     if (this.syncTimer) clearInterval(this.syncTimer);
+    if (this.opts.drainMs !== undefined) this.flusher.stopStartingAt = Date.now() + this.opts.drainMs;
     await this.writer.settled();
     this.writer.closed = true;
     this.writer.syncNow();
     try {
+      // A run started by the timer keeps going under the deadline too (it checks it between chunks).
       await this.flush();
+      if (this.opts.drainMs === undefined || Date.now() < this.flusher.stopStartingAt) await this.flush();
     } catch (err) {
       this.opts.onError?.(err);
     }
     this.writer.closeFile();
+    return this.backlog.bytes;
   }
 }
