@@ -126,6 +126,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     { clicks: clickFlusher.stream, journey: journeyStream(ch) },
   );
   for (const s of streams.all) metrics.watchSpool(s);
+  metrics.watchClickFlusher(clickFlusher);
   const linkCache = new LinkCache(pg, sync);
   const domainCache = new DomainHostCache(pg, sync);
   await Promise.all([linkCache.listen(), domainCache.listen()]);

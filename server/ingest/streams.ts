@@ -18,6 +18,8 @@ export interface StreamEntry<T> {
   reconcile?: Reconcile<T>;
   /** The largest chunk one insert takes. */
   maxChunkBytes: number;
+  /** Before each chunk: whether the spool holds more than SPOOL_MAX_BYTES unflushed. */
+  onOverBound?: (over: boolean) => void;
 }
 
 export interface StreamEntries {
@@ -48,7 +50,7 @@ export interface StreamOptions {
 }
 
 export function openStreams(opts: StreamOptions, entries: StreamEntries): Streams {
-  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes }: StreamEntry<T>) =>
+  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound }: StreamEntry<T>) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
@@ -69,6 +71,7 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
           return count;
         }),
       onError: (err) => opts.onError(name, err),
+      onBacklog: onOverBound && ((bytes) => onOverBound(bytes >= opts.maxUnflushedBytes)),
     });
   const clicks = open("clicks", entries.clicks);
   const journey = open("journey", entries.journey);

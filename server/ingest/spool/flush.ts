@@ -28,6 +28,8 @@ export interface FlushOptions<T> {
    */
   sinkRaw?: (bytes: Buffer, dedupToken: string) => Promise<number>;
   onError?: (err: unknown) => void;
+  /** Before each chunk: the unflushed bytes then (the clicks flusher leaves background priority above the bound). */
+  onBacklog?: (unflushedBytes: number) => void;
 }
 
 export interface FlushState {
@@ -78,6 +80,7 @@ export class SpoolFlusher<T> {
       if (Date.now() >= this.stopStartingAt) return;
       const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
+      this.opts.onBacklog?.(backlog.bytes);
       if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
       let token = chunk.token ?? chunkToken(this.opts.name, identity, chunk);
       let stored = 0;
