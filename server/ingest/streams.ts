@@ -20,6 +20,8 @@ export interface StreamEntry<T> {
   maxChunkBytes: number;
   /** Before each chunk: whether the spool holds more than SPOOL_MAX_BYTES unflushed. */
   onOverBound?: (over: boolean) => void;
+  /** See SpoolOptions.gatherMs. */
+  gatherMs?: number;
 }
 
 export interface StreamEntries {
@@ -50,13 +52,14 @@ export interface StreamOptions {
 }
 
 export function openStreams(opts: StreamOptions, entries: StreamEntries): Streams {
-  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound }: StreamEntry<T>) =>
+  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound, gatherMs }: StreamEntry<T>) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
       maxUnflushedBytes: opts.maxUnflushedBytes,
       flushIntervalMs: opts.flushIntervalMs,
       drainMs: opts.drainMs,
+      gatherMs,
       maxChunkBytes,
       reconcile,
       sink: async (records, token) => {

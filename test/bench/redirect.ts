@@ -45,10 +45,14 @@ const pausedCode = await createLink(paused);
 
 const bare = (await startBare("lib-bare-302.ts", 3902)).proc;
 
-const unflushedClicks = async () => {
+const clickGauge = async (name: string) => {
   const stats = await fetch(`${ours.url}/metrics`).then((r) => r.text());
-  return Number(/spool_unflushed_bytes\{spool="clicks"\} (\d+)/.exec(stats)?.[1] ?? NaN);
+  return Number(new RegExp(`${name}\\{spool="clicks"\\} (\\S+)`).exec(stats)?.[1] ?? NaN);
 };
+const unflushedClicks = () => clickGauge("spool_unflushed_bytes");
+/** The click lag as /metrics shows it when a round's load stops: age of the oldest unstored click, bytes behind. */
+const lags: { seconds: number; bytes: number }[] = [];
+const recordLag = async () => lags.push({ seconds: await clickGauge("spool_lag_seconds"), bytes: await unflushedClicks() });
 /** Seconds until every click served so far is in ClickHouse (the flusher caught up). */
 const drain = async () => {
   const started = performance.now();
@@ -85,11 +89,17 @@ const results: Record<"bare" | "ours" | "paused" | "targeted" | "pausedTargeted"
 const drains: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   results.bare.push(await measure(bare.pid, `http://127.0.0.1:3902/x`));
-  const r = await measure(ours.proc.pid, `${ours.url}/${code}`, async () => drains.push(await drain()));
+  const r = await measure(ours.proc.pid, `${ours.url}/${code}`, async () => {
+    await recordLag();
+    drains.push(await drain());
+  });
   results.ours.push(r);
   served += r.requests;
   results.paused.push(await measure(paused.proc.pid, `${paused.url}/${pausedCode}`));
-  const t = await measure(ours.proc.pid, `${ours.url}/${targetedCode}`, async () => drains.push(await drain()));
+  const t = await measure(ours.proc.pid, `${ours.url}/${targetedCode}`, async () => {
+    await recordLag();
+    drains.push(await drain());
+  });
   results.targeted.push(t);
   served += t.requests;
   results.pausedTargeted.push(await measure(paused.proc.pid, `${paused.url}/${pausedTargetedCode}`));
@@ -126,6 +136,10 @@ console.log(
 );
 console.log(
   `after each ${SECONDS} s round, all its clicks were in ClickHouse within ${Math.max(...drains).toFixed(1)} s (median ${median(drains).toFixed(1)} s)`,
+);
+console.log(
+  `click lag when each round's load stopped (spool_lag_seconds, spool_unflushed_bytes in /metrics): ` +
+    lags.map((l) => `${l.seconds.toFixed(2)} s / ${(l.bytes / 1e6).toFixed(1)} MB`).join(", "),
 );
 console.log(`clicks stored: ${stored}; redirects wrk completed: ${served} (requests in flight when wrk stopped are served and stored too)`);
 

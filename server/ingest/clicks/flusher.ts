@@ -166,6 +166,9 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
       // After a crash, the chunk that was in flight is checked by click_id.
       reconcile: missingById<RawClick>(deps.ch, "clicks", "click_id", "UUID", (c) => c.click_id),
       maxChunkBytes: 8 * 1024 * 1024,
+      // Measured: an insert into clicks and its seven views costs ~25 ms of CPU besides its rows, which at
+      // four inserts a second and 30,000 redirects/s was ~3 µs per click.
+      gatherMs: 1_000,
       onOverBound: (over) => {
         overBound = over;
       },

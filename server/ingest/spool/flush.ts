@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { chunkToken, type SpoolIdentity } from "./identity";
-import { NEWLINE, segName, writeCheckpoint, type Backlog, type Checkpoint, type SpoolStats } from "./segments";
+import { markFlushed, NEWLINE, segName, writeCheckpoint, type Backlog, type Checkpoint, type SpoolStats } from "./segments";
 
 /** Where a spool's chunks go (the spool's options of the same names). */
 export interface FlushOptions<T> {
@@ -116,8 +116,7 @@ export class SpoolFlusher<T> {
       }
       stats.flushedRecords += stored;
       stats.flushedBytes += chunk.end - chunk.start;
-      backlog.bytes = Math.max(0, backlog.bytes - (chunk.end - chunk.start));
-      if (backlog.bytes > 0) backlog.since = Date.now();
+      markFlushed(backlog, chunk.end - chunk.start);
       await this.saveCheckpoint({ segment: chunk.segment, offset: chunk.end, pending: null });
     }
   }
