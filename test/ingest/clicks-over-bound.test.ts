@@ -21,8 +21,9 @@ const gauge = async (name: string) => {
 
 test("over SPOOL_MAX_BYTES every redirect is served and stored, at normal flush priority until caught up", async () => {
   const { key } = await t.createAccount();
-  const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com/x", title: "t", description: "d" } }))
-    .body.data;
+  const link = (
+    await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com/x", title: "t", description: "d" } })
+  ).body.data;
   const server = listen(t);
   const redirect = () => fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: BROWSER }).then((r) => r.status);
   try {

@@ -18,7 +18,10 @@ test("a shutdown whose drain is cut leaves the clicks in the spool, and the next
   const { key, linkId } = await provision(server.url, ["links:read", "links:write", "analytics:read"]);
   const link = (await api(server.url, `/public-api/v1/links/${linkId}`, { key })).body.data;
   for (let i = 0; i < 40; i++) {
-    const res = await fetch(`${server.url}/${link.short_code}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 Chrome/120" } });
+    const res = await fetch(`${server.url}/${link.short_code}`, {
+      redirect: "manual",
+      headers: { "user-agent": "Mozilla/5.0 Chrome/120" },
+    });
     expect(res.status).toBe(302);
   }
   await server.stop();
