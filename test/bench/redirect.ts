@@ -4,7 +4,7 @@
 // requests, so all five are evaluated), two A/B variants (each request a new visitor: a draw and a
 // cookie) and a max_clicks (each click counted in Postgres). Target: server CPU per redirect at most
 // 1.15 × the plain link's.
-import { cpuSeconds, startBare, startServer, table, wrk, type WrkResult } from "./lib-server";
+import { cpuSeconds, memoryMb, startBare, startServer, table, wrk, type WrkResult } from "./lib-server";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -141,6 +141,8 @@ console.log(
   `click lag when each round's load stopped (spool_lag_seconds, spool_unflushed_bytes in /metrics): ` +
     lags.map((l) => `${l.seconds.toFixed(2)} s / ${(l.bytes / 1e6).toFixed(1)} MB`).join(", "),
 );
+const mem = memoryMb(ours.proc.pid);
+console.log(`server as deployed: ${mem.rss.toFixed(0)} MB resident now, ${mem.peak.toFixed(0)} MB at its peak`);
 console.log(`clicks stored: ${stored}; redirects wrk completed: ${served} (requests in flight when wrk stopped are served and stored too)`);
 
 bare.kill();
