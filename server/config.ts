@@ -42,6 +42,20 @@ const EnvSchema = Type.Object({
 });
 type Env = Static<typeof EnvSchema>;
 
+/**
+ * Variables that hold a secret: each may instead name a file that holds it, `<NAME>_FILE` (Docker and
+ * Kubernetes secrets are files). The file's content is the value, without its final line break.
+ */
+export const SECRET_VARIABLES = [
+  "DATABASE_URL",
+  "CLICKHOUSE_PASSWORD",
+  "REDIS_URL",
+  "ADMIN_TOKEN",
+  "APP_SECRET",
+  "METRICS_TOKEN",
+  "SMTP_URL",
+] as const;
+
 export interface Config {
   port: number;
   host: string;
@@ -88,15 +102,18 @@ export function useProductionMode(): void {
 
 /** Reads and validates the environment; throws ConfigError naming the offending variable. */
 export function loadConfig(env: Record<string, string | undefined> = Bun.env, overrides: Partial<Config> = {}): Config {
+  const files = secretsFromFiles(env);
   const picked: Record<string, string> = {};
   for (const key of Object.keys(EnvSchema.properties)) {
-    const v = env[key];
+    const v = files[key] ?? env[key];
     if (v !== undefined && v !== "") picked[key] = v;
   }
   const firstError = Value.Errors(EnvSchema, picked).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, "");
-    throw new ConfigError(`Invalid environment variable ${name}=${JSON.stringify(picked[name])}: ${firstError.message}`);
+    const shown =
+      name in files ? `${name}_FILE=${JSON.stringify(env[`${name}_FILE`])} (its content)` : `${name}=${JSON.stringify(picked[name])}`;
+    throw new ConfigError(`Invalid environment variable ${shown}: ${firstError.message}`);
   }
   const e = picked as Env;
   const port = Number(e.PORT ?? 3000);
@@ -176,7 +193,7 @@ export function multiInstanceCheck(
         "Set DATABASE_URL and CLICKHOUSE_URL to servers every instance shares, or unset REDIS_URL to run one instance.",
     );
   }
-  if (!env.APP_SECRET) {
+  if (!env.APP_SECRET && !env.APP_SECRET_FILE) {
     errors.push(
       "REDIS_URL is set (several instances) but APP_SECRET is not: each instance would generate its own into DATA_DIR, " +
         "so webhook secrets stored by one could not be read by another and visitor hashes would differ. Give every instance the same APP_SECRET.",
@@ -188,6 +205,33 @@ export function multiInstanceCheck(
     );
   }
   return { errors, warnings };
+}
+
+/** The values of the `<NAME>_FILE` variables that are set, by NAME; setting both NAME and NAME_FILE is an error. */
+function secretsFromFiles(env: Record<string, string | undefined>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of SECRET_VARIABLES) {
+    const path = env[`${name}_FILE`];
+    if (path === undefined || path === "") continue;
+    if (env[name] !== undefined && env[name] !== "") {
+      throw new ConfigError(`Both ${name} and ${name}_FILE are set: set one of them`);
+    }
+    try {
+      values[name] = readFileSync(path, "utf8").replace(/\r?\n$/, "");
+    } catch (err) {
+      throw new ConfigError(
+        `Invalid environment variable ${name}_FILE=${JSON.stringify(path)}: cannot read it (${(err as NodeJS.ErrnoException).code ?? err})`,
+      );
+    }
+  }
+  return values;
+}
+
+/** Where the container's health check finds this server: loopback on PORT (server/ops/probe.ts); a full URL as it is. */
+export function localProbeUrl(path: string, env: Record<string, string | undefined> = Bun.env): string {
+  if (/^https?:\/\//.test(path)) return path;
+  const port = env.PORT && /^[1-9][0-9]{0,4}$/.test(env.PORT) ? env.PORT : "3000";
+  return `http://127.0.0.1:${port}${path.startsWith("/") ? path : `/${path}`}`;
 }
 
 /** APP_SECRET defaults to a random value generated once into DATA_DIR (mode 0600). */

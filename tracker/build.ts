@@ -1,11 +1,12 @@
 // Builds the tracker: dist/t.js (IIFE, minified), dist/t.<hash8>.js (same bytes, immutable name),
-// dist/t.esm.js and dist/manifest.json; prints raw and gzipped sizes; fails over the 2 KB budget.
+// dist/t.esm.js and dist/manifest.json; prints raw, gzipped and brotli sizes; fails over the budget.
 import { build, type BuildOptions } from "esbuild";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
-export const BUDGET_GZIP_BYTES = 2048;
+/** Gzipped bytes (zlib level 9, as `gzip -9`) t.js may have. The goal is 1,500 (docs/benchmarks.md). */
+export const BUDGET_GZIP_BYTES = 1710;
 
 export interface TrackerManifest {
   file: string;
@@ -17,28 +18,32 @@ export interface TrackerManifest {
 const src = import.meta.dir + "/src/";
 export const DIST_DIR = import.meta.dir + "/dist";
 
-const bundle = async (entry: string, format: "iife" | "esm") => {
+/** One build of the tracker, not written: t.js ("iife") or t.esm.js ("esm"). */
+export const bundle = async (format: "iife" | "esm") => {
   const opts: BuildOptions = {
-    entryPoints: [src + entry],
+    entryPoints: [src + (format == "iife" ? "index.ts" : "esm.ts")],
     bundle: true,
     minify: true,
     format,
     target: "es2020",
     legalComments: "none",
     tsconfigRaw: "{}", // no "use strict" prologue (13 bytes): nothing here depends on strict mode
+    // t.js leaves out the options a <script> tag cannot pass (see SVC_SCRIPT in src/tracker.ts).
+    define: format == "iife" ? { SVC_SCRIPT: "true" } : {},
     write: false,
   };
   return (await build(opts)).outputFiles![0]!.text;
 };
 
-const gz = (s: string) => gzipSync(s, { level: 9 }).length;
+export const gz = (s: string) => gzipSync(s, { level: 9 }).length;
+export const br = (s: string) => brotliCompressSync(s, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
 
 /** Builds into tracker/dist; throws when the gzipped IIFE is over budget (nothing is written then). */
 export async function buildTracker({ budget = BUDGET_GZIP_BYTES, log = console.log } = {}): Promise<TrackerManifest> {
-  const [iife, esm] = await Promise.all([bundle("index.ts", "iife"), bundle("esm.ts", "esm")]);
+  const [iife, esm] = await Promise.all([bundle("iife"), bundle("esm")]);
   const hash = createHash("sha256").update(iife).digest("hex").slice(0, 8);
   const m: TrackerManifest = { file: `t.${hash}.js`, hash, bytes: Buffer.byteLength(iife), gzip: gz(iife) };
-  log(`tracker t.js      ${m.bytes} B raw, ${m.gzip} B gzip (budget ${budget} B gzip)`);
+  log(`tracker t.js      ${m.bytes} B raw, ${m.gzip} B gzip (budget ${budget} B gzip), ${br(iife)} B brotli`);
   log(`tracker t.esm.js  ${Buffer.byteLength(esm)} B raw, ${gz(esm)} B gzip`);
   if (m.gzip > budget) throw new Error(`tracker over budget: ${m.gzip} B gzip > ${budget} B`);
 

@@ -2,6 +2,7 @@
 // report rows, the usage object, link stats).
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
+import { StrictQuery } from "../http/strict-query";
 
 export const BOT_FILTERS = ["real", "bot", "all"] as const;
 export type BotFilter = (typeof BOT_FILTERS)[number];
@@ -19,7 +20,15 @@ const GroupBy = t.Optional(
   ),
 );
 
-export const AnalyticsQuery = t.Object({
+const DOMAIN = {
+  minLength: 1,
+  maxLength: 253,
+  pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$",
+  description: "Only clicks through this custom domain (its name; case and port ignored)",
+};
+
+/** The filters every click report takes (docs/api.md "Click analytics"): they narrow the clicks, never widen them. */
+const reportFilters = {
   // Bounds are checked in range.ts (checkQueryBounds): Elysia's coerced-integer bound errors lose the field name.
   days: t.Optional(t.Integer({ description: "Rolling window in days including today, 1 to 365 (default 30)" })),
   start_date: t.Optional(t.String({ pattern: DATE, description: "YYYY-MM-DD; overrides days" })),
@@ -30,20 +39,31 @@ export const AnalyticsQuery = t.Object({
       { description: "real (default), bot or all" },
     ),
   ),
-  domain_name: t.Optional(
-    t.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+(:[0-9]{1,5})?$", description: "A custom domain" }),
+  link_id: t.Optional(t.String({ format: "uuid", description: "Only this link's clicks (404 when it is not the account's)" })),
+  tag: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 64,
+      description: "Only clicks of links carrying this tag (404 when no link of the account has it)",
+    }),
   ),
+  campaign_id: t.Optional(
+    t.String({ format: "uuid", description: "Only clicks of the campaign's links (404 when it is not the account's)" }),
+  ),
+  domain: t.Optional(t.String(DOMAIN)),
+  domain_name: t.Optional(t.String({ ...DOMAIN, description: "The former name of `domain`, still accepted" })),
   source: t.Optional(
     t.Union(
       CLICK_SOURCES.map((s) => t.Literal(s)),
       { description: "Only clicks of this source: qr (scans of the link's QR code) or link (every other click)" },
     ),
   ),
-});
+};
+export const AnalyticsQuery = StrictQuery(reportFilters);
 /** The summary and timeseries also take group_by. */
-export const GroupedAnalyticsQuery = t.Composite([AnalyticsQuery, t.Object({ group_by: GroupBy })]);
+export const GroupedAnalyticsQuery = StrictQuery({ ...reportFilters, group_by: GroupBy });
 export type GroupedAnalyticsQuery = Static<typeof GroupedAnalyticsQuery>;
-export const LinkStatsQuery = t.Object({ group_by: GroupBy });
+export const LinkStatsQuery = StrictQuery({ group_by: GroupBy });
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>;
 
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -61,6 +81,11 @@ export interface ClickScope {
   botFilter: BotFilter;
   domain?: string;
   source?: ClickSource;
+  /**
+   * The links the filters link_id, tag and campaign_id resolve to (their intersection); undefined when
+   * none is given. Never empty: a filter that covers no link leaves nothing to read (see service.ts).
+   */
+  linkIds?: string[];
 }
 
 // Responses (the usage object, the report rows, link stats): the types the

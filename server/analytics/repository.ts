@@ -22,6 +22,30 @@ export async function findAccountLink(pg: Postgres, accountId: string, linkId: s
   return { ...row, created_at: new Date(row.created_at), last_accessed_at: row.last_accessed_at ? new Date(row.last_accessed_at) : null };
 }
 
+/** The report filters that name links (docs/api.md "Click analytics"). */
+export interface LinkFilter {
+  linkId?: string;
+  tag?: string;
+  campaignId?: string;
+}
+
+/** Whether some live link of the account carries the tag. */
+export async function isAccountTag(pg: Postgres, accountId: string, tag: string): Promise<boolean> {
+  const rows = await pg.query(sql`
+    select 1 from links where account_id = ${accountId} and deleted_at is null and tags @> array[${tag}]::text[] limit 1`);
+  return rows.length > 0;
+}
+
+/** The account's live links meeting every filter given (an empty list when none does). */
+export async function findFilteredLinkIds(pg: Postgres, accountId: string, f: LinkFilter): Promise<string[]> {
+  const conditions: SQL[] = [sql`account_id = ${accountId}`, sql`deleted_at is null`];
+  if (f.linkId !== undefined) conditions.push(sql`id = ${f.linkId}`);
+  if (f.tag !== undefined) conditions.push(sql`tags @> array[${f.tag}]::text[]`);
+  if (f.campaignId !== undefined) conditions.push(sql`campaign_id = ${f.campaignId}`);
+  const rows = await pg.query<{ id: string }>(sql`select id from links where ${sql.join(conditions, sql` and `)}`);
+  return rows.map((r) => r.id);
+}
+
 export interface LinkCounts {
   total_links: number;
   total_links_count: number;
@@ -29,19 +53,28 @@ export interface LinkCounts {
 }
 
 /**
- * total_links: links in the report's scope (created by the range's end, on domain_name when given);
+ * total_links: links in the report's scope (created by the range's end, on the domain and among the filtered links when given);
  * total_links_count: every link of the account; links_this_month: created since the month began (UTC).
  */
 export async function countAccountLinks(
   pg: Postgres,
-  a: { accountId: string; rangeEnd: string; monthStart: string; domain?: string },
+  a: { accountId: string; rangeEnd: string; monthStart: string; domain?: string; linkIds?: string[] },
 ): Promise<LinkCounts> {
   const inDomain: SQL = a.domain
     ? sql`l.domain_id in (select id from domains where account_id = ${a.accountId} and name = ${a.domain})`
     : sql`true`;
+  const inLinks: SQL =
+    a.linkIds === undefined
+      ? sql`true`
+      : a.linkIds.length === 0
+        ? sql`false`
+        : sql`l.id in (${sql.join(
+            a.linkIds.map((id) => sql`${id}`),
+            sql`, `,
+          )})`;
   const rows = await pg.query<Record<keyof LinkCounts, string | number>>(sql`
     select
-      count(*) filter (where ${inDomain} and l.created_at < ((${a.rangeEnd}::date + 1)::timestamp at time zone 'UTC')) as total_links,
+      count(*) filter (where ${inDomain} and ${inLinks} and l.created_at < ((${a.rangeEnd}::date + 1)::timestamp at time zone 'UTC')) as total_links,
       count(*) as total_links_count,
       count(*) filter (where l.created_at >= (${a.monthStart}::timestamp at time zone 'UTC')) as links_this_month
     from links l

@@ -23,8 +23,12 @@ const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
     id,
     tag: "Analytics",
     summary,
-    description: `${description} Ranges are clamped to the tier's retention and, past the monthly click budget, to \`usage.cutoff_date\`.`,
+    description:
+      `${description} Ranges are clamped to the tier's retention and, past the monthly click budget, to \`usage.cutoff_date\`. ` +
+      "`link_id`, `tag` and `campaign_id` narrow it to those links (404 when the account has no such link, tag or campaign); " +
+      "a query parameter the report does not take is a 400 naming it.",
     responses: { 200: { description: "The report and the account's click usage", data: m.analyticsResult(analytics) } },
+    errors: ["NOT_FOUND"],
   }),
 });
 

@@ -3,7 +3,8 @@
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { AccountRecord } from "../accounts/principal";
-import { notFound } from "../errors";
+import { notFound, validationError } from "../errors";
+import { isAccountCampaign } from "../campaigns/read";
 import type {
   ClickGroup,
   GroupedAnalyticsQuery,
@@ -23,7 +24,7 @@ import { getClickUsage } from "./click-usage";
 import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
-import { countAccountLinks, findAccountLink, type LinkFacts } from "./repository";
+import { countAccountLinks, findAccountLink, findFilteredLinkIds, isAccountTag, type LinkFacts } from "./repository";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../ingest/clicks/enrich";
 
@@ -46,15 +47,44 @@ interface Report {
 async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<Report> {
   const today = isoDay(Date.now());
   const requested = resolveRange(q, today);
-  const { usage, floor } = await getClickUsage(deps, account, today);
+  const domain = reportDomain(q);
+  const [{ usage, floor }, linkIds] = await Promise.all([getClickUsage(deps, account, today), resolveLinkFilter(deps, account.id, q)]);
   const scope: ClickScope = {
     accountId: account.id,
     range: clampRange(requested, floor),
     botFilter: q.bot_filter ?? "real",
-    domain: q.domain_name === undefined ? undefined : normalizeDomain(q.domain_name),
+    domain,
     source: q.source,
+    linkIds,
   };
   return { scope, usage, floor, today };
+}
+
+/** `domain`, or its former name `domain_name`; both may be given only when they name one domain. */
+function reportDomain(q: AnalyticsQuery): string | undefined {
+  const [domain, former] = [q.domain, q.domain_name].map((d) => (d === undefined ? undefined : normalizeDomain(d)));
+  if (domain !== undefined && former !== undefined && domain !== former) {
+    throw validationError("query.domain", "names another domain than domain_name; give one of them");
+  }
+  return domain ?? former;
+}
+
+/**
+ * The links link_id, tag and campaign_id cover together, once per report; undefined without them.
+ * A link, tag or campaign the account does not have is 404, whoever else has it.
+ */
+async function resolveLinkFilter(deps: AnalyticsDeps, accountId: string, q: AnalyticsQuery): Promise<string[] | undefined> {
+  const f = { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id };
+  if (f.linkId === undefined && f.tag === undefined && f.campaignId === undefined) return undefined;
+  const [link, tag, campaign] = await Promise.all([
+    f.linkId === undefined || findAccountLink(deps.pg, accountId, f.linkId),
+    f.tag === undefined || isAccountTag(deps.pg, accountId, f.tag),
+    f.campaignId === undefined || isAccountCampaign(deps.pg.db, accountId, f.campaignId),
+  ]);
+  if (!link) throw notFound("Link");
+  if (!tag) throw notFound("Tag");
+  if (!campaign) throw notFound("Campaign");
+  return findFilteredLinkIds(deps.pg, accountId, f);
 }
 
 const emptyWhenNoRange = async <T>(r: Report, empty: T, run: () => Promise<T>) => (isEmptyRange(r.scope.range) ? empty : run());
@@ -87,6 +117,7 @@ export async function getSummaryReport(
       rangeEnd: r.scope.range.end,
       monthStart: monthStart(r.today),
       domain: r.scope.domain,
+      linkIds: r.scope.linkIds,
     }),
     clicks(),
     groups(),

@@ -1,5 +1,6 @@
 // Query parameters of the conversion reports (docs/api.md "Conversions").
 import { t } from "elysia";
+import { StrictQuery } from "../http/strict-query";
 import { PeriodSchema } from "../journey/model";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
@@ -13,9 +14,9 @@ const common = {
   link_id: t.Optional(t.String({ format: "uuid" })),
 };
 
-export const ConversionsQuery = t.Object(common);
-export const TimeseriesQuery = t.Object({ ...common, interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))) });
-export const BreakdownQuery = t.Object({ ...common, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
+export const ConversionsQuery = StrictQuery(common);
+export const TimeseriesQuery = StrictQuery({ ...common, interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))) });
+export const BreakdownQuery = StrictQuery({ ...common, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
 
 export const TIME_TO_CONVERT_BUCKETS = ["under 1 hour", "1-24 hours", "1-7 days", "7+ days"] as const;
 

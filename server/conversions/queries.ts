@@ -23,11 +23,13 @@ function hourlyScopeOf(s: Scope) {
 
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
   const { where, params } = hourlyScopeOf(s);
-  const [row] = await ch.query<Record<string, string>>(
-    `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`,
-    params,
-  );
-  const { visitors, converters } = await countJourneyVisitors(ch, s);
+  const [[row], { visitors, converters }] = await Promise.all([
+    ch.query<Record<string, string>>(
+      `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`,
+      params,
+    ),
+    countJourneyVisitors(ch, s),
+  ]);
   return { conversions: Number(row?.conversions ?? 0), converters, revenueCents: Number(row?.revenue_cents ?? 0), visitors };
 }
 

@@ -3,6 +3,7 @@
 import { ValidationError } from "elysia";
 import { AppError } from "../errors";
 import { errorBody, rateLimitBody } from "./envelope";
+import { UNKNOWN_PARAMETER } from "./strict-query";
 import { requestIdOf } from "./request-context";
 import type { Logger } from "./logger";
 
@@ -80,6 +81,7 @@ interface EngineError {
   path?: string;
   message?: string;
   summary?: string;
+  schema?: { description?: unknown };
 }
 
 /** Names every failing field, e.g. `query.per_page` or `body.events.3.event_type`. */
@@ -92,9 +94,15 @@ function fromValidation(error: ValidationError): AppError {
     const field = path ? `${location}.${path}` : location;
     if (seen.has(field)) continue;
     seen.add(field);
-    fields.push({ field, message: String(e.summary ?? e.message ?? "is invalid") });
+    const unknown = e.schema?.description === UNKNOWN_PARAMETER;
+    fields.push({ field, message: unknown ? UNKNOWN_PARAMETER : String(e.summary ?? e.message ?? "is invalid") });
   }
   if (fields.length === 0) fields.push({ field: location, message: "is invalid" });
+  const unknown = fields.filter((f) => f.message === UNKNOWN_PARAMETER).map((f) => f.field);
+  if (unknown.length)
+    return new AppError("VALIDATION_ERROR", `Unknown query parameters: ${unknown.map((f) => f.replace(/^query\./, "")).join(", ")}`, {
+      fields,
+    });
   const first = fields[0];
   return new AppError("VALIDATION_ERROR", `${first.field}: ${first.message}`, { fields });
 }

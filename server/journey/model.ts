@@ -1,6 +1,7 @@
 // Wire schemas of the journey API: the ingest batch (docs/api.md "Journey ingest") and
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
+import { StrictQuery } from "../http/strict-query";
 import type { TSchema } from "@sinclair/typebox";
 import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
@@ -83,24 +84,24 @@ export type Period = keyof typeof PERIODS;
 export const PeriodSchema = t.Union(Object.keys(PERIODS).map((p) => t.Literal(p as Period)));
 
 export const LinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });
-export const PeriodQuery = t.Object({ period: t.Optional(PeriodSchema) });
+export const PeriodQuery = StrictQuery({ period: t.Optional(PeriodSchema) });
 /** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
 export const SESSIONS_BOUNDS = { page: [1, 1_000_000], limit: [1, 100] } as const;
 export const EVENTS_BOUNDS = { page: [1, 1_000_000], limit: [1, 200] } as const;
-export const SessionsQuery = t.Object({
+export const SessionsQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   page: t.Optional(t.Integer({ description: "1 to 1,000,000 (default 1)" })),
   limit: t.Optional(t.Integer({ description: "1 to 100 (default 20)" })),
   visitor_id: t.Optional(str(128, 1)),
 });
-export const EventsQuery = t.Object({
+export const EventsQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   page: t.Optional(t.Integer({ description: "1 to 1,000,000 (default 1)" })),
   limit: t.Optional(t.Integer({ description: "1 to 200 (default 50)" })),
   event_type: t.Optional(t.Union(EVENT_TYPES.map((e) => t.Literal(e)))),
   session_id: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
 });
-export const FunnelQuery = t.Object({
+export const FunnelQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   steps: t.String({ minLength: 1, maxLength: 4096 }),
 });

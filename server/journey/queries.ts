@@ -49,20 +49,23 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 }
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
-  const events = await countEvents(ch, r);
-  const { visitors } = await countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false);
-  // Sessions with an event in the period, each from its first event (or the period start, when it
-  // began before) to its last. FINAL merges each session's rows across parts in key order before the
-  // filter applies, so the count and the spans are those of fully merged data.
-  const [sessions] = await ch.query<{ n: string; avg: number | null }>(
-    `
+  // Four independent reads, sent together: a ClickHouse server runs them at once.
+  const [events, { visitors }, [sessions], tops] = await Promise.all([
+    countEvents(ch, r),
+    countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false),
+    // Sessions with an event in the period, each from its first event (or the period start, when it
+    // began before) to its last. FINAL merges each session's rows across parts in key order before the
+    // filter applies, so the count and the spans are those of fully merged data.
+    ch.query<{ n: string; avg: number | null }>(
+      `
     SELECT count() AS n,
       avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
     FROM ${ch.table("journey_sessions_v2")} FINAL
     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
-    params(r),
-  );
-  const tops = await topValues(ch, r);
+      params(r),
+    ),
+    topValues(ch, r),
+  ]);
   return {
     total_visitors: visitors,
     total_sessions: Number(sessions?.n ?? 0),

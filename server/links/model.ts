@@ -291,6 +291,8 @@ export const RESERVED_CODES = new Set([
   "admin",
   "cdn",
   "healthz",
+  "livez",
+  "readyz",
   "metrics",
   "dashboard",
   "console",

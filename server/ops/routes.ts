@@ -1,4 +1,5 @@
-// Operations endpoints outside the public API: health of both stores, and Prometheus metrics.
+// Operations endpoints outside the public API: liveness and readiness (health.ts), the stores' health
+// in the API envelope (/healthz, kept for what already polls it), and Prometheus metrics.
 import { Elysia } from "elysia";
 import { AppError } from "../errors";
 import { Envelope } from "../http/envelope";
@@ -6,19 +7,45 @@ import { bearerMatches } from "../http/bearer";
 import type { Metrics } from "../http/metrics";
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
+import type { Kv } from "../storage/kv";
+import { healthResponse, readiness, timed, type ReadinessSources } from "./health";
+import pkg from "../../package.json" with { type: "json" };
 
-const timed = async (check: () => Promise<void>) => {
-  const started = performance.now();
-  try {
-    await check();
-    return { ok: true, ms: Math.round(performance.now() - started) };
-  } catch (err) {
-    return { ok: false, ms: Math.round(performance.now() - started), error: String((err as Error).message ?? err) };
-  }
-};
+export interface OpsDeps {
+  pg: Postgres;
+  ch: Clickhouse;
+  kv: Pick<Kv, "kind" | "ping">;
+  spools: () => ReadinessSources["spools"];
+  spoolMaxBytes: number;
+  instanceId: string;
+  metrics: Metrics;
+  metricsToken?: string;
+}
 
-export function opsRoutes(deps: { pg: Postgres; ch: Clickhouse; metrics: Metrics; metricsToken?: string }) {
+const hide = { detail: { tags: ["Operations"] } };
+
+export function opsRoutes(deps: OpsDeps) {
+  const stores = [
+    { name: "postgres", ping: deps.pg.ping },
+    { name: "clickhouse", ping: deps.ch.ping },
+    ...(deps.kv.kind === "redis" ? [{ name: "redis", ping: () => deps.kv.ping() }] : []),
+  ];
   return new Elysia()
+    .get("/livez", () => healthResponse({ status: "pass", version: pkg.version, serviceId: deps.instanceId }, true), hide)
+    .get(
+      "/readyz",
+      async () => {
+        const report = await readiness({
+          version: pkg.version,
+          instanceId: deps.instanceId,
+          stores,
+          spools: deps.spools(),
+          spoolMaxBytes: deps.spoolMaxBytes,
+        });
+        return healthResponse(report, report.status === "pass");
+      },
+      hide,
+    )
     .get(
       "/healthz",
       async () => {
@@ -26,7 +53,7 @@ export function opsRoutes(deps: { pg: Postgres; ch: Clickhouse; metrics: Metrics
         const ok = postgres.ok && clickhouse.ok;
         return new Envelope({ status: ok ? "ok" : "degraded", postgres, clickhouse }, ok ? 200 : 503, ok);
       },
-      { detail: { tags: ["Operations"] } },
+      hide,
     )
     .get(
       "/metrics",
@@ -36,6 +63,6 @@ export function opsRoutes(deps: { pg: Postgres; ch: Clickhouse; metrics: Metrics
         }
         return new Response(await deps.metrics.registry.metrics(), { headers: { "content-type": deps.metrics.registry.contentType } });
       },
-      { detail: { tags: ["Operations"] } },
+      hide,
     );
 }

@@ -1,9 +1,13 @@
-// Headless Chromium for the end-to-end tests: Debian's /usr/bin/chromium driven by playwright-core.
-// A missing browser fails the test (never skips): `.ci/run` installs the apt package `chromium`.
+// Headless Chromium for the end-to-end tests, driven by playwright-core: CHROMIUM_PATH if set, else
+// Debian's /usr/bin/chromium, else the Chromium shipped in the npm package @sparticuz/chromium (a dev
+// dependency: `npm install` alone is enough for `npm test`). SVC_TEST_BUNDLED_CHROMIUM=1 hides the
+// system Chromium, as CI does for one run of the browser tests. A browser that cannot start fails
+// the test (never skips).
 import { existsSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+const bundledOnly = process.env.SVC_TEST_BUNDLED_CHROMIUM === "1";
 
 const ARGS = [
   "--headless=new",
@@ -16,13 +20,41 @@ const ARGS = [
   "--disable-sync",
 ];
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: install the Debian package (apt-get install chromium) or set CHROMIUM_PATH. .ci/run installs it.`,
-    );
+let bundled: Promise<string> | undefined;
+/** The npm package's Chromium, unpacked once per process (into the system's temporary directory). */
+function bundledChromium(): Promise<string> {
+  bundled ??= import("@sparticuz/chromium").then((m) => m.default.executablePath());
+  return bundled;
+}
+
+/** Which Chromium the tests start, and where it came from. */
+export async function chromiumPath(): Promise<{ path: string; source: "CHROMIUM_PATH" | "system" | "@sparticuz/chromium" }> {
+  const explicit = process.env.CHROMIUM_PATH;
+  if (explicit) {
+    if (!existsSync(explicit)) throw new Error(`CHROMIUM_PATH=${explicit}: no such file`);
+    return { path: explicit, source: "CHROMIUM_PATH" };
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  if (!bundledOnly && existsSync(SYSTEM_CHROMIUM)) return { path: SYSTEM_CHROMIUM, source: "system" };
+  return { path: await bundledChromium(), source: "@sparticuz/chromium" };
+}
+
+let launchedFrom: Awaited<ReturnType<typeof chromiumPath>>["source"] | undefined;
+
+export async function launchBrowser(): Promise<Browser> {
+  const { path, source } = await chromiumPath();
+  launchedFrom = source;
+  return chromium.launch({ executablePath: path, args: ARGS });
+}
+
+/**
+ * Closes a tab the way a visitor does, so that its pagehide and visibilitychange handlers run and the
+ * keepalive requests they send leave. The npm package's Chromium is a headless shell that drops those
+ * requests when a tab is closed directly (measured: none arrive; Debian's Chromium delivers them), so
+ * there the tab first navigates away, which runs the same handlers.
+ */
+export async function closeTab(page: Page): Promise<void> {
+  if (launchedFrom === "@sparticuz/chromium") await page.goto("about:blank");
+  await page.close({ runBeforeUnload: true });
 }
 
 /** Collects uncaught page errors and console errors, so a test can assert there were none. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { createTestApp, listen, type TestApp } from "../helpers/app";
-import { launchBrowser, watchErrors } from "./browser";
+import { closeTab, launchBrowser, watchErrors } from "./browser";
 import { pollUntil, startTrackedSite, type Site } from "./site";
 
 const P = "/public-api/v1";
@@ -92,7 +92,7 @@ describe("t.js in Chromium against the real server", () => {
     // Closed before the 1 s batching delay is over: the signup and the purchase leave with the
     // pagehide / visibilitychange flush (keepalive), together with page 2's visible time.
     await page.waitForTimeout(700);
-    await page.close({ runBeforeUnload: true });
+    await closeTab(page);
 
     // Everything the page posted (the last batch leaves with keepalive as the page closes) lands.
     const expectedCount = 12;

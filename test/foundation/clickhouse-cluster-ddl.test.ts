@@ -69,7 +69,7 @@ describe("with CLICKHOUSE_CLUSTER", () => {
       const name = /^CREATE TABLE IF NOT EXISTS svc\.(\w+) ON CLUSTER main/.exec(f)?.[1];
       expect(name).toBeString();
       if (name!.endsWith("_local")) {
-        expect(f).toMatch(/\nENGINE = Replicated(Aggregating|Summing|Replacing)?MergeTree\n/);
+        expect(f).toMatch(/\nENGINE = Replicated(Aggregating|Summing|Replacing)?MergeTree(\(\w+\))?\n/);
         expect(f).toMatch(/\bORDER BY \(?account_id\b/); // the sharding key leads every sort key
         expect(f).toContain("replicated_deduplication_window = 10000");
         locals.add(name!);
@@ -158,13 +158,15 @@ describe("with CLICKHOUSE_CLUSTER", () => {
           },
         ],
       });
+      const recent = new Date(Date.now() - 3_600_000).toISOString().replace("T", " ").slice(0, 23);
       await chdb.insert({
         table: `${db}.journey_events_local`,
         format: "JSONEachRow",
         values: ["page_view", "conversion"].map((event_type) => ({
           event_id: crypto.randomUUID(),
-          received_at: "2026-01-02 03:04:05.000",
-          timestamp: "2026-01-02 03:04:05.000",
+          // Recent: journey_visitor_hours keeps 92 days (TTL), and rows already expired are not stored.
+          received_at: recent,
+          timestamp: recent,
           account_id: account,
           link_id: link,
           visitor_id: "v",
@@ -183,7 +185,8 @@ describe("with CLICKHOUSE_CLUSTER", () => {
         const [{ n }] = await rows<{ n: string }>(`SELECT count() AS n FROM ${db}.${name} WHERE account_id = {a:UUID}`, { a: account });
         if (Number(n) === 0) empty.push(name);
       }
-      expect(empty).toEqual([]);
+      // journey_closed_days is written by the reports (closed-days-query.ts), not by a view.
+      expect(empty).toEqual(["journey_closed_days_local"]);
     });
   });
 });

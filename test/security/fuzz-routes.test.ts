@@ -108,6 +108,8 @@ async function routeList(): Promise<Route[]> {
   extra("HEAD", "/{code}");
   extra("POST", "/{code}", ["password"]);
   extra("GET", "/healthz");
+  extra("GET", "/livez");
+  extra("GET", "/readyz");
   extra("GET", "/metrics");
   extra("GET", "/t.js");
   extra("GET", "/widgets.js");

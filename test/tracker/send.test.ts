@@ -235,3 +235,58 @@ describe("persistence", () => {
     expect(kept.map((b: any) => b.e[0].event_name)).toEqual(Array.from({ length: 20 }, (_, i) => "n" + (i + 5)));
   });
 });
+
+describe("when the browser refuses", () => {
+  test("storage that throws (blocked, full) loses persistence, not events", async () => {
+    const env = makeEnv(`https://shop.example/?svc_ref=6f1c2a4e-8b1d-4c3e-9a55-0d7e2b9c1f10.click-1`);
+    for (const s of ["localStorage", "sessionStorage"])
+      Object.defineProperty(env.win, s, {
+        get() {
+          throw new DOMException("blocked", "SecurityError");
+        },
+        configurable: true,
+      });
+    env.replies.push(500);
+    const t = start(env);
+    t.track("x");
+    await env.clock.advance(1000);
+    await env.clock.advance(1000); // the retry, from memory
+    expect(env.calls).toHaveLength(2);
+    expect(sent(env).map((e) => [e.event_name ?? e.event_type, e.visitor_id])).toEqual([
+      ["page_view", "click-1"],
+      ["x", "click-1"],
+      ["page_view", "click-1"],
+      ["x", "click-1"],
+    ]);
+    expect(env.win.location.search).toBe("");
+  });
+
+  test("without crypto.randomUUID (plain http), keys and ids are still distinct random strings", async () => {
+    const orig = crypto.randomUUID;
+    (crypto as any).randomUUID = undefined;
+    try {
+      const env = makeEnv("http://shop.example/");
+      const t = start(env);
+      await env.clock.advance(1000);
+      t.track("y");
+      t.flush();
+      await env.clock.advance(0);
+      const ids = [...keys(env), sent(env)[0].visitor_id, sent(env)[0].session_id];
+      for (const id of ids) expect(id).toMatch(/^0\.\d+$/);
+      expect(new Set(ids).size).toBe(4);
+    } finally {
+      crypto.randomUUID = orig;
+    }
+  });
+
+  test("showing the page again posts what was gathered while it was hidden", async () => {
+    const env = makeEnv();
+    const t = start(env);
+    setHidden(env, true);
+    await env.clock.advance(0);
+    t.track("while-hidden");
+    setHidden(env, false);
+    await env.clock.advance(0);
+    expect(env.calls.map((c) => c.events.map((e) => e.event_name ?? e.event_type))).toEqual([["page_view"], ["while-hidden"]]);
+  });
+});

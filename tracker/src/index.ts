@@ -6,19 +6,13 @@ type Svc = ((m: string, ...a: unknown[]) => void) & Partial<Tracker> & { q?: Arr
 
 const w = window as unknown as { svc?: Svc };
 // A second copy of the script (e.g. also added by a tag manager) must not track twice.
-if (!(w.svc && w.svc.track)) {
+if (!w.svc?.track) {
   // A classic <script> (defer or async) is required: module scripts have no currentScript.
   const s = document.currentScript as HTMLScriptElement;
   const d = s.dataset;
-  const t = createTracker({
-    key: d.key!,
-    api: d.api || new URL(s.src).origin + "/public-api/v1",
-    linkId: d.linkId,
-    respectDnt: "respectDnt" in d,
-    exclude: d.exclude,
-  });
-  const q = (w.svc && w.svc.q) || [];
-  const svc: Svc = Object.assign((m: string, ...a: unknown[]) => (t as any)[m] && (t as any)[m](...a), t);
-  w.svc = svc;
-  for (const a of q) svc(...(a as [string]));
+  // t.js reads no other option (see SVC_SCRIPT in tracker.ts): other data-* attributes are ignored.
+  const t = createTracker({ ...(d as any), api: d.api || new URL(s.src).origin + "/public-api/v1", respectDnt: "respectDnt" in d }) as any;
+  const q = w.svc?.q;
+  w.svc = Object.assign((m: string, ...a: unknown[]) => t[m]?.(...a), t);
+  q?.map((a) => w.svc!(...(a as [string])));
 }

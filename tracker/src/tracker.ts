@@ -1,9 +1,14 @@
-// Owns what the tracker observes: the svc_ref attribution hand-off, visitor and session ids,
-// page views (including SPA navigations), scroll depth, visible time on page, custom events
-// and conversions. createTracker has no side effects until called; index.ts calls it.
+// createTracker: the svc_ref attribution hand-off, visitor and session ids, page views (including
+// SPA navigations), scroll depth, visible time on page, custom events and conversions, and their
+// delivery (batches, retries, persistence). One closure on purpose: its parts share the window, the
+// clock and the storage helper, and each module boundary costs t.js bytes (the sender in a module of
+// its own was 26 B more gzipped). createTracker has no side effects until called; index.ts calls it.
 import type { JourneyEventType, JourneyEventWire, JourneyPropertyValue } from "./protocol";
-import { createSender } from "./send";
-import { LS, SS, load, save, uuid } from "./store";
+
+// tracker/build.ts defines SVC_SCRIPT for t.js only (not for t.esm.js). A <script> tag passes none
+// of the options that are there for tests and module users (window, now, setTimeout, flushDelay), so
+// t.js is built without them; the sources as they are (unit tests) take every option.
+declare const SVC_SCRIPT: boolean | undefined;
 
 export type Properties = Record<string, JourneyPropertyValue>;
 
@@ -38,56 +43,130 @@ export interface Tracker {
   flush(): void;
 }
 
+// A batch as kept in localStorage (svc_b). k: idempotency key, e: events (0 once delivered or
+// dropped), n: failed attempts, t: earliest next attempt (ms; Infinity while in flight, which JSON
+// turns into null, so that a batch in flight when the page died is resent on the next load).
+interface Batch {
+  k: string;
+  e: JourneyEventWire[] | 0;
+  n: number;
+  t: number;
+}
+
 // [page_url, page_title, excluded]
 type Page = [string, string, boolean];
 
 export function createTracker(o: TrackerOptions): Tracker {
-  const w = o.window || window;
+  const w = (typeof SVC_SCRIPT == "undefined" && o.window) || window;
   const D = w.document;
   const loc = w.location;
   const H = w.history;
   const N = w.navigator as Navigator & { globalPrivacyControl?: boolean };
-  const now = o.now || Date.now;
-  const st = o.setTimeout || ((f, ms) => w.setTimeout(f, ms));
-  const on = (t: EventTarget, e: string, f: () => void) => t.addEventListener(e, f);
-  const nop = () => {};
-  const api: Tracker = { track: nop, conversion: nop, flush: nop };
-  if (o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl)) return api;
-
-  // Attribution hand-off: the redirect appends svc_ref=<link_id>.<click_id>.
-  let a: string[] | undefined;
-  const ref = new URLSearchParams(loc.search).get("svc_ref");
-  if (ref != null) {
-    const i = ref.indexOf(".");
-    if (i > 0) a = save(w, SS, "a", save(w, LS, "a", [ref.slice(0, i), ref.slice(i + 1)]));
-    // Cut the parameter out of the string so the other parameters keep their exact encoding.
-    const q = loc.search.replace(/([?&])svc_ref=[^&]*(&|$)/, (_, s, e) => e && s);
+  const now = (typeof SVC_SCRIPT == "undefined" && o.now) || Date.now;
+  // Idempotency keys, session ids, the visitor id of the data-link-id fallback. crypto.randomUUID
+  // exists only in secure contexts (https, localhost).
+  const uuid = (): string => crypto.randomUUID?.() || "" + Math.random() + now();
+  // svc_<k> in localStorage (session 0) or sessionStorage (1): read without v, written with v (and v
+  // returned, so that a value is stored and used in one expression). Storage can be missing or refuse
+  // (private modes, quotas): then reads give undefined and writes are skipped. Storage items are also
+  // its properties: s.svc_a is s.getItem("svc_a"), undefined when absent.
+  const st = (session: 0 | 1, k: string, v?: any): any => {
     try {
-      H.replaceState(H.state, "", loc.pathname + q + loc.hash); // before history is patched: not a navigation
+      const s: any = w[session ? "sessionStorage" : "localStorage"];
+      k = "svc_" + k;
+      v == null ? (v = JSON.parse(s[k])) : (s[k] = JSON.stringify(v));
     } catch {}
-  }
-  a = a || load(w, SS, "a") || load(w, LS, "a") || (o.linkId && [o.linkId, load(w, LS, "v") || save(w, LS, "v", uuid())]);
-  if (!a) return api;
+    return v;
+  };
 
-  // An empty pattern gives ^$, which no pathname matches.
-  const ex = (o.exclude || "").split(",").map((p) => RegExp("^" + p.trim().replace(/\W/g, (c) => (c == "*" ? ".*" : "\\" + c)) + "$"));
-  const page = (): Page => [loc.href, D.title, ex.some((r) => r.test(loc.pathname))];
-  const here = () => loc.href.split("#")[0];
+  // Attribution [link_id, visitor_id]: none (nothing is sent or stored) under DNT or GPC when asked.
+  let a: string[] | undefined;
+  if (!(o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl))) {
+    // Hand-off: the redirect appends svc_ref=<link_id>.<click_id>; the click id may hold dots.
+    // ref[2] and ref[3] are the link and click ids when the value is well-formed.
+    const ref = loc.search.match(/[?&]svc_ref=(([^&.]+)\.([^&]*)|[^&]*)/);
+    if (ref) {
+      if (ref[2]) a = st(1, "a", st(0, "a", ref.slice(2)));
+      // Cut the parameter out of the string so the other parameters keep their exact encoding;
+      // before history is patched, so this is not a navigation.
+      try {
+        H.replaceState(H.state, "", loc.pathname + loc.search.replace(ref[0], "").replace(/^&/, "?") + loc.hash);
+      } catch {}
+    }
+    a = a || st(1, "a") || st(0, "a") || (o.linkId && [o.linkId, st(0, "v") || st(0, "v", uuid())]);
+  }
+
+  // Delivery: S(event) queues an event, posted after the flush delay or at once as the 100th;
+  // S() posts the queue now. Batches of at most 60,000 bytes of UTF-8 (the browser limits keepalive
+  // bodies to 64 KB) go out as keepalive POSTs with one idempotency key each, reused by its retries;
+  // backoff honours Retry-After; unsent batches are kept in localStorage across page loads.
+  const later = (typeof SVC_SCRIPT == "undefined" && o.setTimeout) || w.setTimeout.bind(w);
+  let B: Batch[] = st(0, "b") || [];
+  const q: JourneyEventWire[] = [];
+  let tm: unknown;
+
+  // Delivered or dropped batches (e = 0) go; at most 20 are kept, the oldest go first.
+  const keep = () => st(0, "b", (B = B.filter((b) => b.e).slice(-20)));
+
+  const pump = () => {
+    for (const b of B)
+      if (b.t <= now()) {
+        b.t = 1 / 0;
+        w.fetch(o.api + "/journey/events", {
+          method: "POST",
+          keepalive: true,
+          headers: { "Content-Type": "application/json", "X-API-Key": o.key, "X-Idempotency-Key": b.k },
+          body: JSON.stringify({ events: b.e }),
+        })
+          .catch(Object) // a network error goes on as the error itself: no status, no headers
+          .then((r: Response) => {
+            // A status from 100 to 499 but 408 and 429 ends the batch: 2xx delivered it, and with any
+            // other 4xx it can never succeed. 408, 429, 5xx and network errors (no status) retry.
+            if (/^[1-4](?!08|29)/.test(r.status as any)) b.e = 0;
+            else {
+              let ms = Math.min(1e3 * 2 ** b.n++, 3e5);
+              b.t = now() + (ms = +r.headers?.get("Retry-After")! * 1e3 || ms);
+              later(pump, Math.min(ms, 1e9)); // timers overflow past 2^31 ms
+            }
+            keep();
+          });
+      }
+  };
+
+  const S = (e?: JourneyEventWire): void => {
+    if (e && q.push(e) < 100) tm ||= later(S, (typeof SVC_SCRIPT == "undefined" ? o.flushDelay : undefined) ?? 1e3);
+    else {
+      // Cut the queue (never over 100 events: the 100th flushes it) into batches of at most
+      // 60,000 bytes of UTF-8 each.
+      tm = 0;
+      while (q.length) {
+        let n = 0;
+        for (let s = 0; q[n] && (s += new Blob([JSON.stringify(q[n])]).size) < 6e4; ) n++;
+        B.push({ k: uuid(), e: q.splice(0, n || 1), n: 0, t: 0 });
+      }
+      keep();
+      pump(); // batches left by an earlier page load go out too, once their backoff is over
+    }
+  };
+
+  // One pattern for the list: `*` matches anything, `,` separates, blanks go, other symbols are
+  // literal. An empty list gives ^()$, which no pathname matches.
+  const ex = RegExp("^(" + (o.exclude || "").replace(/\W/g, (c) => (c == "*" ? ".*" : c == "," ? "|" : c > " " ? "\\" + c : "")) + ")$");
+  const page = (): Page => [loc.href, D.title, ex.test(loc.pathname)];
 
   // The session ends after 30 minutes without an event, across tabs.
   const sid = (): string => {
     const t = now();
-    let s = load(w, LS, "s");
-    if (!s || t - s[1] > 18e5) s = [uuid()];
-    s[1] = t;
-    return save(w, LS, "s", s)[0];
+    const s = st(0, "s"); // [session_id, last event time]
+    return st(0, "s", [!s || t - s[1] > 18e5 ? uuid() : s[0], t])[0];
   };
 
-  const S = createSender(o.api + "/journey/events", o.key, w, now, st, o.flushDelay ?? 1e3);
+  // Nothing is sent without an attribution, nor from an excluded page.
   const ev = (t: JourneyEventType, x: Partial<JourneyEventWire>, p = page()) => {
     const sw = w.screen.width;
-    p[2] ||
-      S.add({
+    a &&
+      !p[2] &&
+      S({
         link_id: a[0],
         visitor_id: a[1],
         session_id: sid(),
@@ -107,60 +186,59 @@ export function createTracker(o: TrackerOptions): Tracker {
   let sd = 0;
   let vt = 0;
   let vs = 0;
-  const tick = () => {
-    const t = now();
-    if (vs) vt += t - vs;
-    vs = D.hidden ? 0 : t;
-  };
-  // time_on_page carries the visible seconds since the last report for this page view.
+  // Stops or restarts the visible clock as the page is hidden or shown; time_on_page carries the
+  // visible seconds since the last report for this page view.
   const report = () => {
-    tick();
-    const s = Math.round(vt / 1e3);
+    const t = now();
+    vt += vs && t - vs;
+    vs = D.hidden ? 0 : t;
+    (vt = Math.round(vt / 1e3)) && ev("time_on_page", { time_on_page: vt }, P);
     vt = 0;
-    s && ev("time_on_page", { time_on_page: s }, P);
   };
-  const view = () => {
-    tick();
-    vt = sd = 0;
-    cur = here();
-    ev("page_view", { properties: { language: N.language } }, (P = page()));
-  };
+  // A page view on load and whenever the URL without the hash changes (SPA navigation).
   const nav = () => {
-    if (here() != cur) {
+    const u = loc.href.split("#")[0];
+    if (u != cur) {
       report();
-      view();
+      sd = 0;
+      cur = u;
+      ev("page_view", { properties: { language: N.language } }, (P = page()));
     }
   };
+  // Hidden or left: report the visible time and post at once (shown again: the clock restarts).
   const hide = () => {
     report();
-    S.flush();
+    S();
   };
 
-  for (const m of ["pushState", "replaceState"] as const) {
-    const f = H[m];
-    H[m] = function (this: History, ...x: Parameters<History["pushState"]>) {
-      f.apply(this, x);
-      nav();
-    };
-  }
-  on(w, "popstate", nav);
-  on(w, "pagehide", hide);
-  on(D, "visibilitychange", () => (D.hidden ? hide() : tick()));
-  on(w, "scroll", () => {
-    const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 100;
-    while (sd < 4 && p >= (sd + 1) * 25) ev("scroll_depth", { scroll_percent: ++sd * 25 });
-  });
-  view();
-
-  api.track = (n, properties) => ev("custom", { event_name: n, properties });
-  api.conversion = (n, c = {}) =>
-    ev("conversion", {
-      event_name: n,
-      conversion_name: n,
-      revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
-      currency: c.currency && c.currency.toUpperCase(),
-      properties: c.properties,
+  if (a) {
+    for (const m of ["pushState", "replaceState"] as const) {
+      const f = H[m];
+      H[m] = function (this: History, ...x: Parameters<History["pushState"]>) {
+        f.apply(this, x);
+        nav();
+      };
+    }
+    w.addEventListener("popstate", nav);
+    w.addEventListener("pagehide", hide);
+    D.addEventListener("visibilitychange", hide);
+    w.addEventListener("scroll", () => {
+      const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 4; // in quarters
+      while (sd < 4 && p >= sd + 1) ev("scroll_depth", { scroll_percent: ++sd * 25 });
     });
-  api.flush = S.flush;
-  return api;
+    nav();
+  }
+
+  return {
+    track: (n, properties) => ev("custom", { event_name: n, properties }),
+    conversion: (n, c = {}) =>
+      ev("conversion", {
+        event_name: n,
+        conversion_name: n,
+        revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
+        currency: c.currency?.toUpperCase(),
+        properties: c.properties,
+      }),
+    flush: () => a && S(),
+  };
 }

@@ -24,6 +24,7 @@ export function dailyScope(s: ClickScope) {
       botCondition(s),
       s.domain !== undefined ? "domain = {domain:String}" : "",
       s.source !== undefined ? "source = {source:String}" : "",
+      linkCondition(s),
     ]
       .filter(Boolean)
       .join(" AND "),
@@ -32,13 +33,13 @@ export function dailyScope(s: ClickScope) {
 }
 
 /**
- * A daily report's table: its aggregate, or with a source filter clicks_daily_targets (migration 0221),
- * which has the same columns (day, domain, is_bot, clicks, visitor_set, last_click) and a source.
+ * A daily report's table: its aggregate, or with a source or link filter clicks_daily_targets (migration
+ * 0221), which has the same columns (day, domain, is_bot, clicks, visitor_set, last_click), a source and a link_id.
  */
 export const dailyTable = (ch: Clickhouse, s: ClickScope, aggregate: ClickhouseTable) =>
-  ch.table(s.source === undefined ? aggregate : "clicks_daily_targets");
+  ch.table(s.source === undefined && s.linkIds === undefined ? aggregate : "clicks_daily_targets");
 
-/** What a breakdown reads: its aggregate, or the raw clicks when a source filter asks for what it does not hold. */
+/** What a breakdown reads: its aggregate, or the raw clicks when a source or link filter asks for what it does not hold. */
 export interface ClickRows {
   from: string;
   where: string;
@@ -50,7 +51,7 @@ export interface ClickRows {
 }
 
 export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: ClickhouseTable): ClickRows {
-  if (s.source === undefined) {
+  if (s.source === undefined && s.linkIds === undefined) {
     const { where, params } = aggregate === "clicks_hourly" ? hourlyScope(s) : dailyScope(s);
     return { from: ch.table(aggregate), where, params, clicks: "sum(clicks)", visitors: VISITORS, hour: "hour" };
   }
@@ -59,7 +60,8 @@ export function breakdownRows(ch: Clickhouse, s: ClickScope, aggregate: Clickhou
     "timestamp >= toDateTime({start:Date}, 'UTC') AND timestamp < toDateTime({end:Date} + 1, 'UTC')",
     botCondition(s),
     s.domain !== undefined ? "domain = {domain:String}" : "",
-    "source = {source:String}",
+    s.source !== undefined ? "source = {source:String}" : "",
+    linkCondition(s),
   ]
     .filter(Boolean)
     .join(" AND ");
@@ -88,6 +90,8 @@ export function hourlyScope(s: ClickScope) {
   };
 }
 
+const linkCondition = (s: ClickScope) => (s.linkIds !== undefined ? "link_id IN {links:Array(UUID)}" : "");
+
 const botCondition = (s: ClickScope) => (s.botFilter === "real" ? "is_bot = 0" : s.botFilter === "bot" ? "is_bot = 1" : "");
 
 const params = (s: ClickScope) => ({
@@ -96,4 +100,5 @@ const params = (s: ClickScope) => ({
   end: s.range.end,
   ...(s.domain !== undefined ? { domain: s.domain } : {}),
   ...(s.source !== undefined ? { source: s.source } : {}),
+  ...(s.linkIds !== undefined ? { links: s.linkIds } : {}),
 });

@@ -43,6 +43,10 @@ export const CLICKHOUSE_TABLES = [
   "journey_visitors_hourly_mv",
   "journey_visitors_daily",
   "journey_visitors_daily_mv",
+  // Visitor and converter counts of closed periods, written by the reports; visitors by hour (migration 0230).
+  "journey_closed_days",
+  "journey_visitor_hours",
+  "journey_visitor_hours_mv",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];

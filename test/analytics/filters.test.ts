@@ -1,0 +1,151 @@
+// The link filters of the click reports (link_id, tag, campaign_id) and domain: each report answers
+// the clicks sent to the links it names, which differ from the account's totals; another account's
+// link, tag or campaign is 404.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { get, P, UA, visit } from "./helpers";
+
+let t: TestApp;
+let key: string;
+let otherKey: string;
+const ids: Record<string, string> = {};
+let campaignId = "";
+let otherLinkId = "";
+let otherCampaignId = "";
+
+async function link(k: string, url: string, extra: Record<string, unknown> = {}) {
+  const res = await t.call(`${P}/links`, { method: "POST", key: k, json: { url, ...extra } });
+  if (res.status !== 201) throw new Error(`create link failed: ${JSON.stringify(res.body)}`);
+  return res.body.data as { id: string; short_code: string };
+}
+
+async function campaign(k: string, name: string) {
+  const res = await t.call(`${P}/campaigns`, { method: "POST", key: k, json: { name } });
+  if (res.status !== 201) throw new Error(`create campaign failed: ${JSON.stringify(res.body)}`);
+  return res.body.data.id as string;
+}
+
+beforeAll(async () => {
+  t = await createTestApp({}, { TRUST_PROXY: "true" });
+  ({ key } = await t.createAccount({ tier: "scale" }));
+  ({ key: otherKey } = await t.createAccount({ tier: "scale" }));
+  campaignId = await campaign(key, "Spring");
+  const a = await link(key, "https://example.com/a", { tags: ["promo"] });
+  const b = await link(key, "https://example.com/b", { campaign_id: campaignId });
+  const c = await link(key, "https://example.com/c");
+  Object.assign(ids, { a: a.id, b: b.id, c: c.id });
+  // Link a: one person twice from Google on an iPhone in the US, and a crawler.
+  await visit(t, a.short_code, { ip: "8.8.8.8", ua: UA.iphone, referrer: "https://www.google.com/search?q=x" });
+  await visit(t, a.short_code, { ip: "8.8.8.8", ua: UA.iphone, referrer: "https://www.google.com/search?q=x" });
+  await visit(t, a.short_code, { ip: "200.160.2.3", ua: UA.googlebot });
+  // Link b: one person in Great Britain on Windows, direct. Link c: one in Japan from t.co.
+  await visit(t, b.short_code, { ip: "81.2.69.142", ua: UA.windowsChrome });
+  await visit(t, c.short_code, { ip: "133.242.0.1", ua: UA.windowsChrome, referrer: "https://t.co/abc" });
+  const other = await link(otherKey, "https://example.com/other", { tags: ["secret"] });
+  otherLinkId = other.id;
+  otherCampaignId = await campaign(otherKey, "Theirs");
+  await t.flush();
+}, 60_000);
+afterAll(() => t.close());
+
+const report = async (path: string, qs = "") => {
+  const res = await get(t, key, `/analytics/${path}${qs ? `?${qs}` : ""}`);
+  expect({ path, qs, status: res.status, error: res.body.error }).toEqual({ path, qs, status: 200, error: undefined });
+  return res.body.data.analytics;
+};
+const hourlyClicks = (rows: { clicks: number }[]) => rows.reduce((n, r) => n + r.clicks, 0);
+const todayOf = (rows: { date: string; clicks: number; unique_visitors: number }[]) => rows[rows.length - 1];
+
+describe("link_id", () => {
+  test("every report answers the link's own clicks, not the account's", async () => {
+    const qs = `link_id=${ids.a}`;
+    expect(await report("summary", qs)).toMatchObject({
+      total_clicks: 2,
+      unique_visitors: 1,
+      total_links: 1,
+      active_links: 1,
+      today_clicks: 2,
+    });
+    expect(todayOf(await report("timeseries", qs))).toMatchObject({ clicks: 2, unique_visitors: 1 });
+    expect(await report("geo", qs)).toEqual([{ country_code: "US", clicks: 2, unique_visitors: 1 }]);
+    expect(await report("devices", qs)).toEqual([{ device_type: "mobile", browser: "Mobile Safari", os: "iOS", clicks: 2 }]);
+    expect(await report("referrers", qs)).toEqual([{ referrer: "www.google.com", clicks: 2, unique_visitors: 1 }]);
+    expect(hourlyClicks(await report("hourly", qs))).toBe(2);
+
+    // The account's totals are other numbers: the filter is not ignored.
+    expect(await report("summary")).toMatchObject({ total_clicks: 4, unique_visitors: 3, total_links: 3, active_links: 3 });
+    expect((await report("geo")).map((r: { country_code: string }) => r.country_code).sort()).toEqual(["GB", "JP", "US"]);
+    expect(hourlyClicks(await report("hourly"))).toBe(4);
+  });
+
+  test("with bot_filter: the link's crawler visit alone, or everything", async () => {
+    expect(await report("summary", `link_id=${ids.a}&bot_filter=bot`)).toMatchObject({ total_clicks: 1 });
+    expect(await report("summary", `link_id=${ids.a}&bot_filter=all`)).toMatchObject({ total_clicks: 3 });
+    expect(hourlyClicks(await report("hourly", `link_id=${ids.a}&bot_filter=all`))).toBe(3);
+  });
+
+  test("with group_by and source", async () => {
+    const grouped = await report("summary", `link_id=${ids.a}&group_by=source`);
+    expect(grouped.groups).toEqual([{ source: "link", clicks: 2, unique_visitors: 1 }]);
+    expect(await report("geo", `link_id=${ids.a}&source=qr`)).toEqual([]);
+    expect(await report("geo", `link_id=${ids.b}&source=link`)).toEqual([{ country_code: "GB", clicks: 1, unique_visitors: 1 }]);
+  });
+});
+
+describe("tag and campaign_id", () => {
+  test("a tag answers the clicks of the links carrying it", async () => {
+    expect(await report("summary", "tag=promo")).toMatchObject({ total_clicks: 2, total_links: 1 });
+    expect(await report("referrers", "tag=promo")).toEqual([{ referrer: "www.google.com", clicks: 2, unique_visitors: 1 }]);
+  });
+
+  test("a campaign answers the clicks of its links", async () => {
+    const qs = `campaign_id=${campaignId}`;
+    expect(await report("summary", qs)).toMatchObject({ total_clicks: 1, total_links: 1 });
+    expect(await report("geo", qs)).toEqual([{ country_code: "GB", clicks: 1, unique_visitors: 1 }]);
+    expect(await report("devices", qs)).toEqual([{ device_type: "desktop", browser: "Chrome", os: "Windows", clicks: 1 }]);
+  });
+
+  test("filters together are the links meeting all of them; none is zeros, not the account", async () => {
+    const none = `tag=promo&link_id=${ids.b}`;
+    expect(await report("summary", none)).toMatchObject({ total_clicks: 0, unique_visitors: 0, total_links: 0, active_links: 0 });
+    expect(await report("geo", none)).toEqual([]);
+    expect(hourlyClicks(await report("hourly", none))).toBe(0);
+    expect(todayOf(await report("timeseries", none))).toMatchObject({ clicks: 0 });
+    expect(await report("summary", `tag=promo&link_id=${ids.a}`)).toMatchObject({ total_clicks: 2 });
+  });
+});
+
+describe("what is not the account's is 404", () => {
+  const PATHS = ["summary", "timeseries", "geo", "devices", "referrers", "hourly"];
+  test.each([
+    ["another account's link", () => `link_id=${otherLinkId}`, "Link"],
+    ["an unknown link", () => `link_id=${crypto.randomUUID()}`, "Link"],
+    ["another account's tag", () => "tag=secret", "Tag"],
+    ["another account's campaign", () => `campaign_id=${otherCampaignId}`, "Campaign"],
+  ])("%s", async (_name, qs, what) => {
+    for (const path of PATHS) {
+      const res = await get(t, key, `/analytics/${path}?${qs()}`);
+      expect({ path, status: res.status, code: res.body.error?.code, message: res.body.error?.message }).toEqual({
+        path,
+        status: 404,
+        code: "NOT_FOUND",
+        message: `${what} not found`,
+      });
+    }
+  });
+
+  test("the owner sees its own link", async () => {
+    const res = await t.call(`${P}/analytics/summary?link_id=${otherLinkId}`, { key: otherKey });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("domain", () => {
+  test("domain and its former name domain_name filter alike; two different domains are refused", async () => {
+    expect(await report("summary", "domain=Go.Example.com")).toMatchObject({ total_clicks: 0 });
+    expect(await report("summary", "domain_name=go.example.com&domain=GO.example.com:443")).toMatchObject({ total_clicks: 0 });
+    const res = await get(t, key, "/analytics/summary?domain=go.example.com&domain_name=other.example.com");
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(["query.domain"]);
+  });
+});
