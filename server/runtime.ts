@@ -119,12 +119,14 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       dataDir: config.dataDir,
       maxUnflushedBytes: config.spoolMaxBytes,
       flushIntervalMs: config.spoolFlushMs,
+      drainMs: config.spoolDrainMs,
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
       onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
     { clicks: clickFlusher.stream, journey: journeyStream(ch) },
   );
   for (const s of streams.all) metrics.watchSpool(s);
+  metrics.watchClickFlusher(clickFlusher);
   const linkCache = new LinkCache(pg, sync);
   const domainCache = new DomainHostCache(pg, sync);
   await Promise.all([linkCache.listen(), domainCache.listen()]);
@@ -185,7 +187,9 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       for (const job of Object.values(jobs)) await job.stop();
       await sync.close();
       await deps.clickLimits.drain();
-      for (const s of streams.all) await s.close();
+      const left = await streams.close();
+      for (const [stream, bytes] of Object.entries(left))
+        if (bytes > 0) logger.info({ msg: "spool drain cut at SPOOL_DRAIN_MS: the next start flushes the rest", stream, bytes });
       await clickFlusher.close();
       keys.close();
       deps.mailer?.close();

@@ -23,6 +23,8 @@ export interface ClickFlusherDeps {
 export interface ClickFlusher {
   /** The clicks stream's entry for the spool (server/ingest/streams.ts). */
   stream: StreamEntry<RawClick>;
+  /** Whether the last chunk was stored at background priority (null before the first); see worker.ts. */
+  readonly storedInBackground: boolean | null;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ class FlushWorker {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   readonly contexts = new Map<number, Context>();
+  lastBackground: boolean | null = null;
 
   constructor(private readonly chdbPath: string | undefined) {}
 
@@ -55,7 +58,7 @@ class FlushWorker {
     return this.ready;
   }
 
-  async flush(ctx: number, bytes: Uint8Array, token: string): Promise<number> {
+  async flush(ctx: number, bytes: Uint8Array, token: string, catchUp: boolean): Promise<number> {
     await this.ensureStarted();
     const w = this.worker!;
     if (!this.opened.has(ctx)) {
@@ -66,7 +69,7 @@ class FlushWorker {
     const payload = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
     return new Promise<number>((resolve, reject) => {
       this.pending.set(id, { ctx, token, resolve, reject });
-      w.postMessage({ type: "flush", ctx, id, bytes: payload, token } satisfies ToWorker, [payload.buffer as ArrayBuffer]);
+      w.postMessage({ type: "flush", ctx, id, bytes: payload, token, catchUp } satisfies ToWorker, [payload.buffer as ArrayBuffer]);
     });
   }
 
@@ -120,6 +123,7 @@ class FlushWorker {
     this.pending.delete(m.id);
     if (!p) return;
     if (m.type === "failed") return p.reject(new Error(m.error));
+    this.lastBackground = m.background;
     const deps = this.contexts.get(p.ctx)?.deps;
     try {
       if (!deps) throw new Error("click flusher closed");
@@ -150,7 +154,8 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
     context: { table: deps.ch.table("clicks"), trustProxy: deps.trustProxy, hashSecret: deps.hashSecret, geoipCityDb: deps.geoipCityDb },
   });
   worker.ensureStarted().catch(() => {}); // a failed start is retried by the next flush
-  const flush = (bytes: Uint8Array, token: string) => worker.flush(ctx, bytes, token);
+  let overBound = false;
+  const flush = (bytes: Uint8Array, token: string) => worker.flush(ctx, bytes, token, overBound);
   const sink = async (records: RawClick[], token: string) => {
     if (records.length) await flush(Buffer.from(JSON.stringify(records) + "\n"), token);
   };
@@ -161,6 +166,15 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
       // After a crash, the chunk that was in flight is checked by click_id.
       reconcile: missingById<RawClick>(deps.ch, "clicks", "click_id", "UUID", (c) => c.click_id),
       maxChunkBytes: 8 * 1024 * 1024,
+      // Measured: an insert into clicks and its seven views costs ~25 ms of CPU besides its rows, which at
+      // four inserts a second and 30,000 redirects/s was ~3 µs per click.
+      gatherMs: 1_000,
+      onOverBound: (over) => {
+        overBound = over;
+      },
+    },
+    get storedInBackground() {
+      return worker.lastBackground;
     },
     async close() {
       worker.drop(ctx);

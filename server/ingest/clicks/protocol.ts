@@ -22,12 +22,14 @@ export type ToWorker =
   | { type: "init"; init: WorkerInit }
   | { type: "open"; ctx: number; context: FlushContext }
   | { type: "drop"; ctx: number }
-  | { type: "flush"; ctx: number; id: number; bytes: Uint8Array; token: string }
+  /** `catchUp`: the spool is over SPOOL_MAX_BYTES, so this chunk is stored at normal priority. */
+  | { type: "flush"; ctx: number; id: number; bytes: Uint8Array; token: string; catchUp: boolean }
   | { type: "reply"; id: number; result?: unknown; error?: string };
 
 export type FromWorker =
   | { type: "ready" }
   | { type: "call"; ctx: number; id: number; method: StoreMethod; args: unknown[] }
   /** `lines`: the rows as JSONCompactEachRow, present when the main thread is to insert them. */
-  | { type: "flushed"; id: number; count: number; latest: [string, number][]; lines?: string }
+  /** `background`: the worker's thread was at background priority while it stored the chunk. */
+  | { type: "flushed"; id: number; count: number; latest: [string, number][]; lines?: string; background: boolean }
   | { type: "failed"; id: number; error: string };

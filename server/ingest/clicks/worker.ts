@@ -1,7 +1,7 @@
 // The click flush worker: parses a spool chunk, enriches it and, with embedded chDB, inserts it through
 // its own session. It runs at a low CPU priority, so under saturation the redirect path (main thread)
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
-import { lowerOtherThreads, lowerOwnPriority } from "./thread-priority";
+import { lowerOtherThreads, lowerOwnPriority, ownPriorityIsBackground, raiseOtherThreads, raiseOwnPriority } from "./thread-priority";
 import { createClickEnricher, type ClickEnricher } from "./enrich";
 import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
 import { insertStatement } from "./repository";
@@ -39,6 +39,24 @@ function open(ctx: number, context: FlushContext) {
 // Never closed: a chDB session's teardown stops the engine the whole process shares.
 let session: { query(sql: string): string } | null = null;
 
+/**
+ * Background priority, except while the clicks spool is over SPOOL_MAX_BYTES: then the worker and the
+ * engine's threads share the cores with the redirects as equals, so the redirect rate falls to what the
+ * instance can store and the lag stops growing, instead of the spool filling the disk.
+ */
+let catchingUp = false;
+function setCatchUp(on: boolean) {
+  if (on === catchingUp) return;
+  catchingUp = on;
+  if (on) {
+    raiseOwnPriority();
+    if (session) raiseOtherThreads(SPARED);
+  } else {
+    lowerOwnPriority();
+    if (session) lowerOtherThreads(SPARED);
+  }
+}
+
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const m = event.data;
   switch (m.type) {
@@ -47,7 +65,9 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       if (m.init.chdbPath) {
         session = new (await import("chdb")).Session(m.init.chdbPath);
         lowerOtherThreads(SPARED);
-        setInterval(() => lowerOtherThreads(SPARED), 2_000);
+        setInterval(() => {
+          if (!catchingUp) lowerOtherThreads(SPARED);
+        }, 2_000);
       }
       return post({ type: "ready" });
     case "open":
@@ -66,11 +86,19 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       try {
         const c = contexts.get(m.ctx);
         if (!c) throw new Error(`unknown flush context ${m.ctx}`);
+        setCatchUp(m.catchUp);
         const records = parseClickLines(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength).toString("utf8"));
         const rows = await c.enrich(records);
         const lines = rows.map(clickRowLine).join("\n");
         if (session && rows.length) session.query(`${insertStatement(c.context.table, CLICK_COLUMNS, rows.length, m.token)}\n${lines}`);
-        post({ type: "flushed", id: m.id, count: records.length, latest: latestClickPerLink(records), lines: session ? undefined : lines });
+        post({
+          type: "flushed",
+          id: m.id,
+          count: records.length,
+          latest: latestClickPerLink(records),
+          lines: session ? undefined : lines,
+          background: ownPriorityIsBackground(),
+        });
       } catch (err) {
         post({ type: "failed", id: m.id, error: String(err instanceof Error ? err.message : err) });
       }
