@@ -80,6 +80,7 @@ interface EngineError {
   path?: string;
   message?: string;
   summary?: string;
+  schema?: unknown;
 }
 
 /** Names every failing field, e.g. `query.per_page` or `body.events.3.event_type`. */
@@ -92,11 +93,38 @@ function fromValidation(error: ValidationError): AppError {
     const field = path ? `${location}.${path}` : location;
     if (seen.has(field)) continue;
     seen.add(field);
-    fields.push({ field, message: String(e.summary ?? e.message ?? "is invalid") });
+    fields.push({ field, message: allowedValues(e.schema) ?? String(e.summary ?? e.message ?? "is invalid") });
   }
   if (fields.length === 0) fields.push({ field: location, message: "is invalid" });
   const first = fields[0];
   return new AppError("VALIDATION_ERROR", `${first.field}: ${first.message}`, { fields });
+}
+
+/**
+ * For a failed union or enum, what it allows (`must be one of ios, android`, `must be integer or null`):
+ * the validator's own words are `Expected union value`, which tells the caller nothing.
+ */
+export function allowedValues(schema: unknown): string | null {
+  try {
+    const s = schema as { anyOf?: unknown; enum?: unknown };
+    if (Array.isArray(s?.enum)) return `must be one of ${s.enum.map(String).join(", ")}`;
+    if (!Array.isArray(s?.anyOf) || s.anyOf.length === 0) return null;
+    const members = s.anyOf as { const?: unknown }[];
+    if (members.every((m) => m && "const" in m)) return `must be one of ${members.map((m) => String(m.const)).join(", ")}`;
+    return `must be ${[...new Set(members.flatMap(alternatives))].join(" or ")}`;
+  } catch {
+    return null;
+  }
+}
+
+/** A union member in words; Elysia's numbers are themselves unions with a numeric string (`format: integer`). */
+function alternatives(member: unknown): string[] {
+  const m = member as { const?: unknown; enum?: unknown; anyOf?: unknown; type?: unknown; format?: unknown };
+  if (m && "const" in m) return [JSON.stringify(m.const)];
+  if (Array.isArray(m?.enum)) return m.enum.map((v) => JSON.stringify(v));
+  if (Array.isArray(m?.anyOf)) return m.anyOf.flatMap(alternatives);
+  if (m?.type === "string" && (m.format === "integer" || m.format === "numeric")) return [m.format === "integer" ? "integer" : "number"];
+  return [typeof m?.type === "string" ? m.type : "a value"];
 }
 
 function locationOf(error: ValidationError): string {
