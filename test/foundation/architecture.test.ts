@@ -236,6 +236,19 @@ test("the ingest pipelines import no feature's routes, service or feature module
   expect(offenders).toEqual([]);
 });
 
+test("visitor classification (server/visitors/) is a leaf: it imports nothing of the server's but itself", () => {
+  // The redirect, the click enrichment and the reports all classify visitors the same way: one leaf that
+  // any of them may import, and that can never pull a store, a feature or ingest into the others.
+  const visitors = files(join(ROOT, "server/visitors"));
+  expect(visitors.map(rel)).toContain("server/visitors/user-agent.ts");
+  const offenders = visitors.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.startsWith(".") && !rel(resolveImport(f, i.spec)).startsWith("server/visitors/"))
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
 /** The composition root: what builds the runtime, the app and the server out of the features. */
 const COMPOSITION_ROOT = ["runtime.ts", "app.ts", "features.ts", "serve.ts", "main.ts"].map((f) => join(ROOT, "server", f));
 
