@@ -268,6 +268,15 @@ test("no feature (nor storage, http, ingest) imports the composition root", () =
   expect(offenders).toEqual([]);
 });
 
+test("serve.ts imports no feature: what stands in front of the app is a feature's front handler", () => {
+  const serve = join(ROOT, "server/serve.ts");
+  const offenders = imports(serve)
+    .filter((i) => i.spec.startsWith(".") && FEATURES.some((feature) => rel(resolveImport(serve, i.spec)).startsWith(`server/${feature}/`)))
+    .map((i) => i.spec);
+  expect(imports(serve).length).toBeGreaterThan(2);
+  expect(offenders).toEqual([]);
+});
+
 /** A value import of drizzle or of the table objects, a `sql` template, or ClickHouse statement text. */
 function holdsSql(path: string): boolean {
   const src = readFileSync(path, "utf8");
