@@ -277,6 +277,43 @@ test("serve.ts imports no feature: what stands in front of the app is a feature'
   expect(offenders).toEqual([]);
 });
 
+/** What opens a store or a server of ours: a test that reaches one of these is not pure. */
+const STORE_HELPERS = [
+  "test/helpers/app.ts",
+  "test/helpers/stores.ts",
+  "test/helpers/server-process.ts",
+  "test/helpers/migrated-clickhouse.ts",
+  "test/security/server-process.ts",
+  "test/scale/stack.ts",
+  "server/runtime.ts",
+];
+
+/** Every file a file reaches through relative imports (types included), itself excluded. */
+function importClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length) {
+    const file = queue.pop() as string;
+    for (const i of imports(file)) {
+      if (!i.spec.startsWith(".")) continue;
+      const target = resolveImport(file, i.spec);
+      if (seen.has(target) || !existsSync(target) || !/\.tsx?$/.test(target)) continue;
+      seen.add(target);
+      queue.push(target);
+    }
+  }
+  return seen;
+}
+
+test("a pure test (*.unit.test.ts) reaches no store helper nor the runtime, through any chain of imports", () => {
+  const pure = files(join(ROOT, "test")).filter((f) => f.endsWith(".unit.test.ts"));
+  expect(pure.length).toBeGreaterThan(15);
+  const offenders = pure.flatMap((f) =>
+    [...importClosure(f)].filter((dep) => STORE_HELPERS.includes(rel(dep))).map((dep) => `${rel(f)} → ${rel(dep)}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
 /** A value import of drizzle or of the table objects, a `sql` template, or ClickHouse statement text. */
 function holdsSql(path: string): boolean {
   const src = readFileSync(path, "utf8");
