@@ -81,6 +81,9 @@ interface EngineError {
   message?: string;
   summary?: string;
   schema?: unknown;
+  value?: unknown;
+  /** For a union: each member's own errors. */
+  errors?: unknown;
 }
 
 /** Names every failing field, e.g. `query.per_page` or `body.events.3.event_type`. */
@@ -93,12 +96,49 @@ function fromValidation(error: ValidationError): AppError {
     const field = path ? `${location}.${path}` : location;
     if (seen.has(field)) continue;
     seen.add(field);
-    fields.push({ field, message: allowedValues(e.schema) ?? String(e.summary ?? e.message ?? "is invalid") });
+    fields.push({ field, message: unionMessage(e) ?? String(e.summary ?? e.message ?? "is invalid") });
   }
   if (fields.length === 0) fields.push({ field: location, message: "is invalid" });
   const first = fields[0];
   return new AppError("VALIDATION_ERROR", `${first.field}: ${first.message}`, { fields });
 }
+
+/**
+ * A failed union: when the value is of the kind one member takes (a string too long for a string-or-null),
+ * that member's own complaint; otherwise what the union allows.
+ */
+function unionMessage(e: EngineError): string | null {
+  try {
+    const members = (e.schema as { anyOf?: unknown })?.anyOf;
+    if (Array.isArray(members) && Array.isArray(e.errors) && members.length === e.errors.length) {
+      const kind = kindOf(e.value);
+      const takes = (kinds: string[]) => kinds.some((k) => k === kind || (k === "number" && kind === "integer"));
+      // By what a member means (a numeric string is an integer), then, if several, by its JSON type as written.
+      let fitting = members.flatMap((m, i) => (takes(alternatives(m)) ? [i] : []));
+      if (fitting.length > 1) fitting = fitting.filter((i) => takes(kindsOf(members[i])));
+      if (fitting.length === 1) {
+        const first = (e.errors[fitting[0]] as Iterable<EngineError>)[Symbol.iterator]().next().value;
+        // A member that is a union itself (Elysia's integers take a numeric string too) explains itself.
+        if (Array.isArray((first?.schema as { anyOf?: unknown })?.anyOf)) return unionMessage(first as EngineError);
+        if (typeof first?.message === "string") return first.message;
+      }
+    }
+  } catch {
+    // fall through to what the union allows
+  }
+  return allowedValues(e.schema);
+}
+
+/** The JSON types a union member takes, as written (a numeric string is a string here). */
+function kindsOf(member: unknown): string[] {
+  const m = member as { const?: unknown; anyOf?: unknown; type?: unknown };
+  if (m && "const" in m) return [kindOf(m.const)];
+  if (Array.isArray(m?.anyOf)) return m.anyOf.flatMap(kindsOf);
+  return typeof m?.type === "string" ? [m.type] : [];
+}
+
+const kindOf = (v: unknown) =>
+  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v;
 
 /**
  * For a failed union or enum, what it allows (`must be one of ios, android`, `must be integer or null`):

@@ -120,6 +120,11 @@ describe("the links API", () => {
     expect(device.body.error.details.fields[0].field).toBe("body.rules.0.if.device.0");
     const limit = await create({ max_clicks: "many" });
     expect(limit.body.error.details.fields[0]).toEqual({ field: "body.max_clicks", message: "must be integer or null" });
+    const zero = await create({ max_clicks: 0 });
+    expect(zero.body.error.details.fields[0]).toEqual({
+      field: "body.max_clicks",
+      message: "Expected integer to be greater or equal to 1",
+    });
   });
 
   test("bad rules, variants and limits are refused with the field named, and nothing is created", async () => {

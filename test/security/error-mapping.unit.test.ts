@@ -58,3 +58,9 @@ test("a failed union or enum names what it allows", () => {
   const either = errorResponseBody("VALIDATION", new ValidationError("body", mixed, { n: "x" }), { request }, logger);
   expect((either.body as any).error.details.fields[0]).toEqual({ field: "body.n", message: "must be integer or null" });
 });
+
+test("a value of the kind one union member takes gets that member's complaint", () => {
+  const schema = TypeCompiler.Compile(t.Object({ u: t.Union([t.String({ maxLength: 3 }), t.Null()]) }));
+  const answer = errorResponseBody("VALIDATION", new ValidationError("body", schema, { u: "abcdef" }), { request }, logger);
+  expect((answer.body as any).error.details.fields[0]).toEqual({ field: "body.u", message: "Expected string length less or equal to 3" });
+});
