@@ -1,6 +1,15 @@
 // The clicks spool's sink: chunks go to a worker thread at low CPU priority, which enriches them and
 // (embedded chDB) inserts them; with a ClickHouse server the main thread sends the worker's rows.
 // Either way the chunk's token deduplicates a replay, and links.last_accessed_at moves forward after.
+//
+// Why a worker: enrichment (user agent parsing, GeoIP, visitor hashes) and an embedded insert are CPU
+// work; on the main thread they would take turns with the redirect. At a lower priority on its own
+// thread, under saturation the redirect keeps the cores and clicks wait in the durable spool instead.
+// Why two insert paths: embedded chDB binds one engine per process, and the worker inserts through its
+// own session so that the insert's CPU is at its priority too; a ClickHouse server is a network call, so
+// the worker hands back the rows as JSONCompactEachRow and the main thread's client sends them (the
+// worker holds no connection settings). The worker reaches the main thread's stores (salts in
+// Postgres, earlier hashes in ClickHouse) through the calls typed in protocol.ts.
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { Postgres } from "../../storage/postgres/client";
 import type { StreamEntry } from "../streams";
@@ -9,7 +18,7 @@ import { touchLinksLastAccessed } from "../../links/repository";
 import type { RawClick } from "./record";
 import { visitorHashStore, type VisitorHashStore } from "./enrich/visitor-hash";
 import { insertClickLines } from "./repository";
-import type { FlushContext, FromWorker, ToWorker } from "./protocol";
+import type { FlushContext, FromWorker, StoreCall, ToWorker } from "./protocol";
 
 export interface ClickFlusherDeps {
   ch: Clickhouse;
@@ -107,7 +116,7 @@ class FlushWorker {
     });
   }
 
-  private async answer(w: Worker, m: Extract<FromWorker, { type: "call" }>) {
+  private async answer(w: Worker, m: StoreCall) {
     try {
       const store = this.contexts.get(m.ctx)?.store;
       if (!store) throw new Error(`unknown flush context ${m.ctx}`);

@@ -5,7 +5,7 @@ import { lowerOtherThreads, lowerOwnPriority, ownPriorityIsBackground, raiseOthe
 import { createClickEnricher, type ClickEnricher } from "./enrich";
 import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
 import { insertStatement } from "./repository";
-import type { FlushContext, FromWorker, StoreMethod, ToWorker } from "./protocol";
+import type { FlushContext, FromWorker, StoreArgs, StoreCall, StoreMethod, StoreResult, ToWorker } from "./protocol";
 
 declare const self: Worker;
 const post = (m: FromWorker) => self.postMessage(m);
@@ -13,21 +13,21 @@ const post = (m: FromWorker) => self.postMessage(m);
 // Calls into the main thread's stores (Postgres salts, earlier hashes): once per day, or near midnight.
 let nextCall = 0;
 const calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-const call = (ctx: number, method: StoreMethod, args: unknown[]) =>
-  new Promise<unknown>((resolve, reject) => {
+const call = <M extends StoreMethod>(ctx: number, method: M, args: StoreArgs<M>) =>
+  new Promise<StoreResult<M>>((resolve, reject) => {
     const id = nextCall++;
-    calls.set(id, { resolve, reject });
-    post({ type: "call", ctx, id, method, args });
+    calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    post({ type: "call", ctx, id, method, args } as StoreCall);
   });
 
 const contexts = new Map<number, { context: FlushContext; enrich: ClickEnricher }>();
 function open(ctx: number, context: FlushContext) {
   const enrich = createClickEnricher({
     store: {
-      findSalt: (day) => call(ctx, "findSalt", [day]) as Promise<string | null>,
-      ensureSalt: (day, candidate) => call(ctx, "ensureSalt", [day, candidate]) as Promise<string>,
-      deleteSaltsBefore: (day) => call(ctx, "deleteSaltsBefore", [day]) as Promise<void>,
-      findSeen: async (a) => new Set(await (call(ctx, "findSeen", [a]) as Promise<string[]>)),
+      findSalt: (day) => call(ctx, "findSalt", [day]),
+      ensureSalt: (day, candidate) => call(ctx, "ensureSalt", [day, candidate]),
+      deleteSaltsBefore: (day) => call(ctx, "deleteSaltsBefore", [day]),
+      findSeen: async (a) => new Set(await call(ctx, "findSeen", [a])),
     },
     trustProxy: context.trustProxy,
     hashSecret: context.hashSecret,
