@@ -31,6 +31,7 @@ const EnvSchema = Type.Object({
   S3_BUCKET: Type.Optional(Type.String({ minLength: 1 })),
   SPOOL_MAX_BYTES: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   SPOOL_FLUSH_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
+  SPOOL_DRAIN_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   BULK_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]+$" })),
   LOG_LEVEL: Type.Optional(Type.Union([Type.Literal("info"), Type.Literal("error"), Type.Literal("silent")])),
   SIGNUP_MODE: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("invite"), Type.Literal("closed")])),
@@ -74,6 +75,8 @@ export interface Config {
   s3Bucket?: string;
   spoolMaxBytes: number;
   spoolFlushMs: number;
+  /** How long a shutdown moves spooled rows into ClickHouse before it leaves the rest for the next start. */
+  spoolDrainMs: number;
   logLevel: "info" | "error" | "silent";
   bulkTimeoutMs: number;
   /** Who may create a console user: anyone (open), invited people (invite), or only the operator (closed). */
@@ -142,6 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
     s3Bucket: e.S3_BUCKET,
     spoolMaxBytes: Number(e.SPOOL_MAX_BYTES ?? 256 * 1024 * 1024),
     spoolFlushMs: Number(e.SPOOL_FLUSH_MS ?? 250),
+    spoolDrainMs: Number(e.SPOOL_DRAIN_MS ?? 20_000),
     logLevel: e.LOG_LEVEL ?? "info",
     bulkTimeoutMs: Number(e.BULK_TIMEOUT_MS ?? 60_000),
     signupMode: e.SIGNUP_MODE ?? "invite",

@@ -1,6 +1,8 @@
 // The contract of every feature folder, types only: `create(deps)` runs once per runtime and returns
-// the feature's routes (an Elysia plugin) and its background job, if it has one. A feature names the
-// narrow deps it needs in its own interface; the runtime's deps object satisfies all of them.
+// the feature's routes (an Elysia plugin), its background job and its front handler, each if it has
+// one. A feature names the narrow deps it needs in its own interface; the runtime's deps object
+// satisfies all of them.
+import type { Server } from "bun";
 import type { AnyElysia } from "elysia";
 
 /**
@@ -16,9 +18,17 @@ export interface Job {
   stop(): Promise<void>;
 }
 
+/**
+ * A handler in front of the app, asked first for every request that reaches the server (the redirect's
+ * fast path): a Response (or its promise) when it answers the request, undefined to pass it on to the
+ * app. It runs before the HTTP plumbing, so it owes the request whatever it skips (logs, metrics).
+ */
+export type FrontHandler = (request: Request, server: Server<unknown>) => Response | Promise<Response> | undefined;
+
 export interface FeatureParts {
   routes?: AnyElysia;
   job?: Job;
+  front?: FrontHandler;
 }
 
 export interface Feature<Deps> {

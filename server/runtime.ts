@@ -1,10 +1,11 @@
-// Composition root: opens the stores and the spools, builds the shared services (AppDeps), creates
-// every feature once, builds the app and starts the features' jobs. Used by main.ts and by tests.
+// Composition root, in phases: the stores, the ingest spools, what features share (each made by its
+// owner), the features (routes → the app, front handlers → one front, jobs), then start. Used by
+// main.ts and by tests.
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { InternalRoute } from "elysia";
 import type { Config } from "./config";
 import { createApp, type App } from "./app";
-import type { Job } from "./feature";
+import type { FrontHandler, Job } from "./feature";
 import { authPlugin, type Auth } from "./http/auth";
 import type { Metrics } from "./http/metrics";
 import type { Logger } from "./http/logger";
@@ -30,11 +31,12 @@ import { openStreams } from "./ingest/streams";
 import { createClickFlusher } from "./ingest/clicks/flusher";
 import { journeyStream } from "./ingest/journey/sink";
 import { FEATURES } from "./features";
-import { LinkCache } from "./links/cache";
+import { openLinkShared } from "./links/shared";
+import type { LinkCache } from "./links/cache";
+import type { ClickLimiter } from "./links/click-limit";
 import { CacheSync } from "./cluster/sync";
 import { readOrCreateInstanceId } from "./cluster/instance-id";
 import { DomainHostCache } from "./domains/host-cache";
-import { ClickLimiter } from "./links/click-limit";
 import { resolveTxt } from "node:dns/promises";
 import type { OutboundPolicy } from "./net/outbound";
 
@@ -73,6 +75,8 @@ export interface AppDeps {
 export interface Runtime {
   deps: AppDeps;
   app: App;
+  /** The features' front handlers as one, asked before the app (serve.ts). */
+  front: FrontHandler;
   /** Every feature's job by feature name, started or not (RuntimeOptions.jobs). */
   jobs: Record<string, Job>;
   devKeyPath: string | null;
@@ -92,6 +96,59 @@ export interface RuntimeOptions {
 }
 
 export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const stores = await openStores(config, opts);
+  const ingest = openIngest(config, stores);
+  const shared = await openShared(config, stores);
+  const built: { app?: App } = {};
+  const deps: AppDeps = {
+    config,
+    instanceId: stores.instanceId,
+    pg: stores.pg,
+    ch: stores.ch,
+    kv: stores.kv,
+    metrics: stores.metrics,
+    logger: stores.logger,
+    streams: ingest.streams,
+    ...shared,
+    resolveTxt: opts.resolveTxt ?? resolveTxt,
+    mailer: createMailer(config.smtpUrl, config.mailFrom),
+    outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
+    // The documents describe the finished app's route table, read when they are first requested.
+    routeTable: () => built.app?.routes ?? [],
+  };
+  const { app, front, jobs } = createFeatures(deps);
+  built.app = app;
+  const { devKeyPath, setupUrl } = await start(deps, jobs, opts);
+
+  return {
+    deps,
+    app,
+    front,
+    jobs,
+    devKeyPath,
+    setupUrl,
+    async close() {
+      for (const job of Object.values(jobs)) await job.stop();
+      await stores.sync.close();
+      await deps.clickLimits.drain();
+      const left = await ingest.streams.close();
+      for (const [stream, bytes] of Object.entries(left))
+        if (bytes > 0) stores.logger.info({ msg: "spool drain cut at SPOOL_DRAIN_MS: the next start flushes the rest", stream, bytes });
+      await ingest.clickFlusher.close();
+      deps.keys.close();
+      deps.mailer?.close();
+      await stores.kv.close();
+      await stores.ch.close();
+      await stores.pg.close();
+      stores.logger.flush();
+    },
+  };
+}
+
+type Stores = Awaited<ReturnType<typeof openStores>>;
+
+/** Phase 1: logging and metrics, Postgres, ClickHouse (migrated under Postgres's lock), the key-value store, the instance's id and the cache sync. */
+async function openStores(config: Config, opts: RuntimeOptions) {
   const logger = createLogger(config.logLevel);
   const metrics = createMetrics();
   const pg = await openPostgres({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -103,10 +160,12 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
   });
   const kv = openKv(config.redisUrl);
   const instanceId = readOrCreateInstanceId(config.dataDir);
-  const sync = new CacheSync(pg, instanceId, {
-    onError: (msg, err) => logger.error({ msg, error: String(err) }),
-  });
-  const keys = await createKeyResolver(pg, sync);
+  const sync = new CacheSync(pg, instanceId, { onError: (msg, err) => logger.error({ msg, error: String(err) }) });
+  return { logger, metrics, pg, ch, kv, instanceId, sync };
+}
+
+/** Phase 2: the spools of the two streams and the clicks flusher behind them (not started yet). */
+function openIngest(config: Config, { logger, metrics, pg, ch }: Stores) {
   const clickFlusher = createClickFlusher({
     ch,
     pg,
@@ -119,80 +178,71 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
       dataDir: config.dataDir,
       maxUnflushedBytes: config.spoolMaxBytes,
       flushIntervalMs: config.spoolFlushMs,
+      drainMs: config.spoolDrainMs,
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
       onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
     { clicks: clickFlusher.stream, journey: journeyStream(ch) },
   );
   for (const s of streams.all) metrics.watchSpool(s);
-  const linkCache = new LinkCache(pg, sync);
+  metrics.watchClickFlusher(clickFlusher);
+  return { streams, clickFlusher };
+}
+
+/**
+ * Phase 3: what several features share, each made by the feature that owns it: API keys (accounts),
+ * links and click limits (links), custom domains (domains), console sessions (users), and the auth
+ * plugin over keys and sessions. The cache sync starts once every cache listens (see cluster/sync.ts).
+ */
+async function openShared(config: Config, { logger, pg, kv, sync }: Stores) {
+  const keys = await createKeyResolver(pg, sync);
   const domainCache = new DomainHostCache(pg, sync);
-  await Promise.all([linkCache.listen(), domainCache.listen()]);
-  await sync.start(); // after every cache listens: see cluster/sync.ts
+  const [links] = await Promise.all([openLinkShared({ pg, sync, baseUrl: config.baseUrl, logger }), domainCache.listen()]);
+  await sync.start();
   const sessions = createSessionStore(pg, {
     appSecret: config.appSecret,
     idleMs: config.sessionIdleMs,
     maxMs: config.sessionMaxMs,
     secure: config.baseUrl.startsWith("https://"),
   });
-  const built: { app?: App } = {};
-  const deps: AppDeps = {
-    config,
-    instanceId,
-    pg,
-    ch,
-    kv,
-    keys,
-    metrics,
-    logger,
-    streams,
-    linkCache,
-    domainCache,
-    clickLimits: new ClickLimiter(pg, {
-      baseUrl: config.baseUrl,
-      onError: (err) => logger.error({ msg: "click limit count failed", error: String(err) }),
-    }),
-    resolveTxt: opts.resolveTxt ?? resolveTxt,
-    sessions,
-    mailer: createMailer(config.smtpUrl, config.mailFrom),
-    outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
-    auth: authPlugin({ keys, sessions, kv, trustProxy: config.trustProxy, origins: [new URL(config.baseUrl).origin] }),
-    // The documents describe the finished app's route table, read when they are first requested.
-    routeTable: () => built.app?.routes ?? [],
-  };
+  const auth = authPlugin({ keys, sessions, kv, trustProxy: config.trustProxy, origins: [new URL(config.baseUrl).origin] });
+  return { keys, ...links, domainCache, sessions, auth };
+}
+
+/** Phase 4: every feature once; their routes make the app, their front handlers one front, their jobs a table by name. */
+function createFeatures(deps: AppDeps) {
   const parts = FEATURES.map((f) => ({ name: f.name, ...f.create(deps) }));
   const app = createApp(
     deps,
     parts.flatMap((p) => (p.routes ? [p.routes] : [])),
   );
-  built.app = app;
-  const jobs = Object.fromEntries(parts.flatMap((p) => (p.job ? [[p.name, p.job] as const] : [])));
-  const devKeyPath = await bootstrapDevAccount(pg, config.dataDir);
-  const setupUrl = await bootstrapSetupLink(pg, config.baseUrl);
-  for (const s of streams.all) s.start();
+  const front = frontOf(parts.flatMap((p) => (p.front ? [p.front] : [])));
+  const jobs: Record<string, Job> = Object.fromEntries(parts.flatMap((p) => (p.job ? [[p.name, p.job] as const] : [])));
+  return { app, front, jobs };
+}
+
+/** Phase 5: the first-run bootstraps, the spools and the jobs; then the replay of what an earlier process left unflushed. */
+async function start(deps: AppDeps, jobs: Record<string, Job>, opts: RuntimeOptions) {
+  const devKeyPath = await bootstrapDevAccount(deps.pg, deps.config.dataDir);
+  const setupUrl = await bootstrapSetupLink(deps.pg, deps.config.baseUrl);
+  for (const s of deps.streams.all) s.start();
   const startJobs = opts.jobs ?? true;
   for (const [name, job] of Object.entries(jobs)) if (startJobs === true || (startJobs !== false && startJobs.includes(name))) job.start();
-  // Replay whatever an earlier process left unflushed.
-  for (const s of streams.all) void s.flush().catch(() => {});
+  for (const s of deps.streams.all) void s.flush().catch(() => {});
+  return { devKeyPath, setupUrl };
+}
 
-  return {
-    deps,
-    app,
-    jobs,
-    devKeyPath,
-    setupUrl,
-    async close() {
-      for (const job of Object.values(jobs)) await job.stop();
-      await sync.close();
-      await deps.clickLimits.drain();
-      for (const s of streams.all) await s.close();
-      await clickFlusher.close();
-      keys.close();
-      deps.mailer?.close();
-      await kv.close();
-      await ch.close();
-      await pg.close();
-      logger.flush();
-    },
+const passOn: FrontHandler = () => undefined;
+
+/** One front handler out of the features': the only one as it is (the redirect's, per request, adds no call), else each in order. */
+function frontOf(handlers: FrontHandler[]): FrontHandler {
+  if (handlers.length === 0) return passOn;
+  if (handlers.length === 1) return handlers[0];
+  return (request, server) => {
+    for (const h of handlers) {
+      const answer = h(request, server);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
   };
 }

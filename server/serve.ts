@@ -1,10 +1,10 @@
-// Serving the app on Bun.serve: the redirect fast path first, then Elysia for everything else.
+// Serving the app on Bun.serve: the features' front handler first (the redirect's fast path), then
+// Elysia for everything else. Imports no feature: what stands in front comes with the runtime.
 // Production mode whatever NODE_ENV says: an error that escapes the app gets the envelope from the
 // `error` handler below, never Bun's development page with paths and source lines.
 import type { Server } from "bun";
 import type { Runtime } from "./runtime";
 import type { Config } from "./config";
-import { createFastRedirect } from "./redirect/fast-path";
 import { describeError, internalErrorAnswer } from "./http/error-mapping";
 import { bodyRefusal, needsRebuild, rebuildRequest } from "./http/incoming";
 import type { Logger } from "./http/logger";
@@ -59,7 +59,7 @@ function serverOptions(config: Config, opts: ListenOptions) {
 }
 
 function appHandlers(runtime: Runtime, opts: ListenOptions) {
-  const fast = createFastRedirect(runtime.deps);
+  const front = runtime.front;
   const app = runtime.app;
   const logger = runtime.deps.logger;
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -70,7 +70,7 @@ function appHandlers(runtime: Runtime, opts: ListenOptions) {
     return app.fetch(request);
   };
   return {
-    fetch: (request: Request, srv: Server<unknown>) => fast(request, srv) ?? toApp(request, srv),
+    fetch: (request: Request, srv: Server<unknown>) => front(request, srv) ?? toApp(request, srv),
     error: (error: unknown) => lastResort(logger, error),
   };
 }

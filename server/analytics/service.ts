@@ -26,7 +26,7 @@ import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./qu
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { countAccountLinks, findAccountLink, findFilteredLinkIds, isAccountTag, type LinkFacts } from "./repository";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
-import { normalizeDomain } from "../ingest/clicks/enrich";
+import { normalizeDomain } from "../visitors/hosts";
 
 export interface AnalyticsDeps {
   pg: Postgres;

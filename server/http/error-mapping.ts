@@ -81,7 +81,10 @@ interface EngineError {
   path?: string;
   message?: string;
   summary?: string;
-  schema?: { description?: unknown };
+  schema?: unknown;
+  value?: unknown;
+  /** For a union: each member's own errors. */
+  errors?: unknown;
 }
 
 /** Names every failing field, e.g. `query.per_page` or `body.events.3.event_type`. */
@@ -94,8 +97,8 @@ function fromValidation(error: ValidationError): AppError {
     const field = path ? `${location}.${path}` : location;
     if (seen.has(field)) continue;
     seen.add(field);
-    const unknown = e.schema?.description === UNKNOWN_PARAMETER;
-    fields.push({ field, message: unknown ? UNKNOWN_PARAMETER : String(e.summary ?? e.message ?? "is invalid") });
+    const unknown = (e.schema as { description?: unknown } | undefined)?.description === UNKNOWN_PARAMETER;
+    fields.push({ field, message: unknown ? UNKNOWN_PARAMETER : (unionMessage(e) ?? String(e.summary ?? e.message ?? "is invalid")) });
   }
   if (fields.length === 0) fields.push({ field: location, message: "is invalid" });
   const unknown = fields.filter((f) => f.message === UNKNOWN_PARAMETER).map((f) => f.field);
@@ -105,6 +108,70 @@ function fromValidation(error: ValidationError): AppError {
     });
   const first = fields[0];
   return new AppError("VALIDATION_ERROR", `${first.field}: ${first.message}`, { fields });
+}
+
+/**
+ * A failed union: when the value is of the kind one member takes (a string too long for a string-or-null),
+ * that member's own complaint; otherwise what the union allows.
+ */
+function unionMessage(e: EngineError): string | null {
+  try {
+    const members = (e.schema as { anyOf?: unknown })?.anyOf;
+    if (Array.isArray(members) && Array.isArray(e.errors) && members.length === e.errors.length) {
+      const kind = kindOf(e.value);
+      const takes = (kinds: string[]) => kinds.some((k) => k === kind || (k === "number" && kind === "integer"));
+      // By what a member means (a numeric string is an integer), then, if several, by its JSON type as written.
+      let fitting = members.flatMap((m, i) => (takes(alternatives(m)) ? [i] : []));
+      if (fitting.length > 1) fitting = fitting.filter((i) => takes(kindsOf(members[i])));
+      if (fitting.length === 1) {
+        const first = (e.errors[fitting[0]] as Iterable<EngineError>)[Symbol.iterator]().next().value;
+        // A member that is a union itself (Elysia's integers take a numeric string too) explains itself.
+        if (Array.isArray((first?.schema as { anyOf?: unknown })?.anyOf)) return unionMessage(first as EngineError);
+        if (typeof first?.message === "string") return first.message;
+      }
+    }
+  } catch {
+    // fall through to what the union allows
+  }
+  return allowedValues(e.schema);
+}
+
+/** The JSON types a union member takes, as written (a numeric string is a string here). */
+function kindsOf(member: unknown): string[] {
+  const m = member as { const?: unknown; anyOf?: unknown; type?: unknown };
+  if (m && "const" in m) return [kindOf(m.const)];
+  if (Array.isArray(m?.anyOf)) return m.anyOf.flatMap(kindsOf);
+  return typeof m?.type === "string" ? [m.type] : [];
+}
+
+const kindOf = (v: unknown) =>
+  v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v;
+
+/**
+ * For a failed union or enum, what it allows (`must be one of ios, android`, `must be integer or null`):
+ * the validator's own words are `Expected union value`, which tells the caller nothing.
+ */
+export function allowedValues(schema: unknown): string | null {
+  try {
+    const s = schema as { anyOf?: unknown; enum?: unknown };
+    if (Array.isArray(s?.enum)) return `must be one of ${s.enum.map(String).join(", ")}`;
+    if (!Array.isArray(s?.anyOf) || s.anyOf.length === 0) return null;
+    const members = s.anyOf as { const?: unknown }[];
+    if (members.every((m) => m && "const" in m)) return `must be one of ${members.map((m) => String(m.const)).join(", ")}`;
+    return `must be ${[...new Set(members.flatMap(alternatives))].join(" or ")}`;
+  } catch {
+    return null;
+  }
+}
+
+/** A union member in words; Elysia's numbers are themselves unions with a numeric string (`format: integer`). */
+function alternatives(member: unknown): string[] {
+  const m = member as { const?: unknown; enum?: unknown; anyOf?: unknown; type?: unknown; format?: unknown };
+  if (m && "const" in m) return [JSON.stringify(m.const)];
+  if (Array.isArray(m?.enum)) return m.enum.map((v) => JSON.stringify(v));
+  if (Array.isArray(m?.anyOf)) return m.anyOf.flatMap(alternatives);
+  if (m?.type === "string" && (m.format === "integer" || m.format === "numeric")) return [m.format === "integer" ? "integer" : "number"];
+  return [typeof m?.type === "string" ? m.type : "a value"];
 }
 
 function locationOf(error: ValidationError): string {

@@ -1,8 +1,9 @@
-// What every route gets before its handler: JSON bodies parsed by parseJsonBody (depth cap, text rule),
-// and the text rule applied to the query, the path parameters and any other kind of body.
+// What every route gets before its handler: JSON bodies parsed by parseJsonBody (depth cap, refused keys,
+// text rule), the text rule applied to the query and the path parameters, and both the text rule and the
+// refused keys to any other kind of body (forms).
 import { Elysia } from "elysia";
 import { validationError } from "../errors";
-import { assertStorableText, isJsonType, parseJsonBody } from "./json-body";
+import { assertNoForbiddenKeys, assertStorableText, isJsonType, parseJsonBody } from "./json-body";
 
 export function inputGuard() {
   // Bodies whose JSON text was already checked, and bodies that were a JSON array: a route whose schema
@@ -25,6 +26,8 @@ export function inputGuard() {
       if (params) assertStorableText(params, "path");
       if (body === undefined || body === null) return;
       if (arrays.has(request) && !Array.isArray(body)) throw validationError("body", "must be a JSON object, not an array");
-      if (!checked.has(request)) assertStorableText(body, "body");
+      if (checked.has(request)) return;
+      assertStorableText(body, "body");
+      assertNoForbiddenKeys(body, "body");
     });
 }

@@ -5,6 +5,7 @@ export interface SpoolGaugeSource {
   name: string;
   unflushedBytes: number;
   lagSeconds: number;
+  isOverBound: boolean;
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -28,6 +29,7 @@ export class HotPathCounter {
 export function createMetrics() {
   const registry = new Registry();
   const spools: SpoolGaugeSource[] = [];
+  let clickFlusher: { storedInBackground: boolean | null } | null = null;
   const redirects = new HotPathCounter();
   const metrics = {
     registry,
@@ -76,6 +78,9 @@ export function createMetrics() {
       labelNames: ["outcome"],
       registers: [registry],
     }),
+    watchClickFlusher(source: { storedInBackground: boolean | null }) {
+      clickFlusher = source;
+    },
     watchSpool(source: SpoolGaugeSource) {
       spools.push(source);
     },
@@ -102,6 +107,24 @@ export function createMetrics() {
     registers: [registry],
     collect() {
       for (const s of spools) this.set({ spool: s.name }, s.unflushedBytes);
+    },
+  });
+  new Gauge({
+    name: "spool_over_bound",
+    help: "1 while the spool holds more than SPOOL_MAX_BYTES unflushed (journey ingest answers 503; clicks are stored at normal priority)",
+    labelNames: ["spool"],
+    registers: [registry],
+    collect() {
+      for (const s of spools) this.set({ spool: s.name }, s.isOverBound ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "click_flush_background",
+    help: "1 when the last clicks chunk was stored at background CPU priority, 0 at normal priority (catching up)",
+    registers: [registry],
+    collect() {
+      const background = clickFlusher?.storedInBackground;
+      if (background !== null && background !== undefined) this.set(background ? 1 : 0);
     },
   });
   new Gauge({

@@ -18,6 +18,10 @@ export interface StreamEntry<T> {
   reconcile?: Reconcile<T>;
   /** The largest chunk one insert takes. */
   maxChunkBytes: number;
+  /** Before each chunk: whether the spool holds more than SPOOL_MAX_BYTES unflushed. */
+  onOverBound?: (over: boolean) => void;
+  /** See SpoolOptions.gatherMs. */
+  gatherMs?: number;
 }
 
 export interface StreamEntries {
@@ -29,24 +33,33 @@ export interface Streams {
   clicks: Spool<RawClick>;
   journey: Spool<JourneyRecord>;
   all: Spool<unknown>[];
+  /**
+   * Shutdown: closes both spools at once under one drain deadline (`drainMs`); resolves to the bytes each
+   * left for the next start.
+   */
+  close(): Promise<Record<string, number>>;
 }
 
 export interface StreamOptions {
   dataDir: string;
   maxUnflushedBytes: number;
   flushIntervalMs: number;
+  /** How long a shutdown may spend draining the spools (unset: until they are empty). */
+  drainMs?: number;
   onError: (stream: string, err: unknown) => void;
   /** Called after a chunk is stored in ClickHouse (metrics). */
   onStored?: (stream: string, count: number) => void;
 }
 
 export function openStreams(opts: StreamOptions, entries: StreamEntries): Streams {
-  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes }: StreamEntry<T>) =>
+  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound, gatherMs }: StreamEntry<T>) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
       maxUnflushedBytes: opts.maxUnflushedBytes,
       flushIntervalMs: opts.flushIntervalMs,
+      drainMs: opts.drainMs,
+      gatherMs,
       maxChunkBytes,
       reconcile,
       sink: async (records, token) => {
@@ -61,8 +74,15 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
           return count;
         }),
       onError: (err) => opts.onError(name, err),
+      onBacklog: onOverBound && ((bytes) => onOverBound(bytes >= opts.maxUnflushedBytes)),
     });
   const clicks = open("clicks", entries.clicks);
   const journey = open("journey", entries.journey);
-  return { clicks, journey, all: [clicks as Spool<unknown>, journey as Spool<unknown>] };
+  const all = [clicks as Spool<unknown>, journey as Spool<unknown>];
+  return {
+    clicks,
+    journey,
+    all,
+    close: async () => Object.fromEntries(await Promise.all(all.map(async (s) => [s.name, await s.close()] as const))),
+  };
 }

@@ -4,10 +4,9 @@
 import { AppError } from "../errors";
 import { emitEvents } from "../webhooks/outbox";
 import type { JourneyRecord, JourneyRow } from "../ingest/journey/record";
-import type { AppendOptions, Spool } from "../ingest/spool";
-import type { IdempotencyJournal } from "../ingest/idempotency-journal";
+import type { Spool } from "../ingest/spool";
 import type { Kv } from "../storage/kv";
-import type { IdempotencyKeys } from "./idempotency";
+import { ALREADY_PROCESSED, type IdempotencyGuard, type Ticket } from "./idempotency/guard";
 import type { DbOrTx } from "../storage/postgres/client";
 import type { Metrics } from "../http/metrics";
 import type { Logger } from "../http/logger";
@@ -17,17 +16,13 @@ import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";
 import { toJourneyRow } from "../ingest/journey/rows";
 import { chTime } from "../storage/clickhouse/format";
-import { IDEMPOTENCY_WINDOW_MS, type JourneyEvent } from "./model";
+import type { JourneyEvent } from "./model";
 
 export interface IngestDeps {
   db: DbOrTx;
   kv: Kv;
   spool: Spool<JourneyRecord>;
-  /** Writes each batch's idempotency key to disk with the batch, so that a restart knows it was stored. */
-  journal: IdempotencyJournal;
-  idempotency: IdempotencyKeys;
-  /** Resolves once the keys a previous process of this instance left are settled. */
-  settled: Promise<void>;
+  idempotency: IdempotencyGuard;
   admission: IngestAdmission;
   links: LinkOwnership;
   usage: UsageMeter;
@@ -49,8 +44,6 @@ export interface IngestResult {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const OVERLOAD_RETRY_SECONDS = "5";
-/** How long a batch with a key waits, right after a start, for the previous process's keys to be settled. */
-const SETTLE_WAIT_MS = 5_000;
 
 // 503 for a batch the spool cannot take now; nothing of it is accepted. Built once: an Error captures
 // its stack when constructed.
@@ -60,16 +53,6 @@ const OVERLOADED: Record<Refusal["reason"], AppError> = {
   }),
   flush_lag: new AppError("SERVICE_UNAVAILABLE", "Ingest is over capacity; retry shortly", undefined, { "retry-after": "1" }),
 };
-/** The key's first batch is still being stored (or its instance died meanwhile and has not settled it). */
-const KEY_PENDING = new AppError(
-  "SERVICE_UNAVAILABLE",
-  "A batch with this X-Idempotency-Key is still being stored; retry shortly",
-  undefined,
-  { "retry-after": "1" },
-);
-const NOT_SETTLED = new AppError("SERVICE_UNAVAILABLE", "Idempotency keys are not available yet; retry shortly", undefined, {
-  "retry-after": "1",
-});
 /**
  * A refusal is answered this late: a client that ignores Retry-After and sends again at once would
  * otherwise spin the server on refusals and take the CPU the flusher needs to catch up.
@@ -77,69 +60,53 @@ const NOT_SETTLED = new AppError("SERVICE_UNAVAILABLE", "Idempotency keys are no
 const REFUSAL_DELAY_MS = 100;
 
 export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): Promise<IngestResult> {
-  const refusal = deps.admission.refusal(req.nowMs);
-  if (refusal) {
-    reject(deps, "overload", req.body);
-    await Bun.sleep(REFUSAL_DELAY_MS);
-    throw OVERLOADED[refusal.reason];
-  }
-  let events: JourneyEvent[];
-  try {
-    events = validateBatch(req.body, req.nowMs);
-    checkIdempotencyKey(req.idempotencyKey);
-    await checkLinkOwnership(deps.links, req.accountId, events);
-  } catch (err) {
-    reject(deps, "validation", req.body);
-    throw err;
-  }
-  const idemKey = req.idempotencyKey ? `idem:${req.accountId}:${req.idempotencyKey}` : null;
-  if (idemKey) {
-    await settledOrRefuse(deps.settled);
-    const claim = await deps.idempotency.claim(idemKey);
-    if (claim === "done") return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
-    if (claim === "pending") throw KEY_PENDING;
-  }
-  const reservation = await reserveQuota(deps, req, events.length, idemKey);
+  await admit(deps, req);
+  const events = await validate(deps, req);
+  const ticket = await deps.idempotency.begin(req.accountId, req.idempotencyKey, req.nowMs);
+  if (ticket === ALREADY_PROCESSED) return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
+  const reservation = await reserveQuota(deps, req, events.length, ticket);
   const rows = toRows(req, events);
-  let keyDurable: Promise<void> | null = null;
-  const journal = idemKey ? deps.journal : null;
-  // The key goes to disk in the same moment as the batch, so that a restart knows the batch was stored.
-  const durableKey: AppendOptions | undefined = journal
-    ? { beforeWrite: (end) => void (keyDurable = journal.record(idemKey!, req.nowMs + IDEMPOTENCY_WINDOW_MS, end)) }
-    : undefined;
-  try {
-    await deps.spool.append(rows, durableKey);
-    await keyDurable;
-  } catch (err) {
-    await deps.usage.release(reservation).catch(() => {});
-    if (idemKey) await deps.idempotency.release(idemKey).catch(() => {});
-    if (keyDurable) journal!.forget(idemKey!);
-    deps.logger.error({ msg: "journey spool append failed", error: String(err) });
-    throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, {
-      "retry-after": OVERLOAD_RETRY_SECONDS,
-    });
-  }
-  if (idemKey) {
-    // Stored: a failure here leaves the key pending, and this instance's next start settles it as done.
-    await deps.idempotency
-      .done(idemKey)
-      .catch((err) => deps.logger.error({ msg: "journey idempotency key not marked done", error: String(err) }));
-  }
+  await store(deps, rows, ticket, reservation);
   deps.metrics.eventsAccepted.inc({ stream: "journey" }, rows.length);
   await emitConversions(deps, req, events, rows);
   return respond(rows.length, reservation);
 }
 
-const settledOnes = new WeakSet<Promise<void>>();
+/** 503 while the spool cannot take the batch now; nothing of it is accepted. */
+async function admit(deps: IngestDeps, req: IngestRequest): Promise<void> {
+  const refusal = deps.admission.refusal(req.nowMs);
+  if (!refusal) return;
+  reject(deps, "overload", req.body);
+  await Bun.sleep(REFUSAL_DELAY_MS);
+  throw OVERLOADED[refusal.reason];
+}
 
-async function settledOrRefuse(settled: Promise<void>): Promise<void> {
-  if (settledOnes.has(settled)) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS, "late")));
-  const outcome = await Promise.race([settled, late]);
-  clearTimeout(timer);
-  if (outcome === "late") throw NOT_SETTLED;
-  settledOnes.add(settled);
+/** The batch's events: valid, with a well-formed idempotency key, and on links of the account. */
+async function validate(deps: IngestDeps, req: IngestRequest): Promise<JourneyEvent[]> {
+  try {
+    const events = validateBatch(req.body, req.nowMs);
+    checkIdempotencyKey(req.idempotencyKey);
+    await checkLinkOwnership(deps.links, req.accountId, events);
+    return events;
+  } catch (err) {
+    reject(deps, "validation", req.body);
+    throw err;
+  }
+}
+
+/** Into the durable spool with the ticket; on failure the quota and the key are given back (503). */
+async function store(deps: IngestDeps, rows: JourneyRow[], ticket: Ticket, reservation: Reservation): Promise<void> {
+  try {
+    await deps.spool.append(rows, ticket);
+  } catch (err) {
+    await deps.usage.release(reservation).catch(() => {});
+    await ticket.abort();
+    deps.logger.error({ msg: "journey spool append failed", error: String(err) });
+    throw new AppError("SERVICE_UNAVAILABLE", "Events could not be stored; retry shortly", undefined, {
+      "retry-after": OVERLOAD_RETRY_SECONDS,
+    });
+  }
+  await ticket.commit();
 }
 
 function checkIdempotencyKey(key: string | null): void {
@@ -164,10 +131,10 @@ async function checkLinkOwnership(links: LinkOwnership, accountId: string, event
   throw new AppError("VALIDATION_ERROR", `${field}: ${message}`, { fields: [{ field, message, index }] });
 }
 
-async function reserveQuota(deps: IngestDeps, req: IngestRequest, count: number, idemKey: string | null): Promise<Reservation> {
+async function reserveQuota(deps: IngestDeps, req: IngestRequest, count: number, ticket: Ticket): Promise<Reservation> {
   const r = await deps.usage.reserve(req.accountId, req.monthlyLimit, count, req.nowMs);
   if (r.ok) return r;
-  if (idemKey) await deps.idempotency.release(idemKey);
+  await ticket.abort();
   deps.metrics.eventsRejected.inc({ stream: "journey", reason: "monthly_limit" }, count);
   throw new AppError(
     "JOURNEY_LIMIT_EXCEEDED",

@@ -33,53 +33,62 @@ export const MAX_VARIANTS = 10;
 const Destination = (description: string) => t.String({ minLength: 1, maxLength: 4096, description });
 const NullableUrl = (description: string) => t.Union([Destination(description), t.Null()], { description });
 
-export const RuleSchema = t.Object(
-  {
-    if: t.Object(
-      {
-        country: t.Optional(
-          t.Array(t.String({ minLength: 1, maxLength: 8 }), {
-            minItems: 1,
-            maxItems: 250,
-            description: "ISO 3166-1 alpha-2 codes; holds when the visitor's country is one of them",
-          }),
-        ),
-        device: t.Optional(
-          t.Array(t.Union(DEVICE_TYPES.map((d) => t.Literal(d))), {
-            minItems: 1,
-            description: "mobile, tablet or desktop (as the click analytics classify them)",
-          }),
-        ),
-        os: t.Optional(
-          t.Array(t.Union(OS_FAMILIES.map((o) => t.Literal(o))), {
-            minItems: 1,
-            description: "ios, android, windows, macos, linux or chromeos",
-          }),
-        ),
-        language: t.Optional(
-          t.Array(t.String({ minLength: 1, maxLength: 16 }), {
-            minItems: 1,
-            maxItems: 100,
-            description:
-              "BCP 47 primary language subtags (en, de, pt…); holds when the visitor's preferred Accept-Language entry has one of them",
-          }),
-        ),
-        query: t.Optional(
-          t.Object(
-            {
-              name: t.String({ minLength: 1, maxLength: 128, description: "query parameter of the short URL" }),
-              value: t.String({ maxLength: 512, description: "its exact value" }),
-            },
-            { additionalProperties: false },
+/**
+ * A rule as sent and as answered: the same but for device and os, which a request may write in any case
+ * ("iOS") and the API stores and answers lower case (normalizeRules checks the value and names the
+ * allowed ones).
+ */
+const ruleSchema = <C extends TSchema>(choice: (values: readonly string[]) => C) =>
+  t.Object(
+    {
+      if: t.Object(
+        {
+          country: t.Optional(
+            t.Array(t.String({ minLength: 1, maxLength: 8 }), {
+              minItems: 1,
+              maxItems: 250,
+              description: "ISO 3166-1 alpha-2 codes in any case (stored upper case); holds when the visitor's country is one of them",
+            }),
           ),
-        ),
-      },
-      { additionalProperties: false, description: "Conditions, at least one; all of them must hold" },
-    ),
-    url: Destination("Destination when the rule matches (http or https, as the link's url)"),
-  },
-  { additionalProperties: false },
-);
+          device: t.Optional(
+            t.Array(choice(DEVICE_TYPES), {
+              minItems: 1,
+              description: "mobile, tablet or desktop (as the click analytics classify them), in any case",
+            }),
+          ),
+          os: t.Optional(
+            t.Array(choice(OS_FAMILIES), {
+              minItems: 1,
+              description: "ios, android, windows, macos, linux or chromeos, in any case",
+            }),
+          ),
+          language: t.Optional(
+            t.Array(t.String({ minLength: 1, maxLength: 16 }), {
+              minItems: 1,
+              maxItems: 100,
+              description:
+                "BCP 47 primary language subtags (en, de, pt…) in any case (stored lower case); holds when the visitor's preferred Accept-Language entry has one of them",
+            }),
+          ),
+          query: t.Optional(
+            t.Object(
+              {
+                name: t.String({ minLength: 1, maxLength: 128, description: "query parameter of the short URL" }),
+                value: t.String({ maxLength: 512, description: "its exact value" }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false, description: "Conditions, at least one; all of them must hold" },
+      ),
+      url: Destination("Destination when the rule matches (http or https, as the link's url)"),
+    },
+    { additionalProperties: false },
+  );
+export const RuleSchema = ruleSchema((values) => t.Union(values.map((v) => t.Literal(v))));
+const RuleInputSchema = ruleSchema(() => t.String({ minLength: 1, maxLength: 16 }));
+
 export const VariantSchema = t.Object(
   {
     url: Destination("Destination of this variant (http or https, as the link's url)"),
@@ -87,10 +96,13 @@ export const VariantSchema = t.Object(
   },
   { additionalProperties: false },
 );
-const Rules = t.Array(RuleSchema, {
-  maxItems: MAX_RULES,
-  description: "Targeting rules in order: the first whose conditions all hold chooses the destination; [] removes them",
-});
+const rulesOf = <S extends TSchema>(rule: S) =>
+  t.Array(rule, {
+    maxItems: MAX_RULES,
+    description: "Targeting rules in order: the first whose conditions all hold chooses the destination; [] removes them",
+  });
+const Rules = rulesOf(RuleSchema);
+const RulesInput = rulesOf(RuleInputSchema);
 const Variants = t.Array(VariantSchema, {
   maxItems: MAX_VARIANTS,
   description: "A/B destinations (2 to 10, weights summing to 100), sticky per visitor through a cookie; [] removes them",
@@ -100,7 +112,7 @@ const MaxClicks = t.Union([t.Integer({ minimum: 1, maximum: 2_147_483_647 }), t.
 });
 const Targeting = {
   // Arrays only ([] clears), so that validation errors name the field inside a rule or variant.
-  rules: t.Optional(Rules),
+  rules: t.Optional(RulesInput),
   variants: t.Optional(Variants),
   max_clicks: t.Optional(MaxClicks),
   max_clicks_url: t.Optional(NullableUrl("Where visitors go once max_clicks is reached (instead of a 410 page)")),

@@ -1,10 +1,11 @@
 // A link's targeting rules, A/B variants and fallback URLs: validated and normalized as the API stores
-// them (countries upper case, languages lower case, no repeats, URLs as for the destination).
+// them (countries upper case; languages, devices and OS families lower case; no repeats; URLs as for the
+// destination). Every value is accepted in any case: users write "iOS" and "DE".
 import countries from "i18n-iso-countries";
 import languageTags from "language-tags";
 import { validationError } from "../errors";
 import type { LinkRuleJson, LinkVariantJson } from "../storage/postgres/schema";
-import type { CreateLinkInput } from "./model";
+import { DEVICE_TYPES, OS_FAMILIES, type CreateLinkInput } from "./model";
 import { validateDestination } from "./urls";
 
 type RuleInput = NonNullable<CreateLinkInput["rules"]>[number];
@@ -35,6 +36,16 @@ function languageCodes(values: string[], field: string): string[] {
   );
 }
 
+function choices(values: string[], allowed: readonly string[], field: string): string[] {
+  return unique(
+    values.map((raw, j) => {
+      const value = raw.trim().toLowerCase();
+      if (!allowed.includes(value)) throw validationError(`${field}.${j}`, `"${raw}" is not one of ${allowed.join(", ")}`);
+      return value;
+    }),
+  );
+}
+
 /** null for none (null or []), so that a link without rules keeps the plain redirect. */
 export function normalizeRules(rules: RuleInput[] | null | undefined, at: string): LinkRuleJson[] | null {
   if (!rules || rules.length === 0) return null;
@@ -43,8 +54,8 @@ export function normalizeRules(rules: RuleInput[] | null | undefined, at: string
     const c = rule.if;
     const out: LinkRuleJson["if"] = {};
     if (c.country) out.country = countryCodes(c.country, `${field}.if.country`);
-    if (c.device) out.device = unique(c.device);
-    if (c.os) out.os = unique(c.os);
+    if (c.device) out.device = choices(c.device, DEVICE_TYPES, `${field}.if.device`);
+    if (c.os) out.os = choices(c.os, OS_FAMILIES, `${field}.if.os`);
     if (c.language) out.language = languageCodes(c.language, `${field}.if.language`);
     if (c.query) out.query = { name: c.query.name, value: c.query.value };
     if (Object.keys(out).length === 0) throw validationError(`${field}.if`, "must hold at least one condition");

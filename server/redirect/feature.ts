@@ -1,5 +1,5 @@
-// The redirect feature: GET/HEAD /{short_code} (and POST for password-protected links). The runtime
-// also serves its fast path (fast-path.ts) in front of the app.
+// The redirect feature: GET/HEAD /{short_code} (and POST for password-protected links), and its fast
+// path (fast-path.ts), which the server asks before the app as the feature's front handler.
 import type { Config } from "../config";
 import type { Feature } from "../feature";
 import type { Metrics } from "../http/metrics";
@@ -8,6 +8,7 @@ import type { DomainHostCache } from "../domains/host-cache";
 import type { LinkCache } from "../links/cache";
 import type { ClickLimiter } from "../links/click-limit";
 import type { Kv } from "../storage/kv";
+import { createFastRedirect } from "./fast-path";
 import { redirectRoutes } from "./routes";
 
 export interface RedirectDeps {
@@ -21,4 +22,7 @@ export interface RedirectDeps {
   metrics: Pick<Metrics, "redirects">;
 }
 
-export const redirectFeature: Feature<RedirectDeps> = { name: "redirect", create: (deps) => ({ routes: redirectRoutes(deps) }) };
+export const redirectFeature: Feature<RedirectDeps> = {
+  name: "redirect",
+  create: (deps) => ({ routes: redirectRoutes(deps), front: createFastRedirect(deps) }),
+};

@@ -2,8 +2,8 @@
 // (trusted proxy header, else the GeoIP database), device and OS (the click analytics' parser, so a
 // rule and the reports agree), the preferred Accept-Language, the short URL's query.
 import Negotiator from "negotiator";
-import { createGeoLocator, normalizeCountry, type GeoLocator } from "../ingest/clicks/enrich/geo";
-import { parseUserAgent, type ParsedAgent } from "../ingest/clicks/enrich/user-agent";
+import { createGeoLocator, normalizeCountry, type GeoLocator } from "../visitors/geo";
+import { parseUserAgent, type ParsedAgent } from "../visitors/user-agent";
 import { clientAddress } from "../http/request-context";
 import type { OS_FAMILIES } from "../links/model";
 

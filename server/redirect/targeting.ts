@@ -3,7 +3,7 @@
 // link's own URL.
 import type { CachedLink } from "../links/cache";
 import type { CompiledRule, CompiledVariant, LinkTargeting } from "../links/cached-targeting";
-import type { ParsedAgent } from "../ingest/clicks/enrich/user-agent";
+import type { ParsedAgent } from "../visitors/user-agent";
 import type { clientAddress } from "../http/request-context";
 import { osFamily, preferredLanguage, requestAgent, requestCountry } from "./request-facts";
 

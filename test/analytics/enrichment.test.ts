@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { createLink, rawClick, spoolClicks, UA, visit } from "./helpers";
-import { createClickEnricher, referrerHost } from "../../server/ingest/clicks/enrich";
-import { classifyBot, parseUserAgent } from "../../server/ingest/clicks/enrich/user-agent";
+import { createClickEnricher } from "../../server/ingest/clicks/enrich";
+import { referrerHost } from "../../server/visitors/hosts";
+import { classifyBot, parseUserAgent } from "../../server/visitors/user-agent";
 
 let t: TestApp;
 let key: string;

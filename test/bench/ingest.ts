@@ -85,6 +85,11 @@ const bareCpuBefore = cpuSeconds(bare.proc.pid);
 const b = wrk(`${bare.url}/public-api/v1/journey/events`, { connections: CONNECTIONS, seconds: SECONDS, script });
 const bareCpuUs = ((cpuSeconds(bare.proc.pid) - bareCpuBefore) * 1e6) / b.requests;
 await bare.stop();
+// The bar of the design notes: events/s against a bare Bun.serve 302's req/s (GET, the redirect bench's 64 connections).
+const bare302 = await startBare("lib-bare-302.ts", Number(process.env.BENCH_BARE_PORT ?? 3912) + 1);
+wrk(`${bare302.url}/x`, { connections: 64, seconds: 2 });
+const b302 = wrk(`${bare302.url}/x`, { connections: 64, seconds: SECONDS });
+await bare302.stop();
 
 const before = await metric(ACCEPTED);
 const cpuBefore = cpuSeconds(server.proc.pid);
@@ -157,6 +162,9 @@ console.log(
 console.log(
   `ours ÷ baseline: events/s ${((accepted / SECONDS / (b.rps * BATCH)) * 100).toFixed(1)}% of the bare server's req/s × ${BATCH}; ` +
     `CPU per event ${(cpuUsPerEvent / (bareEventCpuUs + insertCpuUs)).toFixed(2)} × (bare HTTP ${bareEventCpuUs.toFixed(2)} + chDB insert ${insertCpuUs.toFixed(2)} µs).`,
+);
+console.log(
+  `events/s ÷ a bare Bun.serve 302's req/s (${Math.round(b302.rps)}, 64 connections, same run): ${(accepted / SECONDS / b302.rps).toFixed(2)} (bar 1.5, aim 2).`,
 );
 console.log(`last event queryable after ${flushedAfter.toFixed(2)} s; server peak RSS ${Math.round(peakRss)} MB.`);
 console.log(

@@ -71,6 +71,17 @@ export async function startBare(script: string, port: number) {
   return { url, proc, stop: () => (proc.kill(), proc.exited) };
 }
 
+/** Resident and peak resident memory of a process in MB, from /proc (NaN elsewhere). */
+export function memoryMb(pid: number): { rss: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+    return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  } catch {
+    return { rss: Number.NaN, peak: Number.NaN };
+  }
+}
+
 /** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux; NaN elsewhere). */
 export function cpuSeconds(pid: number): number {
   try {

@@ -19,6 +19,7 @@ const VARIANTS = [
   "click record",
   "write per request",
   "write per turn",
+  "binary record per turn",
 ];
 const dir = mkdtempSync(join(tmpdir(), "svc-bench-pieces-"));
 
@@ -62,7 +63,10 @@ table(
     "bare CPU ÷ this CPU": (bare / median(s.cpu)).toFixed(3),
   })),
 );
-console.log(`\n"click record" = uuid + 3 request headers + requestIP + JSON; the "write" rows add the spool write to it.`);
+console.log(
+  `\n"click record" = uuid + 3 request headers + requestIP + JSON; the "write" rows add the spool write to it; ` +
+    `"binary record per turn" = the same values as a fixed-layout record (id from a counter, length-prefixed strings) in a preallocated buffer, one write per turn.`,
+);
 for (const s of servers) s.proc.kill();
 await Promise.all(servers.map((s) => s.proc.exited));
 rmSync(dir, { recursive: true, force: true });

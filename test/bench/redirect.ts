@@ -4,7 +4,7 @@
 // requests, so all five are evaluated), two A/B variants (each request a new visitor: a draw and a
 // cookie) and a max_clicks (each click counted in Postgres). Target: server CPU per redirect at most
 // 1.15 × the plain link's.
-import { cpuSeconds, startBare, startServer, table, wrk, type WrkResult } from "./lib-server";
+import { cpuSeconds, memoryMb, startBare, startServer, table, wrk, type WrkResult } from "./lib-server";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -45,10 +45,14 @@ const pausedCode = await createLink(paused);
 
 const bare = (await startBare("lib-bare-302.ts", 3902)).proc;
 
-const unflushedClicks = async () => {
+const clickGauge = async (name: string) => {
   const stats = await fetch(`${ours.url}/metrics`).then((r) => r.text());
-  return Number(/spool_unflushed_bytes\{spool="clicks"\} (\d+)/.exec(stats)?.[1] ?? NaN);
+  return Number(new RegExp(`${name}\\{spool="clicks"\\} (\\S+)`).exec(stats)?.[1] ?? NaN);
 };
+const unflushedClicks = () => clickGauge("spool_unflushed_bytes");
+/** The click lag as /metrics shows it when a round's load stops: age of the oldest unstored click, bytes behind. */
+const lags: { seconds: number; bytes: number }[] = [];
+const recordLag = async () => lags.push({ seconds: await clickGauge("spool_lag_seconds"), bytes: await unflushedClicks() });
 /** Seconds until every click served so far is in ClickHouse (the flusher caught up). */
 const drain = async () => {
   const started = performance.now();
@@ -85,11 +89,17 @@ const results: Record<"bare" | "ours" | "paused" | "targeted" | "pausedTargeted"
 const drains: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   results.bare.push(await measure(bare.pid, `http://127.0.0.1:3902/x`));
-  const r = await measure(ours.proc.pid, `${ours.url}/${code}`, async () => drains.push(await drain()));
+  const r = await measure(ours.proc.pid, `${ours.url}/${code}`, async () => {
+    await recordLag();
+    drains.push(await drain());
+  });
   results.ours.push(r);
   served += r.requests;
   results.paused.push(await measure(paused.proc.pid, `${paused.url}/${pausedCode}`));
-  const t = await measure(ours.proc.pid, `${ours.url}/${targetedCode}`, async () => drains.push(await drain()));
+  const t = await measure(ours.proc.pid, `${ours.url}/${targetedCode}`, async () => {
+    await recordLag();
+    drains.push(await drain());
+  });
   results.targeted.push(t);
   served += t.requests;
   results.pausedTargeted.push(await measure(paused.proc.pid, `${paused.url}/${pausedTargetedCode}`));
@@ -127,6 +137,12 @@ console.log(
 console.log(
   `after each ${SECONDS} s round, all its clicks were in ClickHouse within ${Math.max(...drains).toFixed(1)} s (median ${median(drains).toFixed(1)} s)`,
 );
+console.log(
+  `click lag when each round's load stopped (spool_lag_seconds, spool_unflushed_bytes in /metrics): ` +
+    lags.map((l) => `${l.seconds.toFixed(2)} s / ${(l.bytes / 1e6).toFixed(1)} MB`).join(", "),
+);
+const mem = memoryMb(ours.proc.pid);
+console.log(`server as deployed: ${mem.rss.toFixed(0)} MB resident now, ${mem.peak.toFixed(0)} MB at its peak`);
 console.log(`clicks stored: ${stored}; redirects wrk completed: ${served} (requests in flight when wrk stopped are served and stored too)`);
 
 bare.kill();

@@ -1,5 +1,5 @@
 // The SDK's rules are the server's: on random events near every bound, the SDK refuses exactly what
-// our server refuses (test/event-sdk/track-validation.test.ts has the refusals themselves).
+// our server refuses (test/event-sdk/track-validation.unit.test.ts has the refusals themselves).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import * as sdk from "../../event-sdk/src/validate";

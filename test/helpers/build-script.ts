@@ -1,6 +1,6 @@
 // A build script of the repository (`bun <script> …args`) as a child process with a minimal environment.
 import { join } from "node:path";
-import { childEnv } from "./stores";
+import { childEnv } from "./child-env";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 

@@ -56,13 +56,7 @@ export async function sharedStoresEnv(databaseUrl?: string): Promise<Record<stri
   return env;
 }
 
-/** A child process's environment: only what it needs, never the developer's. */
-export const childEnv = (vars: Record<string, string>): Record<string, string> => ({
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: process.env.HOME ?? "/tmp",
-  TZ: "UTC",
-  ...vars,
-});
+export { childEnv } from "./child-env";
 
 let chdb: Promise<ClickHouseClient> | undefined;
 /** One chDB per process; the promise is cached so parallel callers share it. */

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { IdempotencyJournal } from "../../server/ingest/idempotency-journal";
+import { IdempotencyJournal } from "../../server/journey/idempotency/journal";
 import { Spool } from "../../server/ingest/spool";
 import { api, provision, serverProcess } from "../helpers/server-process";
 

@@ -2,7 +2,7 @@
 // the batch is stored, then done; a restarted instance settles what its previous process left pending.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { IdempotencyKeys, PENDING_TTL_MS } from "../../server/journey/idempotency";
+import { IdempotencyKeys, PENDING_TTL_MS } from "../../server/journey/idempotency/keys";
 
 const WINDOW = 300_000;
 let t: TestApp;

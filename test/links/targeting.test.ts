@@ -93,6 +93,40 @@ describe("the links API", () => {
     expect((await t.call(`${P}/links/${link.id}`, { key })).body.data).toEqual(link);
   });
 
+  test("OS, device, country and language are taken in any case and stored as the API answers them", async () => {
+    const link = await createOk({
+      rules: [
+        { if: { os: ["iOS", "Android", "IOS"], device: ["Mobile"], country: ["De"], language: ["EN"] }, url: "https://example.com/app" },
+      ],
+    });
+    const stored = [
+      { if: { os: ["ios", "android"], device: ["mobile"], country: ["DE"], language: ["en"] }, url: "https://example.com/app" },
+    ];
+    expect(link.rules).toEqual(stored);
+    expect((await t.call(`${P}/links/${link.id}`, { key })).body.data.rules).toEqual(stored);
+    const patched = (await patch(link.id, { rules: [{ if: { os: ["MacOS"], device: ["DESKTOP"] }, url: "https://example.com/mac" }] })).body
+      .data;
+    expect(patched.rules).toEqual([{ if: { os: ["macos"], device: ["desktop"] }, url: "https://example.com/mac" }]);
+    expect(await location(`/${link.short_code}`)).toBe("https://example.com/mac");
+  });
+
+  test("a value outside a list is refused with the allowed values named", async () => {
+    const os = await create({ rules: [{ if: { os: ["iOS", "BeOS"] }, url: "https://example.com/x" }] });
+    expect(os.body.error.details.fields[0]).toEqual({
+      field: "body.rules.0.if.os.1",
+      message: '"BeOS" is not one of ios, android, windows, macos, linux, chromeos',
+    });
+    const device = await create({ rules: [{ if: { device: [7] }, url: "https://example.com/x" }] });
+    expect(device.body.error.details.fields[0].field).toBe("body.rules.0.if.device.0");
+    const limit = await create({ max_clicks: "many" });
+    expect(limit.body.error.details.fields[0]).toEqual({ field: "body.max_clicks", message: "must be integer or null" });
+    const zero = await create({ max_clicks: 0 });
+    expect(zero.body.error.details.fields[0]).toEqual({
+      field: "body.max_clicks",
+      message: "Expected integer to be greater or equal to 1",
+    });
+  });
+
   test("bad rules, variants and limits are refused with the field named, and nothing is created", async () => {
     const before = await linkCount();
     const cases: [Record<string, unknown>, string][] = [

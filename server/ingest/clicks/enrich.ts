@@ -5,24 +5,10 @@ import type { RawClick } from "./record";
 import type { Postgres } from "../../storage/postgres/client";
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickRow } from "./rows";
-import { parseUserAgent } from "./enrich/user-agent";
-import { createGeoLocator } from "./enrich/geo";
+import { parseUserAgent } from "../../visitors/user-agent";
+import { createGeoLocator } from "../../visitors/geo";
+import { normalizeDomain, referrerHost } from "../../visitors/hosts";
 import { createVisitorHasher, visitorHashStore, type VisitorHashStore } from "./enrich/visitor-hash";
-
-export const DIRECT = "direct";
-
-/** The referrer's host name, lower case; `direct` when there is none or it is not a URL. */
-export function referrerHost(referrer: string): string {
-  if (!referrer) return DIRECT;
-  try {
-    return new URL(referrer).hostname.toLowerCase().replace(/\.$/, "") || DIRECT;
-  } catch {
-    return DIRECT;
-  }
-}
-
-/** The custom domain a click came through, as the filter `domain_name` names it: lower case, no port. */
-export const normalizeDomain = (host: string) => host.trim().toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
 
 export interface EnricherDeps {
   /** The stores behind visitor hashing: Postgres and ClickHouse, or a store (the flush worker's). */

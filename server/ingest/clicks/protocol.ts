@@ -17,17 +17,26 @@ export interface WorkerInit {
 }
 
 export type StoreMethod = keyof VisitorHashStore;
+/** A store call's arguments, as the worker sends them. */
+export type StoreArgs<M extends StoreMethod> = Parameters<VisitorHashStore[M]>;
+/** A store call's result as it crosses the thread boundary: a Set travels as an array. */
+export type StoreResult<M extends StoreMethod> = Wire<Awaited<ReturnType<VisitorHashStore[M]>>>;
+type Wire<T> = T extends Set<infer U> ? U[] : T;
+/** The worker's calls into the main thread's stores, typed once for both sides. */
+export type StoreCall = { [M in StoreMethod]: { type: "call"; ctx: number; id: number; method: M; args: StoreArgs<M> } }[StoreMethod];
 
 export type ToWorker =
   | { type: "init"; init: WorkerInit }
   | { type: "open"; ctx: number; context: FlushContext }
   | { type: "drop"; ctx: number }
-  | { type: "flush"; ctx: number; id: number; bytes: Uint8Array; token: string }
+  /** `catchUp`: the spool is over SPOOL_MAX_BYTES, so this chunk is stored at normal priority. */
+  | { type: "flush"; ctx: number; id: number; bytes: Uint8Array; token: string; catchUp: boolean }
   | { type: "reply"; id: number; result?: unknown; error?: string };
 
 export type FromWorker =
   | { type: "ready" }
-  | { type: "call"; ctx: number; id: number; method: StoreMethod; args: unknown[] }
+  | StoreCall
   /** `lines`: the rows as JSONCompactEachRow, present when the main thread is to insert them. */
-  | { type: "flushed"; id: number; count: number; latest: [string, number][]; lines?: string }
+  /** `background`: the worker's thread was at background priority while it stored the chunk. */
+  | { type: "flushed"; id: number; count: number; latest: [string, number][]; lines?: string; background: boolean }
   | { type: "failed"; id: number; error: string };

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 
+const SCHED_OTHER = 0;
 const SCHED_IDLE = 5;
 const NICENESS = 19;
 
@@ -36,30 +37,75 @@ function lowerThreadPriority(tid: number): void {
   loadSetScheduler()?.(tid, SCHED_IDLE, new Int32Array(1));
 }
 
-/** The calling thread's tid (Linux gives each thread its own scheduling policy and nice value). */
-export function lowerOwnPriority(): void {
+/** Back to normal priority (needs CAP_SYS_NICE or a permissive RLIMIT_NICE; else it stays where it is). */
+function raiseThreadPriority(tid: number): void {
+  loadSetScheduler()?.(tid, SCHED_OTHER, new Int32Array(1));
   try {
-    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-    if (Number.isInteger(tid)) lowerThreadPriority(tid);
+    setPriority(tid, 0);
   } catch {
-    // Not Linux: the worker still keeps enrichment off the main thread.
+    /* not permitted */
   }
 }
+
+/** The calling thread's tid (Linux gives each thread its own scheduling policy and nice value). */
+const ownTid = (): number | null => {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    return Number.isInteger(tid) ? tid : null;
+  } catch {
+    return null; // Not Linux: the worker still keeps enrichment off the main thread.
+  }
+};
+
+export function lowerOwnPriority(): void {
+  const tid = ownTid();
+  if (tid !== null) lowerThreadPriority(tid);
+}
+
+export function raiseOwnPriority(): void {
+  const tid = ownTid();
+  if (tid !== null) raiseThreadPriority(tid);
+}
+
+/** Whether the calling thread runs at background priority now (SCHED_IDLE or a positive nice value). */
+export function ownPriorityIsBackground(): boolean {
+  try {
+    const { nice, policy } = schedOf(readFileSync("/proc/thread-self/stat", "utf8"));
+    return policy === SCHED_IDLE || nice > 0;
+  } catch {
+    return false;
+  }
+}
+
+const schedOf = (stat: string) => {
+  const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { name, nice: Number(fields[16]), policy: Number(fields[38]) };
+};
 
 /**
  * Lowers every thread of the process that is still at normal priority, except those whose name matches
  * `spared`. Threads created later are caught by the next call.
  */
 export function lowerOtherThreads(spared: RegExp): void {
+  forOtherThreads(spared, (tid, { nice, policy }) => {
+    if (nice === 0 || policy === SCHED_OTHER) lowerThreadPriority(tid);
+  });
+}
+
+/** The reverse of lowerOtherThreads: every thread not matching `spared` back at normal priority. */
+export function raiseOtherThreads(spared: RegExp): void {
+  forOtherThreads(spared, (tid, { nice, policy }) => {
+    if (nice !== 0 || policy !== SCHED_OTHER) raiseThreadPriority(tid);
+  });
+}
+
+function forOtherThreads(spared: RegExp, each: (tid: number, sched: ReturnType<typeof schedOf>) => void): void {
   try {
     for (const tid of readdirSync("/proc/self/task")) {
       if (tid === String(process.pid)) continue;
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const nice = Number(fields[16]);
-      const policy = Number(fields[38]);
-      if (!spared.test(name) && (nice === 0 || policy === 0)) lowerThreadPriority(Number(tid));
+      const sched = schedOf(readFileSync(`/proc/self/task/${tid}/stat`, "utf8"));
+      if (!spared.test(sched.name)) each(Number(tid), sched);
     }
   } catch {
     // Not Linux, or a thread ended while we looked: the next round catches up.

@@ -1,11 +1,11 @@
 // The click flush worker: parses a spool chunk, enriches it and, with embedded chDB, inserts it through
 // its own session. It runs at a low CPU priority, so under saturation the redirect path (main thread)
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
-import { lowerOtherThreads, lowerOwnPriority } from "./thread-priority";
+import { lowerOtherThreads, lowerOwnPriority, ownPriorityIsBackground, raiseOtherThreads, raiseOwnPriority } from "./thread-priority";
 import { createClickEnricher, type ClickEnricher } from "./enrich";
 import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
 import { insertStatement } from "./repository";
-import type { FlushContext, FromWorker, StoreMethod, ToWorker } from "./protocol";
+import type { FlushContext, FromWorker, StoreArgs, StoreCall, StoreMethod, StoreResult, ToWorker } from "./protocol";
 
 declare const self: Worker;
 const post = (m: FromWorker) => self.postMessage(m);
@@ -13,21 +13,21 @@ const post = (m: FromWorker) => self.postMessage(m);
 // Calls into the main thread's stores (Postgres salts, earlier hashes): once per day, or near midnight.
 let nextCall = 0;
 const calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-const call = (ctx: number, method: StoreMethod, args: unknown[]) =>
-  new Promise<unknown>((resolve, reject) => {
+const call = <M extends StoreMethod>(ctx: number, method: M, args: StoreArgs<M>) =>
+  new Promise<StoreResult<M>>((resolve, reject) => {
     const id = nextCall++;
-    calls.set(id, { resolve, reject });
-    post({ type: "call", ctx, id, method, args });
+    calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    post({ type: "call", ctx, id, method, args } as StoreCall);
   });
 
 const contexts = new Map<number, { context: FlushContext; enrich: ClickEnricher }>();
 function open(ctx: number, context: FlushContext) {
   const enrich = createClickEnricher({
     store: {
-      findSalt: (day) => call(ctx, "findSalt", [day]) as Promise<string | null>,
-      ensureSalt: (day, candidate) => call(ctx, "ensureSalt", [day, candidate]) as Promise<string>,
-      deleteSaltsBefore: (day) => call(ctx, "deleteSaltsBefore", [day]) as Promise<void>,
-      findSeen: async (a) => new Set(await (call(ctx, "findSeen", [a]) as Promise<string[]>)),
+      findSalt: (day) => call(ctx, "findSalt", [day]),
+      ensureSalt: (day, candidate) => call(ctx, "ensureSalt", [day, candidate]),
+      deleteSaltsBefore: (day) => call(ctx, "deleteSaltsBefore", [day]),
+      findSeen: async (a) => new Set(await call(ctx, "findSeen", [a])),
     },
     trustProxy: context.trustProxy,
     hashSecret: context.hashSecret,
@@ -39,6 +39,24 @@ function open(ctx: number, context: FlushContext) {
 // Never closed: a chDB session's teardown stops the engine the whole process shares.
 let session: { query(sql: string): string } | null = null;
 
+/**
+ * Background priority, except while the clicks spool is over SPOOL_MAX_BYTES: then the worker and the
+ * engine's threads share the cores with the redirects as equals, so the redirect rate falls to what the
+ * instance can store and the lag stops growing, instead of the spool filling the disk.
+ */
+let catchingUp = false;
+function setCatchUp(on: boolean) {
+  if (on === catchingUp) return;
+  catchingUp = on;
+  if (on) {
+    raiseOwnPriority();
+    if (session) raiseOtherThreads(SPARED);
+  } else {
+    lowerOwnPriority();
+    if (session) lowerOtherThreads(SPARED);
+  }
+}
+
 self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const m = event.data;
   switch (m.type) {
@@ -47,7 +65,9 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       if (m.init.chdbPath) {
         session = new (await import("chdb")).Session(m.init.chdbPath);
         lowerOtherThreads(SPARED);
-        setInterval(() => lowerOtherThreads(SPARED), 2_000);
+        setInterval(() => {
+          if (!catchingUp) lowerOtherThreads(SPARED);
+        }, 2_000);
       }
       return post({ type: "ready" });
     case "open":
@@ -66,11 +86,19 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       try {
         const c = contexts.get(m.ctx);
         if (!c) throw new Error(`unknown flush context ${m.ctx}`);
+        setCatchUp(m.catchUp);
         const records = parseClickLines(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength).toString("utf8"));
         const rows = await c.enrich(records);
         const lines = rows.map(clickRowLine).join("\n");
         if (session && rows.length) session.query(`${insertStatement(c.context.table, CLICK_COLUMNS, rows.length, m.token)}\n${lines}`);
-        post({ type: "flushed", id: m.id, count: records.length, latest: latestClickPerLink(records), lines: session ? undefined : lines });
+        post({
+          type: "flushed",
+          id: m.id,
+          count: records.length,
+          latest: latestClickPerLink(records),
+          lines: session ? undefined : lines,
+          background: ownPriorityIsBackground(),
+        });
       } catch (err) {
         post({ type: "failed", id: m.id, error: String(err instanceof Error ? err.message : err) });
       }

@@ -7,7 +7,7 @@ import type { JourneyRecord } from "./record";
 import { journeyEventId, journeyRowOf, spoolLinesToRows } from "./rows";
 import { insertJourneyRows } from "./repository";
 
-export function journeyStream(ch: Clickhouse): Required<StreamEntry<JourneyRecord>> {
+export function journeyStream(ch: Clickhouse): Required<Omit<StreamEntry<JourneyRecord>, "onOverBound" | "gatherMs">> {
   /** Parsed records: the chunk reconciled after a crash, and spools holding the object form. */
   const sink = async (records: JourneyRecord[], dedupToken: string) => {
     if (records.length === 0) return;

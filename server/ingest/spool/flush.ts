@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { chunkToken, type SpoolIdentity } from "./identity";
-import { NEWLINE, segName, writeCheckpoint, type Backlog, type Checkpoint, type SpoolStats } from "./segments";
+import { markFlushed, NEWLINE, segName, writeCheckpoint, type Backlog, type Checkpoint, type SpoolStats } from "./segments";
 
 /** Where a spool's chunks go (the spool's options of the same names). */
 export interface FlushOptions<T> {
@@ -28,6 +28,8 @@ export interface FlushOptions<T> {
    */
   sinkRaw?: (bytes: Buffer, dedupToken: string) => Promise<number>;
   onError?: (err: unknown) => void;
+  /** Before each chunk: the unflushed bytes then (the clicks flusher leaves background priority above the bound). */
+  onBacklog?: (unflushedBytes: number) => void;
 }
 
 export interface FlushState {
@@ -47,6 +49,11 @@ export class SpoolFlusher<T> {
   private uncertain: Checkpoint["pending"];
   private running: Promise<void> | null = null;
   private readonly maxChunkBytes: number;
+  /**
+   * Set by a shutdown with a deadline: no chunk starts after this time (Date.now()); the chunk in flight
+   * finishes, and the rest stays in the spool for the next start.
+   */
+  stopStartingAt = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly opts: FlushOptions<T>,
@@ -70,8 +77,10 @@ export class SpoolFlusher<T> {
   private async flushAll(): Promise<void> {
     const { identity, backlog, stats } = this.state;
     for (;;) {
+      if (Date.now() >= this.stopStartingAt) return;
       const chunk = this.checkpoint.pending ?? (await this.nextChunk());
       if (!chunk) return;
+      this.opts.onBacklog?.(backlog.bytes);
       if (!this.checkpoint.pending) await this.saveCheckpoint({ ...this.checkpoint, pending: chunk });
       let token = chunk.token ?? chunkToken(this.opts.name, identity, chunk);
       let stored = 0;
@@ -107,8 +116,7 @@ export class SpoolFlusher<T> {
       }
       stats.flushedRecords += stored;
       stats.flushedBytes += chunk.end - chunk.start;
-      backlog.bytes = Math.max(0, backlog.bytes - (chunk.end - chunk.start));
-      if (backlog.bytes > 0) backlog.since = Date.now();
+      markFlushed(backlog, chunk.end - chunk.start);
       await this.saveCheckpoint({ segment: chunk.segment, offset: chunk.end, pending: null });
     }
   }

@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { SpoolFlusher, type FlushOptions } from "./flush";
 import { recoverSpool } from "./recovery";
-import type { Backlog, SpoolPosition, SpoolStats } from "./segments";
+import { backlogAgeSeconds, type Backlog, type SpoolPosition, type SpoolStats } from "./segments";
 import { SpoolWriter, type AppendOptions } from "./writer";
 
 export type { AppendOptions } from "./writer";
@@ -16,6 +16,16 @@ export interface SpoolOptions<T> extends FlushOptions<T> {
   maxUnflushedBytes: number;
   segmentBytes?: number;
   flushIntervalMs?: number;
+  /**
+   * How long `close()` may spend moving the backlog into ClickHouse (ms; default: until it is empty).
+   * What is left stays in the spool, durable, and the next start flushes it first.
+   */
+  drainMs?: number;
+  /**
+   * A timed flush waits until the oldest unflushed record is this old (ms) or half a chunk is waiting:
+   * every insert has a fixed cost (a part per table and view, their merges), so fewer, larger inserts.
+   */
+  gatherMs?: number;
 }
 
 export class Spool<T> {
@@ -60,9 +70,9 @@ export class Spool<T> {
   get isOverBound() {
     return this.backlog.bytes >= this.opts.maxUnflushedBytes;
   }
-  /** Seconds since the oldest unflushed byte was written (0 when caught up). */
+  /** Seconds since the oldest unflushed byte was written (0 when caught up; ±50 ms). */
   get lagSeconds() {
-    return this.backlog.bytes > 0 && this.backlog.since ? (Date.now() - this.backlog.since) / 1000 : 0;
+    return backlogAgeSeconds(this.backlog);
   }
 
   /** Durable append: resolves once the batch is written and fsynced (group commit). */
@@ -80,7 +90,13 @@ export class Spool<T> {
 
   start(): void {
     const every = this.opts.flushIntervalMs ?? 250;
-    this.timer = setInterval(() => void this.flush().catch(() => {}), every);
+    const gather = this.opts.gatherMs ?? 0;
+    const half = (this.opts.maxChunkBytes ?? 8 * 1024 * 1024) / 2;
+    this.timer = setInterval(() => {
+      if (gather === 0 || this.backlog.bytes >= half || this.lagSeconds * 1000 >= gather) void this.flush().catch(() => {});
+    }, every);
+    // What an earlier process left (a drain cut by SPOOL_DRAIN_MS, a crash) goes first, without waiting a period.
+    if (this.backlog.bytes > 0) void this.flush().catch(() => {});
     this.syncTimer = setInterval(() => this.writer.syncIfDirty(), 1000);
   }
 
@@ -89,18 +105,25 @@ export class Spool<T> {
     return this.flusher.flush();
   }
 
-  /** Stop timers, wait for writes, flush everything, close the file. */
-  async close(): Promise<void> {
+  /**
+   * Stop timers, wait for writes, flush for up to `drainMs` (no new chunk starts after it; the one in
+   * flight finishes), close the file. Resolves to the bytes left in the spool for the next start.
+   */
+  async close(): Promise<number> {
     if (this.timer) clearInterval(this.timer);
     if (this.syncTimer) clearInterval(this.syncTimer);
+    if (this.opts.drainMs !== undefined) this.flusher.stopStartingAt = Date.now() + this.opts.drainMs;
     await this.writer.settled();
     this.writer.closed = true;
     this.writer.syncNow();
     try {
+      // A run started by the timer keeps going under the deadline too (it checks it between chunks).
       await this.flush();
+      if (this.opts.drainMs === undefined || Date.now() < this.flusher.stopStartingAt) await this.flush();
     } catch (err) {
       this.opts.onError?.(err);
     }
     this.writer.closeFile();
+    return this.backlog.bytes;
   }
 }

@@ -39,7 +39,7 @@ export function recoverSpool(dir: string): RecoveredSpool {
     if (n > checkpoint.segment) bytes += size;
     else if (n === checkpoint.segment) bytes += Math.max(0, size - checkpoint.offset);
   }
-  return { checkpoint, identity, sizes, segment, backlog: { bytes, since: bytes > 0 ? Date.now() : 0 } };
+  return { checkpoint, identity, sizes, segment, backlog: { bytes, written: bytes, marks: bytes > 0 ? [bytes, Date.now()] : [] } };
 }
 
 /** Drops a torn last line so the log stays line-aligned; returns the segment's new size. */

@@ -24,8 +24,38 @@ export interface Checkpoint {
 /** Unflushed bytes of the log, shared by the writer (adds), the flusher (subtracts) and the gauges. */
 export interface Backlog {
   bytes: number;
-  /** When the oldest unflushed byte was written (epoch ms; 0 when caught up). */
-  since: number;
+  /** Bytes written to the log since start-up, the recovered backlog included. */
+  written: number;
+  /**
+   * When the unflushed bytes were written, coarsely: pairs of (the end of a group of writes, in `written`
+   * terms; the time of the group's first write, epoch ms), one group per MARK_MS at most.
+   */
+  marks: number[];
+}
+
+export const MARK_MS = 50;
+
+/** Seconds since the oldest unflushed byte was written (0 when caught up). */
+export function backlogAgeSeconds(b: Backlog, now = Date.now()): number {
+  return b.bytes > 0 && b.marks.length ? (now - b.marks[1]) / 1000 : 0;
+}
+
+/** After `length` bytes were written. */
+export function markWritten(b: Backlog, length: number, now = Date.now()): void {
+  b.written += length;
+  b.bytes += length;
+  const m = b.marks;
+  if (m.length === 0 || now - m[m.length - 1] >= MARK_MS) m.push(b.written, now);
+  else m[m.length - 2] = b.written;
+}
+
+/** After `length` bytes were stored: the groups they end are dropped. */
+export function markFlushed(b: Backlog, length: number): void {
+  b.bytes = Math.max(0, b.bytes - length);
+  const flushed = b.written - b.bytes;
+  let drop = 0;
+  while (drop < b.marks.length && b.marks[drop] <= flushed) drop += 2;
+  if (drop) b.marks.splice(0, drop);
 }
 
 const checkpointPath = (dir: string) => join(dir, "checkpoint.json");

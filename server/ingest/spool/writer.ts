@@ -4,7 +4,7 @@
 // event-loop turn, and a timer fsyncs on the thread pool.
 import { closeSync, fsync, fsyncSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { segName, type Backlog, type SpoolPosition, type SpoolStats } from "./segments";
+import { markWritten, segName, type Backlog, type SpoolPosition, type SpoolStats } from "./segments";
 
 export interface AppendOptions {
   /**
@@ -169,8 +169,7 @@ export class SpoolWriter {
       while (written < buf.length) written += writeSync(this.fd, buf, written);
     }
     this.sizes.set(this.segment, size + length);
-    if (this.backlog.bytes === 0) this.backlog.since = Date.now();
-    this.backlog.bytes += length;
+    markWritten(this.backlog, length);
   }
 
   /** The full segment is synced and closed on the thread pool: a large fsync never stalls the caller. */

@@ -1,6 +1,6 @@
 // User agent → device type, browser, OS and bot class. Pure functions of the header values, so replays match.
 import { UAParser } from "ua-parser-js";
-import { classifyBot, type BotKind } from "../../../bots";
+import { classifyBot, type BotKind } from "./bots";
 
 export { classifyBot, type BotKind };
 

@@ -49,3 +49,18 @@ test("a failed schema transform names the field that held the value", () => {
   expect(answer.status).toBe(400);
   expect((answer.body as any).error.details.fields[0]).toEqual({ field: "query.tags.0", message: inner.message });
 });
+
+test("a failed union or enum names what it allows", () => {
+  const literals = TypeCompiler.Compile(t.Object({ os: t.Union([t.Literal("ios"), t.Literal("android")]) }));
+  const union = errorResponseBody("VALIDATION", new ValidationError("body", literals, { os: "x" }), { request }, logger);
+  expect((union.body as any).error.details.fields[0]).toEqual({ field: "body.os", message: "must be one of ios, android" });
+  const mixed = TypeCompiler.Compile(t.Object({ n: t.Union([t.Integer(), t.Null()]) }));
+  const either = errorResponseBody("VALIDATION", new ValidationError("body", mixed, { n: "x" }), { request }, logger);
+  expect((either.body as any).error.details.fields[0]).toEqual({ field: "body.n", message: "must be integer or null" });
+});
+
+test("a value of the kind one union member takes gets that member's complaint", () => {
+  const schema = TypeCompiler.Compile(t.Object({ u: t.Union([t.String({ maxLength: 3 }), t.Null()]) }));
+  const answer = errorResponseBody("VALIDATION", new ValidationError("body", schema, { u: "abcdef" }), { request }, logger);
+  expect((answer.body as any).error.details.fields[0]).toEqual({ field: "body.u", message: "Expected string length less or equal to 3" });
+});

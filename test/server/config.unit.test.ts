@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, ConfigError, multiInstanceCheck } from "../../server/config";
-import { childEnv } from "../helpers/stores";
+import { childEnv } from "../helpers/child-env";
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "svc-config-"));
 

@@ -1,6 +1,6 @@
 // One bot classification for the redirect and the enrichment (server/bots.ts). Pure: no stores.
 import { expect, test } from "bun:test";
-import { classifyBot } from "../../server/bots";
+import { classifyBot } from "../../server/visitors/bots";
 import { wantsPreview } from "../../server/redirect/bots";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";

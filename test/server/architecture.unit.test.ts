@@ -236,6 +236,19 @@ test("the ingest pipelines import no feature's routes, service or feature module
   expect(offenders).toEqual([]);
 });
 
+test("visitor classification (server/visitors/) is a leaf: it imports nothing of the server's but itself", () => {
+  // The redirect, the click enrichment and the reports all classify visitors the same way: one leaf that
+  // any of them may import, and that can never pull a store, a feature or ingest into the others.
+  const visitors = files(join(ROOT, "server/visitors"));
+  expect(visitors.map(rel)).toContain("server/visitors/user-agent.ts");
+  const offenders = visitors.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.startsWith(".") && !rel(resolveImport(f, i.spec)).startsWith("server/visitors/"))
+      .map((i) => `${rel(f)} → ${i.spec}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
 /** The composition root: what builds the runtime, the app and the server out of the features. */
 const COMPOSITION_ROOT = ["runtime.ts", "app.ts", "features.ts", "serve.ts", "main.ts"].map((f) => join(ROOT, "server", f));
 
@@ -251,6 +264,52 @@ test("no feature (nor storage, http, ingest) imports the composition root", () =
     imports(f)
       .filter((i) => i.spec.startsWith(".") && COMPOSITION_ROOT.includes(resolveImport(f, i.spec)))
       .map((i) => `${rel(f)} → ${i.spec}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
+test("serve.ts imports no feature: what stands in front of the app is a feature's front handler", () => {
+  const serve = join(ROOT, "server/serve.ts");
+  const offenders = imports(serve)
+    .filter((i) => i.spec.startsWith(".") && FEATURES.some((feature) => rel(resolveImport(serve, i.spec)).startsWith(`server/${feature}/`)))
+    .map((i) => i.spec);
+  expect(imports(serve).length).toBeGreaterThan(2);
+  expect(offenders).toEqual([]);
+});
+
+/** What opens a store or a server of ours: a test that reaches one of these is not pure. */
+const STORE_HELPERS = [
+  "test/helpers/app.ts",
+  "test/helpers/stores.ts",
+  "test/helpers/server-process.ts",
+  "test/helpers/migrated-clickhouse.ts",
+  "test/security/server-process.ts",
+  "test/scale/stack.ts",
+  "server/runtime.ts",
+];
+
+/** Every file a file reaches through relative imports (types included), itself excluded. */
+function importClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length) {
+    const file = queue.pop() as string;
+    for (const i of imports(file)) {
+      if (!i.spec.startsWith(".")) continue;
+      const target = resolveImport(file, i.spec);
+      if (seen.has(target) || !existsSync(target) || !/\.tsx?$/.test(target)) continue;
+      seen.add(target);
+      queue.push(target);
+    }
+  }
+  return seen;
+}
+
+test("a pure test (*.unit.test.ts) reaches no store helper nor the runtime, through any chain of imports", () => {
+  const pure = files(join(ROOT, "test")).filter((f) => f.endsWith(".unit.test.ts"));
+  expect(pure.length).toBeGreaterThan(15);
+  const offenders = pure.flatMap((f) =>
+    [...importClosure(f)].filter((dep) => STORE_HELPERS.includes(rel(dep))).map((dep) => `${rel(f)} → ${rel(dep)}`),
   );
   expect(offenders).toEqual([]);
 });

@@ -2,13 +2,13 @@
 // A key is first "pending" (held by this process, short-lived) and becomes "done" only once its batch
 // is durably spooled, so a crash in between never answers a retry "already processed" for a lost batch:
 // - a retry that finds the key pending is told to retry shortly (503, Retry-After);
-// - the batch's key is written to the idempotency journal with the batch (ingest/idempotency-journal.ts);
+// - the batch's key is written to the idempotency journal with the batch (journal.ts);
 // - a restarted instance (same DATA_DIR, same instance id) settles what its previous process left
 //   pending: done when the journal says the spool recovered the batch, removed when it did not. Each
 //   instance keeps the keys it holds pending in a set of its own, so it finds them without a scan.
 // - a pending key of an instance that never comes back expires after PENDING_TTL_MS; then a retry is stored.
-import type { Kv } from "../storage/kv";
-import type { JournalKey } from "../ingest/idempotency-journal";
+import type { Kv } from "../../storage/kv";
+import type { JournalKey } from "./journal";
 
 /** Longer than any spool write takes: a key must not expire while its batch is still being written. */
 export const PENDING_TTL_MS = 60_000;

@@ -11,7 +11,7 @@
 // the one before it deleted then (every key in it has expired).
 import { closeSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { SpoolPosition } from "./spool";
+import type { SpoolPosition } from "../../ingest/spool";
 
 export interface JournalKey {
   key: string;
