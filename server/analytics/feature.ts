@@ -1,11 +1,26 @@
-// The click analytics feature: the account reports and one link's stats.
+// The click analytics feature: the account reports and one link's stats, and the job that keeps the
+// visitor numbers of closed days (visitor-days-job.ts).
 import type { Feature } from "../feature";
 import type { Auth } from "../http/auth";
+import type { Logger } from "../http/logger";
+import { periodicJob } from "../periodic-job";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
 import { analyticsRoutes } from "./routes";
+import { refreshVisitorDays } from "./visitor-days-job";
 
-export const analyticsFeature: Feature<{ pg: Postgres; ch: Clickhouse; auth: Auth }> = {
+/** Yesterday's numbers a few minutes after midnight; late clicks into older days within the same time. */
+const REFRESH_EVERY_MS = 5 * 60_000;
+
+export const analyticsFeature: Feature<{ pg: Postgres; ch: Clickhouse; auth: Auth; logger: Logger }> = {
   name: "analytics",
-  create: (deps) => ({ routes: analyticsRoutes(deps) }),
+  create: (deps) => ({
+    routes: analyticsRoutes(deps),
+    job: periodicJob({
+      everyMs: REFRESH_EVERY_MS,
+      firstAfterMs: 30_000,
+      run: (stopping) => refreshVisitorDays(deps.ch, Date.now(), stopping),
+      onError: (err) => deps.logger.error({ msg: "click visitor days not refreshed", error: String(err) }),
+    }),
+  }),
 };

@@ -101,11 +101,13 @@ export async function getSummaryReport(
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
   const clicks = async () => {
-    const totals = await emptyWhenNoRange(r, { clicks: 0, unique_visitors: 0, last_click_at: null }, () => getClickTotals(ch, r.scope));
-    const active = await emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope));
     // Today and yesterday follow the filters and the cutoff, not the requested range.
     const recentRange = clampRange({ start: yesterday, end: r.today }, r.floor);
-    const recent = isEmptyRange(recentRange) ? [] : await getClickTimeseries(ch, { ...r.scope, range: recentRange }, false);
+    const [totals, active, recent] = await Promise.all([
+      emptyWhenNoRange(r, { clicks: 0, unique_visitors: 0, last_click_at: null }, () => getClickTotals(ch, r.scope)),
+      emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope)),
+      isEmptyRange(recentRange) ? [] : getClickTimeseries(ch, { ...r.scope, range: recentRange }, false),
+    ]);
     return { totals, active, recent };
   };
   const group = q.group_by;

@@ -33,7 +33,11 @@ const clicks = (from: number, n: number, ago: number, cc: string) =>
     country_code: cc,
   }));
 const insertClicks = (rows: ReturnType<typeof clicks>) => ch.insert("clicks", rows);
-const apply0222 = () => migrated.apply(222);
+/** 0222, then 0231 (click_visitor_days, which the current reports read; it stores the days held so far). */
+const apply0222 = async () => {
+  await migrated.apply(222);
+  await migrated.apply(231);
+};
 
 test("clicks stored before 0222 are counted exactly after it, with those stored after", async () => {
   // Before: 1,500 visitors two days ago, 1,200 yesterday (700 of them in a second batch, 300 seen in the first).

@@ -37,6 +37,44 @@ export async function timeAgainstBaseline(
   return { p50: percentile(times, 50), p99: percentile(times, 99), baseP50: percentile(base, 50), baseP99: percentile(base, 99) };
 }
 
+export interface MultiTiming {
+  p50: number;
+  p99: number;
+  baselineP50s: number[];
+  /** This process's CPU time (user + system) per call of `query`, in ms. */
+  cpuPerCall: number;
+}
+
+/** Like timeAgainstBaseline with several baselines, each called after `query` in every run; also the CPU per call. */
+export async function timeAgainstBaselines(
+  runs: number,
+  query: () => Promise<unknown>,
+  baselines: (() => Promise<unknown>)[],
+): Promise<MultiTiming> {
+  for (let i = 0; i < 2; i++) {
+    await query();
+    for (const b of baselines) await b();
+  }
+  const times: number[] = [];
+  const base = baselines.map(() => [] as number[]);
+  let cpu = 0;
+  for (let i = 0; i < runs; i++) {
+    const before = process.cpuUsage();
+    times.push(await elapsed(query));
+    const used = process.cpuUsage(before);
+    cpu += (used.user + used.system) / 1000;
+    for (const [j, b] of baselines.entries()) base[j].push(await elapsed(b));
+  }
+  times.sort((a, b) => a - b);
+  for (const b of base) b.sort((x, y) => x - y);
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    baselineP50s: base.map((b) => percentile(b, 50)),
+    cpuPerCall: cpu / runs,
+  };
+}
+
 /** The columns every query bench prints for one row. */
 export const timingColumns = (t: PairTiming) => ({
   "p50 ms": t.p50.toFixed(1),

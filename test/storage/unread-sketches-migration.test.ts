@@ -233,8 +233,8 @@ describe("after migrations 0222 and 0223", () => {
     const m0222 = statementsOf(f.ch, (v) => v === 222);
     await run(m0222);
     await run(statementsOf(f.ch, (v) => v > 222 && v < 224));
-    // 0230 (closed periods' visitor counts: new tables, no view changed) is read by the current journey and
-    // conversion reports, which this test runs before and after 0224.
+    // 0230 and 0231 (closed periods' journey visitor counts; click_visitor_days: new tables, no view
+    // changed) are read by the current reports, which this test runs before and after 0224.
     await run(statementsOf(f.ch, (v) => v >= 230));
     // Two days ago, before 0224: 200 visitors, 100 of them seen three days ago.
     await f.ch.insert("clicks", clickRows(f, f.account, f.link, range(200, 200), 2, "DE", "b.example"));

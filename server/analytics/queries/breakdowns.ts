@@ -3,7 +3,8 @@
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickhouseTable } from "../../storage/clickhouse/tables";
 import type { ClickScope, DeviceRow, GeoRow, ReferrerRow } from "../model";
-import { breakdownRows, num } from "./scope";
+import { breakdownRows, dailyScope, num } from "./scope";
+import { cellSelector, countCellVisitors } from "../visitor-days";
 
 /** Long tails are cut: the top rows by clicks. */
 const MAX_ROWS = 1000;
@@ -31,6 +32,20 @@ export async function getClicksByReferrer(ch: Clickhouse, scope: ClickScope): Pr
 
 /** The top values of one column (a fixed name, never user input) with their clicks and visitors. */
 async function topValues(ch: Clickhouse, scope: ClickScope, aggregate: ClickhouseTable, column: "country_code" | "referrer") {
+  const sel = cellSelector(scope, column === "country_code" ? "country" : "referrer");
+  if (sel) {
+    const { where, params } = dailyScope(scope);
+    const { live, byKey } = await countCellVisitors(ch, sel, scope.range, {
+      sql: `SELECT day AS ld, toString(${column}) AS lk, sum(clicks) AS lc, 0 AS lx, 0 AS ly FROM ${ch.table(aggregate)} WHERE ${where} GROUP BY ld, lk`,
+      params,
+    });
+    const clicks = new Map<string, number>();
+    for (const c of live) clicks.set(c.key, (clicks.get(c.key) ?? 0) + c.clicks);
+    return [...clicks]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .slice(0, MAX_ROWS)
+      .map(([value, n]) => ({ value, clicks: n, visitors: byKey.get(value) ?? 0 }));
+  }
   const r = breakdownRows(ch, scope, aggregate);
   const rows = await ch.query(
     `SELECT ${column} AS value, ${r.clicks} AS c, ${r.visitors} AS v

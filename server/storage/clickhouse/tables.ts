@@ -18,6 +18,7 @@ export const CLICKHOUSE_TABLES = [
   "clicks_daily_referrers",
   "clicks_daily_referrers_mv",
   "clicks_daily_targets",
+  "click_visitor_days",
   "clicks_daily_targets_mv",
   // Journey events (migrations 0001, 0200–0211, 0223) and their rollups.
   "journey_events",
