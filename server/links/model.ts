@@ -1,5 +1,6 @@
 // Wire schemas and types of the Links API (docs/api.md "Links").
 import { t, type Static } from "elysia";
+import { LINK_STATUSES } from "./status";
 import type { TSchema } from "@sinclair/typebox";
 import { ISO_DATE_OR_TIME_PATTERN } from "../iso-time";
 
@@ -215,6 +216,14 @@ export const Link = t.Object(
     og_image: Nullable(t.String()),
     tags: t.Array(t.String()),
     is_active: t.Boolean(),
+    status: t.Union(
+      LINK_STATUSES.map((st) => t.Literal(st)),
+      {
+        description:
+          "What the redirect does now: `active` redirects; `inactive` (is_active false) answers 404; `expired` (past expires_at) and " +
+          "`limit_reached` (counted_clicks reached max_clicks) answer 410 or send visitors to expired_url / max_clicks_url",
+      },
+    ),
     is_password_protected: t.Boolean(),
     expires_at: Nullable(Time),
     ...utmSchemas(() => Nullable(t.String())),

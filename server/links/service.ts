@@ -10,7 +10,7 @@ import type { Page } from "../http/envelope";
 import { UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
-import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
+import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink, wantsPassword } from "./prepare";
 import { validateDestination } from "./urls";
 import { checkedIsoTimeMs } from "../iso-time";
 import { fetchPageMetadata } from "./metadata";
@@ -134,8 +134,9 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : futureDate(input.expires_at, "body.expires_at");
   if (input.expires_at !== undefined) patch.expiredNotifiedAt = null;
   if (input.is_active !== undefined) patch.isActive = input.is_active;
-  if (input.is_password_protected === false) patch.passwordHash = null;
-  if (input.is_password_protected === true) {
+  const protect = wantsPassword(input);
+  if (protect === false) patch.passwordHash = null;
+  if (protect === true) {
     if (input.password) patch.passwordHash = await hashLinkPassword(input);
     else if (!before.passwordHash) throw validationError("body.password", "is required when is_password_protected is true");
   }

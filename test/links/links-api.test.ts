@@ -124,7 +124,7 @@ describe("POST /links", () => {
     expect(gated.body.error).toMatchObject({ code: "TIER_UPGRADE_REQUIRED", details: { required_tier: "basic" } });
   });
 
-  test("passwords are hashed with Bun.password and ignored unless is_password_protected", async () => {
+  test("passwords are hashed with Bun.password; a password alone turns protection on", async () => {
     const on = await create({ url: "https://example.com", title: "t", description: "d", is_password_protected: true, password: "s3cret" });
     expect(on.body.data.is_password_protected).toBe(true);
     const [row] = await t.runtime.deps.pg.query<{ password_hash: string }>(
@@ -132,8 +132,21 @@ describe("POST /links", () => {
     );
     expect(row.password_hash).not.toContain("s3cret");
     expect(await Bun.password.verify("s3cret", row.password_hash)).toBe(true);
-    const off = await create({ url: "https://example.com", title: "t", description: "d", password: "ignored" });
-    expect(off.body.data.is_password_protected).toBe(false);
+    // A password without is_password_protected protects the link (it used to be ignored and the link stayed open).
+    const alone = await create({ url: "https://example.com", title: "t", description: "d", password: "alone" });
+    expect(alone.status).toBe(201);
+    expect(alone.body.data.is_password_protected).toBe(true);
+    const gate = await t.request(`/${alone.body.data.short_code}`, { redirect: "manual" });
+    expect(gate.status).toBe(200);
+    expect(await gate.text()).toContain('type="password"');
+    const contradiction = await create({ url: "https://example.com", password: "x", is_password_protected: false });
+    expect({ status: contradiction.status, field: contradiction.body.error.details.fields[0].field }).toEqual({
+      status: 400,
+      field: "body.password",
+    });
+    const open = await create({ url: "https://example.com", title: "t", description: "d" });
+    const patched = await t.call(`${P}/links/${open.body.data.id}`, { method: "PATCH", key, json: { password: "later" } });
+    expect(patched.body.data.is_password_protected).toBe(true);
   });
 
   test("campaigns need Growth and must belong to the account", async () => {
