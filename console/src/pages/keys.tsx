@@ -5,7 +5,8 @@ import { CONSOLE, del, get, post } from "../api";
 import { fmtDateTime, fmtNumber, fmtRelative } from "../format";
 import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Empty, Field, FormCard, LoadedTable, Loading, PageHeader, Status } from "../ui/parts";
+import { Alert, CopyButton, Empty, Field, FormCard, LoadedTable, Loading, NotAllowed, PageHeader, Status } from "../ui/parts";
+import { useSession } from "../session";
 
 const SCOPES = [
   ["links:read", "List and get links"],
@@ -28,6 +29,22 @@ const PRESETS: [string, string[]][] = [
 ];
 
 export function KeysPage() {
+  const { can, session } = useSession();
+  // Keys are for owners and admins (keys:manage): others get a sentence, not a form that can only fail with 403.
+  if (!can("keys:manage"))
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <NotAllowed role={session.role} what="create or revoke API keys" />
+        <p class="muted" id="keys-ask">
+          Ask an owner or an admin of this account for a key, or for the admin role.
+        </p>
+      </>
+    );
+  return <ManageKeys />;
+}
+
+function ManageKeys() {
   const keys = useAsync(() => get<ApiKey[]>(`${CONSOLE}/keys`), []);
   const account = useAsync(() => get<AccountOverview>(`${CONSOLE}/account`), []);
   const [created, setCreated] = useState<NewApiKey | null>(null);

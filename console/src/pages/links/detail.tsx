@@ -10,6 +10,9 @@ import type { Link } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
 import { A, Alert, CopyButton, Failed, Loading, PageHeader } from "../../ui/parts";
 import { GroupStats } from "./group-stats";
+import { LinkAnalytics } from "./link-analytics";
+import { StatusBadge } from "./status";
+import { CONVERSION_TRACKING_OFF } from "../../vocabulary";
 import { Journeys } from "./journeys";
 import { QrPanel } from "./qr-panel";
 import { describeConditions } from "./targeting";
@@ -52,9 +55,9 @@ export function LinkPage({ id }: { id: string }) {
           <dd class="clip">{l.original_url}</dd>
           <dt>Status</dt>
           <dd>
-            {l.is_active ? "Active" : "Inactive"}
+            <StatusBadge link={l} />
             {l.is_password_protected && " · password-protected"}
-            {l.expires_at && ` · expires ${fmtDateTime(l.expires_at)}`}
+            {l.expires_at && ` · ${Date.parse(l.expires_at) <= Date.now() ? "expired" : "expires"} ${fmtDateTime(l.expires_at)}`}
           </dd>
           {l.expired_url && (
             <>
@@ -94,11 +97,18 @@ export function LinkPage({ id }: { id: string }) {
         </dl>
         <Targeting link={l} />
       </section>
+      {can("analytics:read") && <LinkAnalytics linkId={l.id} />}
       <QrPanel link={l} onChanged={link.reload} />
-      <div class="widgets two">
-        {can("analytics:read") && <svc-link-stats id="w-link-stats" link-id={l.id} theme={theme} />}
-        {can("conversions:read") && <svc-conversions id="w-link-conversions" link-id={l.id} theme={theme} />}
-      </div>
+      {can("conversions:read") &&
+        (l.track_conversions ? (
+          <div class="widgets">
+            <svc-conversions id="w-link-conversions" link-id={l.id} theme={theme} />
+          </div>
+        ) : (
+          <p class="card muted" id="conversion-tracking-off">
+            {CONVERSION_TRACKING_OFF}
+          </p>
+        ))}
       {can("analytics:read") && <GroupStats link={l} />}
       {can("journey:read") && <Journeys linkId={l.id} theme={theme} />}
     </>

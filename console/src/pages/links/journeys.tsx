@@ -6,6 +6,7 @@ import { fmtDateTime, fmtDuration, fmtNumber } from "../../format";
 import type { JourneySession } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
+import { TERMS } from "../../vocabulary";
 
 const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 type Period = (typeof PERIODS)[number];
@@ -40,7 +41,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
           <>
             <dl class="stats" id="journey-summary">
               <div>
-                <dt>Visitors</dt>
+                <dt title={TERMS.trackedVisitors.definition}>{TERMS.trackedVisitors.name}</dt>
                 <dd>{fmtNumber(data.total_visitors)}</dd>
               </div>
               <div>

@@ -6,7 +6,11 @@ import { navigate, setQuery } from "../../router";
 import { useSession } from "../../session";
 import type { operations } from "../../../../client/src/generated/schema";
 import { useAsync } from "../../ui/async";
-import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select, TableHead } from "../../ui/parts";
+import { A, CopyButton, Field, Loaded, PageHeader, Pagination, Select } from "../../ui/parts";
+import { Sparkline } from "../../ui/chart";
+import { StatusBadge } from "./status";
+import { TERMS } from "../../vocabulary";
+import { fmtNumber } from "../../format";
 
 const SORTS: [string, string][] = [
   ["created_at", "Created"],
@@ -20,6 +24,14 @@ const SORTS: [string, string][] = [
 
 type ListQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
 const flag = (v: string | undefined) => (v === "true" ? true : v === "false" ? false : undefined);
+
+type Row = { id: string };
+/** The page's links by their clicks in the last 7 days (ties keep the list's order), or as listed. */
+function sortByClicks<T extends Row>(items: T[], clicks: Map<string, { clicks: number }> | null, order: "asc" | "desc" | null): T[] {
+  if (!clicks || !order) return items;
+  const n = (l: T) => clicks.get(l.id)?.clicks ?? 0;
+  return [...items].sort((a, b) => (order === "desc" ? n(b) - n(a) : n(a) - n(b)));
+}
 
 export function LinksPage({ query }: { query: URLSearchParams }) {
   const { can } = useSession();
@@ -36,7 +48,20 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
     per_page: Number(q.per_page || 20),
     page: Number(q.page || 1),
   };
-  const links = useAsync(() => okPage(api.GET("/links", { params: { query: params } })), [query.toString()]);
+  // The clicks column: people's clicks of the page's links in the last 7 days, one number per day.
+  const links = useAsync(async () => {
+    const page = await okPage(api.GET("/links", { params: { query: params } }));
+    const ids = page.items.map((l) => l.id);
+    const clicks =
+      can("analytics:read") && ids.length
+        ? await ok(api.GET("/analytics/links", { params: { query: { link_ids: ids.join(","), days: 7 } } })).then(
+            (r) => new Map(r.analytics.map((row) => [row.link_id, row])),
+            () => null,
+          )
+        : null;
+    return { ...page, clicks };
+  }, [query.toString()]);
+  const clickSort = q.clicks === "asc" || q.clicks === "desc" ? q.clicks : null;
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
   const filtered = ["search", "tags", "is_active", "has_password", "domain_id"].some((k) => q[k]);
   // Choices apply at once (the list below changes, nothing else); typed text applies on Enter or Apply.
@@ -127,9 +152,30 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
             <div aria-busy={links.state === "loading"}>
               <table class="links-table">
                 <caption class="sr-only">Links, sorted by {SORTS.find(([v]) => v === params.sort_by)?.[1]}</caption>
-                <TableHead columns={["Short link", "Destination", "Tags", "Status", "Created", "Last click"]} />
+                <thead>
+                  <tr>
+                    <th scope="col">Short link</th>
+                    <th scope="col">Destination</th>
+                    <th scope="col">Tags</th>
+                    <th scope="col">Status</th>
+                    {data.clicks && (
+                      <th scope="col" aria-sort={clickSort === "asc" ? "ascending" : clickSort === "desc" ? "descending" : undefined}>
+                        <button
+                          type="button"
+                          class="sort"
+                          title={`${TERMS.clicks.definition} Sorts this page.`}
+                          onClick={() => setQuery({ clicks: clickSort === "desc" ? "asc" : "desc" })}
+                        >
+                          {TERMS.clicks.name}, 7 days {clickSort === "desc" ? "▼" : clickSort === "asc" ? "▲" : "↕"}
+                        </button>
+                      </th>
+                    )}
+                    <th scope="col">Created</th>
+                    <th scope="col">Last click</th>
+                  </tr>
+                </thead>
                 <tbody>
-                  {data.items.map((l) => (
+                  {sortByClicks(data.items, data.clicks, clickSort).map((l) => (
                     <tr>
                       <td data-label="Short link">
                         <A to={`/links/${l.id}`} class="strong">
@@ -147,10 +193,17 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
                         ))}
                       </td>
                       <td data-label="Status">
-                        <span class={l.is_active ? "badge ok" : "badge"}>{l.is_active ? "Active" : "Inactive"}</span>
+                        <StatusBadge link={l} />
                         {l.is_password_protected && <span class="badge">Password</span>}
-                        {l.expires_at && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
+                        {l.expires_at && l.status !== "expired" && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
+                        {l.status === "expired" && l.expires_at && <span class="muted"> {fmtRelative(l.expires_at)}</span>}
                       </td>
+                      {data.clicks && (
+                        <td data-label={`${TERMS.clicks.name}, 7 days`} class="clicks-cell">
+                          {fmtNumber(data.clicks.get(l.id)?.clicks ?? 0)}
+                          <Sparkline values={data.clicks.get(l.id)?.daily ?? []} />
+                        </td>
+                      )}
                       <td data-label="Created">{fmtDateTime(l.created_at)}</td>
                       <td data-label="Last click">{fmtRelative(l.last_accessed_at)}</td>
                     </tr>

@@ -1,0 +1,145 @@
+// Issue 25 in headless Chromium: a link's own analytics (its clicks, not the account's; people and bots
+// apart; breakdowns), the links list's status and clicks column, and the list's address staying under one
+// /console whatever is filtered or sorted. Screenshots go to test-artifacts/console/.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import type { TestApp } from "../helpers/app";
+import { launchBrowser, watchErrors } from "./browser";
+import { becomeOwner, HUMAN_UA, IPHONE_UA, screenshot, settled, startConsoleServer } from "./console-setup";
+
+let t: TestApp;
+let server: { url: string; stop(): Promise<void> };
+let browser: Browser;
+let page: Page;
+let errors: string[];
+const links: Record<string, { id: string; short_code: string }> = {};
+const BOT_UA = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
+
+beforeAll(async () => {
+  ({ t, ...server } = await startConsoleServer({ TRUST_PROXY: "true" }));
+  browser = await launchBrowser();
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US", timezoneId: "UTC", colorScheme: "dark" });
+  page = await ctx.newPage();
+  errors = watchErrors(page);
+  page.on("dialog", (d) => void d.accept());
+  await becomeOwner(page, t);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await t?.close();
+});
+
+/** A public API call with the page's console session (cookie and CSRF token), as the console makes it. */
+async function asOwner(method: string, path: string, json?: unknown) {
+  return page.evaluate(
+    async ({ method, path, json }) => {
+      const session = await (await fetch("/console/api/session")).json();
+      const res = await fetch(`/public-api/v1${path}`, {
+        method,
+        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrf_token },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    { method, path, json },
+  );
+}
+
+const visit = (code: string, ua: string, ip: string, referrer?: string) =>
+  fetch(`${server.url}/${code}`, {
+    redirect: "manual",
+    headers: { "user-agent": ua, "x-forwarded-for": ip, ...(referrer ? { referer: referrer } : {}) },
+  }).then((r) => r.status);
+
+describe("a link's analytics and the links list", () => {
+  test("the link's page shows its own clicks and visitors, bots apart, and its breakdowns", async () => {
+    for (const [name, json] of [
+      ["busy", { url: "https://example.com/busy", title: "Busy" }],
+      ["quiet", { url: "https://example.com/quiet", title: "Quiet" }],
+    ] as const) {
+      const res = await asOwner("POST", "/links", json);
+      expect(res.status).toBe(201);
+      links[name] = res.body.data;
+    }
+    // busy: one person on an iPhone in the US, twice from Google, and a link preview bot; quiet: one person in GB.
+    expect(await visit(links.busy.short_code, IPHONE_UA, "8.8.8.8", "https://www.google.com/search?q=x")).toBe(302);
+    expect(await visit(links.busy.short_code, IPHONE_UA, "8.8.8.8", "https://www.google.com/search?q=x")).toBe(302);
+    expect(await visit(links.busy.short_code, BOT_UA, "133.242.0.1")).toBe(200);
+    expect(await visit(links.quiet.short_code, HUMAN_UA, "81.2.69.142")).toBe(302);
+    await t.flush();
+
+    await page.goto(`${server.url}/console/links/${links.busy.id}`);
+    const card = page.locator("#link-analytics-card");
+    await card.locator(".figures").waitFor();
+    await settled(page);
+    const figures = await card.locator(".figure").allTextContents();
+    expect(figures[0]).toStartWith("Clicks2");
+    expect(figures[1]).toStartWith("Visitors1");
+    expect(figures[2]).toStartWith("Bot clicks1");
+    expect(await card.getByTestId("breakdown-country").locator("tbody th").allTextContents()).toEqual(["US"]);
+    expect(await card.getByTestId("breakdown-referrer").locator("tbody th").allTextContents()).toEqual(["www.google.com"]);
+    expect(await card.getByTestId("breakdown-os").locator("tbody th").allTextContents()).toEqual(["iOS"]);
+    // The previous period had nothing: the change says "new".
+    expect(figures[0]).toContain("new");
+    await page.getByLabel("Range").selectOption("7");
+    await page.waitForFunction(() => document.querySelector("#link-analytics-card figcaption")?.textContent?.includes("Clicks: 2"));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
+    await screenshot(page, "link-analytics-desktop-dark", true);
+    // The quiet link's page shows its own one click.
+    await page.goto(`${server.url}/console/links/${links.quiet.id}`);
+    await card.locator(".figures").waitFor();
+    expect((await card.locator(".figure").first().textContent()) ?? "").toStartWith("Clicks1");
+    expect(await card.getByTestId("breakdown-country").locator("tbody th").allTextContents()).toEqual(["GB"]);
+    await expect(page.locator("#conversion-tracking-off").textContent()).resolves.toContain("Conversion tracking is off");
+  }, 90_000);
+
+  test("the links list: the status the redirect applies, clicks in the last 7 days, sorting by clicks", async () => {
+    const expiring = await asOwner("POST", "/links", {
+      url: "https://example.com/soon",
+      title: "Soon over",
+      expires_at: new Date(Date.now() + 1500).toISOString(),
+    });
+    expect(expiring.status).toBe(201);
+    const deadline = Date.now() + 10_000;
+    while ((await visit(expiring.body.data.short_code, HUMAN_UA, "8.8.4.4")) !== 410 && Date.now() < deadline) await Bun.sleep(100);
+    const off = await asOwner("POST", "/links", { url: "https://example.com/off", title: "Switched off" });
+    expect((await asOwner("PATCH", `/links/${off.body.data.id}`, { is_active: false })).status).toBe(200);
+
+    await page.goto(`${server.url}/console/links`);
+    await page.locator("table.links-table tbody tr").first().waitFor();
+    await settled(page);
+    const statusOf = (title: string) => page.locator("tbody tr").filter({ hasText: title }).locator("[data-status]").textContent();
+    expect(await statusOf("Soon over")).toBe("Expired");
+    expect(await statusOf("Switched off")).toBe("Inactive");
+    expect(await statusOf("Busy")).toBe("Active");
+    const clicksOf = (title: string) => page.locator("tbody tr").filter({ hasText: title }).locator("td.clicks-cell").textContent();
+    expect(await clicksOf("Busy")).toBe("2");
+    expect(await clicksOf("Quiet")).toBe("1");
+    expect(await page.locator("tbody tr").filter({ hasText: "Busy" }).locator("svg.sparkline").count()).toBe(1);
+
+    await page.getByRole("button", { name: /^Clicks, 7 days/ }).click();
+    await page.waitForURL(/clicks=desc/);
+    const order = async () => (await page.locator("tbody tr .muted.clip").allTextContents()).filter((x) => ["Busy", "Quiet"].includes(x));
+    expect(await order()).toEqual(["Busy", "Quiet"]);
+    await page.getByRole("button", { name: /^Clicks, 7 days/ }).click();
+    await page.waitForURL(/clicks=asc/);
+    expect(await order()).toEqual(["Quiet", "Busy"]);
+    await screenshot(page, "links-list-clicks-desktop-dark", true);
+  }, 90_000);
+
+  test("filters, sorts and pages keep one /console in the address, and the nav keeps its highlight", async () => {
+    await page.goto(`${server.url}/console/links`);
+    await page.locator("table.links-table").waitFor();
+    await page.getByLabel("Sort by").selectOption("title");
+    await page.waitForURL(/sort_by=title/);
+    await page.getByLabel("Order").selectOption("asc");
+    await page.waitForURL(/sort_order=asc/);
+    await page.getByLabel("Search").fill("Busy");
+    await page.getByRole("button", { name: "Apply" }).click();
+    await page.waitForURL(/search=Busy/);
+    expect(new URL(page.url()).pathname).toBe("/console/links");
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe("Links");
+    expect(errors.filter((e) => !/status of (401|404)/.test(e))).toEqual([]);
+  }, 60_000);
+});
