@@ -143,3 +143,78 @@ describe("a link's analytics and the links list", () => {
     expect(errors.filter((e) => !/status of (401|404)/.test(e))).toEqual([]);
   }, 60_000);
 });
+
+describe("defects of the first walk", () => {
+  test("a member opening /console/keys reads who can make keys, with no form that can only fail", async () => {
+    const inv = await page.evaluate(async () => {
+      const session = await (await fetch("/console/api/session")).json();
+      const res = await fetch("/console/api/team/invitations", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrf_token },
+        body: JSON.stringify({ email: "member@example.com", role: "member" }),
+      });
+      return (await res.json()).data;
+    });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US", colorScheme: "dark" });
+    const member = await ctx.newPage();
+    const memberErrors = watchErrors(member);
+    await member.goto(inv.invitation_url);
+    await member.getByLabel("Password").fill("correct horse battery");
+    await member.getByRole("button", { name: "Accept the invitation" }).click();
+    await member.waitForURL(/\/console\/links$/);
+    await member.goto(`${server.url}/console/keys`);
+    await member.locator("#keys-ask").waitFor();
+    expect(await member.locator("main").textContent()).toContain("Your role (member) can't create or revoke API keys.");
+    expect(await member.getByRole("button", { name: "Create key" }).count()).toBe(0);
+    // Nothing was asked of the API that it refuses: no 401 while signed out, no 403 on the keys page.
+    expect(memberErrors).toEqual([]);
+    await screenshot(member, "keys-member-desktop-dark");
+    await ctx.close();
+  }, 60_000);
+
+  test("signed out, a page asked for leads to sign-in without an error logged, and signing in returns to it", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US", colorScheme: "dark" });
+    const p = await ctx.newPage();
+    const errs = watchErrors(p);
+    await p.goto(`${server.url}/console/links/${links.quiet.id}`);
+    await p.waitForURL(/\/console\/sign-in\?next=/);
+    await p.getByLabel("Email").fill("owner@example.com");
+    await p.getByLabel("Password").fill("correct horse battery");
+    await p.getByRole("button", { name: "Sign in" }).click();
+    await p.waitForURL(`${server.url}/console/links/${links.quiet.id}`);
+    await p.locator("#link-analytics-card").waitFor();
+    expect(errs).toEqual([]);
+    await ctx.close();
+  }, 60_000);
+
+  test("the preview image stays inside its card on the form, at 1280 px and at 390 px", async () => {
+    const img = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="2400" height="1260"/>');
+    for (const width of [1280, 390]) {
+      const ctx = await browser.newContext({
+        viewport: { width, height: 900 },
+        locale: "en-US",
+        colorScheme: "dark",
+        isMobile: width < 500,
+      });
+      await ctx.addCookies(await page.context().cookies());
+      const p = await ctx.newPage();
+      await p.goto(`${server.url}/console/links/new`);
+      await p.getByLabel("Image URL").fill("https://example.com/og.png");
+      await p.locator("img.og-preview").waitFor();
+      await p.evaluate((src) => ((document.querySelector("img.og-preview") as HTMLImageElement).src = src), img);
+      const inside = await p.evaluate(() => {
+        const box = document.querySelector("img.og-preview")!.getBoundingClientRect();
+        const set = document.querySelector("img.og-preview")!.closest("fieldset")!.getBoundingClientRect();
+        const card = document.querySelector("img.og-preview")!.closest("form")!.getBoundingClientRect();
+        return {
+          inFieldset: box.right <= set.right + 0.5,
+          inCard: set.right <= card.right + 0.5,
+          noSideScroll: document.documentElement.scrollWidth <= innerWidth + 1,
+        };
+      });
+      expect({ width, ...inside }).toEqual({ width, inFieldset: true, inCard: true, noSideScroll: true });
+      await screenshot(p, `link-form-preview-${width < 500 ? "phone" : "desktop"}-dark`);
+      await ctx.close();
+    }
+  }, 60_000);
+});
