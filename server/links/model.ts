@@ -145,9 +145,12 @@ export const UpdateLinkBody = t.Object(
     ...Utm,
     track_conversions: t.Optional(t.Boolean()),
     ...Targeting,
-    // Present only to answer "the destination cannot be changed" clearly.
-    url: t.Optional(t.Unknown()),
-    original_url: t.Optional(t.Unknown()),
+    url: t.Optional(
+      t.Unknown({
+        description: "A new destination (http or https): the code and the clicks stay; the old one is kept in GET /links/{id}/destinations",
+      }),
+    ),
+    original_url: t.Optional(t.Unknown({ description: "The same as url" })),
   },
   { additionalProperties: false },
 );
@@ -244,6 +247,15 @@ export const Link = t.Object(
   { $id: "Link", additionalProperties: false },
 );
 export type LinkJson = Static<typeof Link>;
+
+export const LinkDestination = t.Object(
+  {
+    url: t.String(),
+    from: Time,
+    until: Nullable(Time),
+  },
+  { $id: "LinkDestination", additionalProperties: false, description: "`until` is null for the current destination" },
+);
 
 /** An item of the trash: a deleted link that can still be restored. */
 export const DeletedLink = t.Composite([Link, t.Object({ deleted_at: Time, restorable_until: Time })], {

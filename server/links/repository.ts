@@ -1,7 +1,7 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, linkCounts, links, purgedLinks } from "../storage/postgres/schema";
+import { domains, linkCounts, linkDestinations, links, purgedLinks } from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
@@ -26,6 +26,18 @@ export const findLinkIncludingDeleted = async (db: DbOrTx, accountId: string, id
       .from(links)
       .where(and(eq(links.id, id), eq(links.accountId, accountId)))
   )[0];
+
+/** Keeps the destination a link had before a change of url. */
+export const insertDestinationChange = (db: DbOrTx, linkId: string, previousUrl: string, newUrl: string) =>
+  db.insert(linkDestinations).values({ linkId, previousUrl, newUrl });
+
+/** A link's destination changes, newest first. */
+export const listDestinationChanges = (db: DbOrTx, linkId: string) =>
+  db
+    .select()
+    .from(linkDestinations)
+    .where(eq(linkDestinations.linkId, linkId))
+    .orderBy(desc(linkDestinations.changedAt), desc(linkDestinations.id));
 
 export const updateLinkRow = async (db: DbOrTx, id: string, patch: Partial<NewLink>) =>
   (

@@ -85,6 +85,17 @@ export async function createLink(deps: LinksDeps, account: AccountRecord, input:
   return json;
 }
 
+/** Where the link has pointed: the current destination since its last change, then the earlier ones, newest first. */
+export async function getLinkDestinations(deps: LinksDeps, accountId: string, id: string) {
+  const link = await getLinkOrThrow(deps.pg.db, accountId, id);
+  const changes = await repo.listDestinationChanges(deps.pg.db, link.id);
+  const since = (i: number) => (changes[i] ? changes[i].changedAt : link.createdAt).toISOString();
+  return [
+    { url: link.originalUrl, from: since(0), until: null },
+    ...changes.map((c, i) => ({ url: c.previousUrl, from: since(i + 1), until: c.changedAt.toISOString() })),
+  ];
+}
+
 export async function getLink(deps: LinksDeps, accountId: string, id: string) {
   return serializeOne(deps, deps.pg.db, await getLinkOrThrow(deps.pg.db, accountId, id));
 }
@@ -115,15 +126,24 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
   return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
 
-export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
-  if (input.url !== undefined || input.original_url !== undefined) {
-    throw validationError(
-      input.url !== undefined ? "body.url" : "body.original_url",
-      "the destination URL cannot be changed after creation",
-    );
+/** The new destination of a PATCH (`url`, or its other name `original_url`), validated; undefined when unchanged. */
+function newDestination(input: UpdateLinkInput, current: string): string | undefined {
+  if (input.url !== undefined && input.original_url !== undefined && input.url !== input.original_url) {
+    throw validationError("body.original_url", "names another URL than url; give one of them");
   }
+  const field = input.url !== undefined ? "body.url" : "body.original_url";
+  const value = input.url ?? input.original_url;
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw validationError(field, "must be a URL");
+  const url = validateDestination(value, field);
+  return url === current ? undefined : url;
+}
+
+export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
   const before = await getLinkOrThrow(deps.pg.db, account.id, id);
   const patch: Partial<repo.NewLink> = {};
+  const destination = newDestination(input, before.originalUrl);
+  if (destination !== undefined) patch.originalUrl = destination;
   if (input.custom_alias !== undefined && input.custom_alias !== before.shortCode)
     patch.shortCode = validateAlias(input.custom_alias, account.tier as Tier);
   if (input.title !== undefined) patch.title = input.title;
@@ -168,6 +188,7 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
       }
       throw err;
     }
+    if (destination !== undefined) await repo.insertDestinationChange(tx, id, before.originalUrl, destination);
     const json = await serializeOne(deps, tx, row);
     await emitEvent(tx, account.id, "link.updated", json);
     return { row, json };

@@ -144,6 +144,25 @@ describe("a link's analytics and the links list", () => {
   }, 60_000);
 });
 
+describe("editable destination", () => {
+  test("the form changes a link's destination; the link keeps its code and clicks and lists the earlier one", async () => {
+    await page.goto(`${server.url}/console/links/${links.quiet.id}/edit`);
+    await page.getByLabel("Destination URL").fill("https://example.com/quiet-fixed");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL(`${server.url}/console/links/${links.quiet.id}`);
+    await page.locator("#destinations").waitFor();
+    const rows = await page.locator("#destinations tbody tr td:first-child").allTextContents();
+    expect(rows).toEqual(["https://example.com/quiet-fixed", "https://example.com/quiet"]);
+    const res = await fetch(`${server.url}/${links.quiet.short_code}`, { redirect: "manual", headers: { "user-agent": HUMAN_UA } });
+    expect(res.headers.get("location")).toBe("https://example.com/quiet-fixed");
+    await t.flush();
+    await page.reload();
+    await page.locator("#link-analytics-card .figure").first().waitFor();
+    expect((await page.locator("#link-analytics-card .figure").first().textContent()) ?? "").toStartWith("Clicks2");
+    await screenshot(page, "link-destinations-desktop-dark", true);
+  }, 60_000);
+});
+
 describe("defects of the first walk", () => {
   test("a member opening /console/keys reads who can make keys, with no form that can only fail", async () => {
     const inv = await page.evaluate(async () => {

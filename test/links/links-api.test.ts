@@ -163,6 +163,35 @@ describe("POST /links", () => {
 });
 
 describe("GET/PATCH/DELETE /links/{id}", () => {
+  test("PATCH url changes the destination: the code and clicks stay, the history keeps the old one", async () => {
+    const {
+      body: { data: link },
+    } = await create({ url: "https://example.com/typo", title: "t", description: "d" });
+    const first = await t.request(`/${link.short_code}`, { redirect: "manual" });
+    expect(first.headers.get("location")).toBe("https://example.com/typo");
+    const fixed = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://example.com/fixed" } });
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.data).toMatchObject({ id: link.id, short_code: link.short_code, original_url: "https://example.com/fixed" });
+    // The redirect follows at once (the link cache is invalidated).
+    expect((await t.request(`/${link.short_code}`, { redirect: "manual" })).headers.get("location")).toBe("https://example.com/fixed");
+    await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { original_url: "https://example.com/final" } });
+    // The same URL again changes nothing and adds no history.
+    await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://example.com/final" } });
+    const history = await t.call(`${P}/links/${link.id}/destinations`, { key });
+    expect(history.status).toBe(200);
+    expect(history.body.data.map((d: { url: string; until: string | null }) => [d.url, d.until === null])).toEqual([
+      ["https://example.com/final", true],
+      ["https://example.com/fixed", false],
+      ["https://example.com/typo", false],
+    ]);
+    expect(history.body.data[2].from).toBe(link.created_at);
+    expect(history.body.data[1].until).toBe(history.body.data[0].from);
+    expect((await t.call(`${P}/links/${link.id}/destinations`, { key: otherKey })).status).toBe(404);
+    // The clicks stay with the link: its stats are one link's, whatever its destination.
+    await t.flush();
+    expect((await t.call(`${P}/links/${link.id}/stats`, { key })).body.data.total_clicks).toBe(2);
+  });
+
   test("PATCH applies the documented rules and returns the updated link", async () => {
     const {
       body: { data: link },
@@ -181,9 +210,14 @@ describe("GET/PATCH/DELETE /links/{id}", () => {
       const bad = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { og_image } });
       expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field: "body.og_image" });
     }
-    const immutable = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://evil.example" } });
-    expect(immutable.status).toBe(400);
-    expect(immutable.body.error.details.fields[0].field).toBe("body.url");
+    for (const [json, field] of [
+      [{ url: "javascript:alert(1)" }, "body.url"],
+      [{ original_url: 42 }, "body.original_url"],
+      [{ url: "https://a.example", original_url: "https://b.example" }, "body.original_url"],
+    ] as const) {
+      const bad = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json });
+      expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field });
+    }
     const res = await t.call(`${P}/links/${link.id}`, {
       method: "PATCH",
       key,

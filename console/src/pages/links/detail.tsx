@@ -11,6 +11,7 @@ import { useAsync, useSubmit } from "../../ui/async";
 import { A, Alert, CopyButton, Failed, Loading, PageHeader } from "../../ui/parts";
 import { GroupStats } from "./group-stats";
 import { LinkAnalytics } from "./link-analytics";
+import { Destinations } from "./destinations";
 import { StatusBadge } from "./status";
 import { CONVERSION_TRACKING_OFF } from "../../vocabulary";
 import { Journeys } from "./journeys";
@@ -96,6 +97,7 @@ export function LinkPage({ id }: { id: string }) {
           )}
         </dl>
         <Targeting link={l} />
+        <Destinations linkId={l.id} updatedAt={l.updated_at} />
       </section>
       {can("analytics:read") && <LinkAnalytics linkId={l.id} />}
       <QrPanel link={l} onChanged={link.reload} />

@@ -117,6 +117,7 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         ...utm,
         ...targeting,
       };
+      if (v.url.trim() !== link.original_url) body.url = v.url.trim();
       if (v.custom_alias !== link.short_code) body.custom_alias = v.custom_alias;
       if (v.og_image !== (link.og_image ?? "") && v.og_image) body.og_image = v.og_image;
       if (!protect && link.is_password_protected) body.is_password_protected = false;
@@ -145,13 +146,14 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         <Alert error={form.error} />
         <fieldset>
           <legend>Destination</legend>
-          {link ? (
-            <p>
-              <span class="muted">Destination (cannot change):</span> <span class="clip">{link.original_url}</span>
-            </p>
-          ) : (
-            <Field {...bound("url")} label="Destination URL" type="url" required placeholder="https://example.com/page" />
-          )}
+          <Field
+            {...bound("url")}
+            label="Destination URL"
+            type="url"
+            required
+            placeholder="https://example.com/page"
+            hint={link ? "Changing it keeps the short link and its clicks; the link's page lists earlier destinations." : undefined}
+          />
           <Field {...bound("title")} label="Title" hint="Read from the page when left empty." />
           <Field {...bound("description")} label="Description" />
           <Field {...bound("tags")} label="Tags" hint="Separated by commas." />
