@@ -163,6 +163,25 @@ describe("editable destination", () => {
   }, 60_000);
 });
 
+describe("campaigns", () => {
+  test("the campaigns page creates one, the link form offers it, and the page counts its links' clicks", async () => {
+    await page.goto(`${server.url}/console/campaigns`);
+    await page.getByLabel("Name").fill("Spring launch");
+    await page.getByRole("button", { name: "Create campaign" }).click();
+    await page.locator("#campaigns tbody tr").filter({ hasText: "Spring launch" }).waitFor();
+    await page.goto(`${server.url}/console/links/${links.busy.id}/edit`);
+    await page.getByLabel("Campaign", { exact: true }).selectOption({ label: "Spring launch" });
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.waitForURL(`${server.url}/console/links/${links.busy.id}`);
+    await page.goto(`${server.url}/console/campaigns`);
+    const row = page.locator("#campaigns tbody tr").filter({ hasText: "Spring launch" });
+    await row.waitFor();
+    expect(await row.locator("td").nth(1).textContent()).toBe("2");
+    expect(await page.locator('nav a[aria-current="page"]').textContent()).toBe("Campaigns");
+    await screenshot(page, "campaigns-desktop-dark", true);
+  }, 60_000);
+});
+
 describe("defects of the first walk", () => {
   test("a member opening /console/keys reads who can make keys, with no form that can only fail", async () => {
     const inv = await page.evaluate(async () => {

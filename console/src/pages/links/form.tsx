@@ -11,7 +11,7 @@ import { useSession } from "../../session";
 import type { Campaign, Domain, Link } from "../../types";
 import type { UtmField } from "../../../../server/links/model";
 import { useAsync, useSubmit } from "../../ui/async";
-import { Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
+import { A, Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
 import { RulesEditor } from "./rules-editor";
 import { ruleDraft, toRule, toVariant, variantDraft, type RuleDraft, type VariantDraft } from "./targeting";
 import { VariantsEditor } from "./variants-editor";
@@ -173,6 +173,11 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
               <option value={c.id}>{c.name}</option>
             ))}
           </Select>
+          {campaigns.length === 0 && (
+            <p class="hint" id="no-campaigns">
+              No campaigns yet: <A to="/campaigns">create one</A> (Growth tier and up).
+            </p>
+          )}
         </fieldset>
         <fieldset>
           <legend>Access</legend>
