@@ -182,6 +182,38 @@ describe("campaigns", () => {
   }, 60_000);
 });
 
+describe("tracker onboarding", () => {
+  test("a new tracker key comes with the snippet filled in and a live check that sees the first event", async () => {
+    await page.goto(`${server.url}/console/keys`);
+    await page.getByLabel("Name").fill("site tracker");
+    await page.getByRole("button", { name: "Tracker: journey:write only" }).click();
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.locator("#new-key-value").textContent())!;
+    await page.getByLabel("Link whose destination page gets the tracker").selectOption({ label: "Quiet" });
+    const code = (await page.locator("#tracker-code").textContent())!;
+    expect(code).toContain(`src="${server.url}/t.js" data-key="${key}" data-link-id="${links.quiet.id}"`);
+    await page.locator("#first-event", { hasText: "Waiting for the first event" }).waitFor();
+    await screenshot(page, "tracker-onboarding-waiting-desktop-dark");
+    const event = {
+      link_id: links.quiet.id,
+      visitor_id: "v-1",
+      session_id: "s-1",
+      page_url: "https://example.com/quiet-fixed",
+      event_type: "page_view",
+      timestamp: new Date().toISOString(),
+    };
+    const sent = await fetch(`${server.url}/public-api/v1/journey/events`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ events: [event] }),
+    });
+    expect(sent.status).toBe(202);
+    await t.flush();
+    await page.locator("#first-event", { hasText: "First event received" }).waitFor({ timeout: 20_000 });
+    await screenshot(page, "tracker-onboarding-received-desktop-dark");
+  }, 60_000);
+});
+
 describe("defects of the first walk", () => {
   test("a member opening /console/keys reads who can make keys, with no form that can only fail", async () => {
     const inv = await page.evaluate(async () => {

@@ -7,6 +7,7 @@ import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
 import { Alert, CopyButton, Empty, Field, FormCard, LoadedTable, Loading, NotAllowed, PageHeader, Status } from "../ui/parts";
 import { useSession } from "../session";
+import { TrackerSnippet } from "./tracker-snippet";
 
 const SCOPES = [
   ["links:read", "List and get links"],
@@ -90,6 +91,12 @@ function ManageKeys() {
           <p class="secret">
             <code id="new-key-value">{created.key}</code> <CopyButton text={created.key} label="Copy key" />
           </p>
+          {created.scopes.includes("journey:write") && (
+            <>
+              <h3>Put the tracker on your site</h3>
+              <TrackerSnippet trackerKey={created.key} />
+            </>
+          )}
           <button type="button" class="secondary" onClick={() => setCreated(null)}>
             I have copied it
           </button>

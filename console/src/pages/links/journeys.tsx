@@ -7,6 +7,7 @@ import type { JourneySession } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 import { TERMS } from "../../vocabulary";
+import { TrackerSnippet } from "../tracker-snippet";
 
 const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 type Period = (typeof PERIODS)[number];
@@ -66,7 +67,10 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
         what="Loading sessions"
         empty={
           <>
-            <p>No sessions in this period. Add the tracker to the destination page with a key that has journey:write.</p>
+            <>
+              <p>No sessions in this period. Add the tracker to the destination page:</p>
+              <TrackerSnippet linkId={linkId} />
+            </>
           </>
         }
         isEmpty={(d) => d.items.length === 0}
