@@ -7,7 +7,7 @@ import { SessionContext, type SessionState } from "./session";
 import type { AuthConfig, Session } from "./types";
 import { AuthPages } from "./pages/auth";
 import { Shell } from "./shell";
-import { Alert, Loading } from "./ui/parts";
+import { Alert, documentTitle, Loading } from "./ui/parts";
 import { pageFor } from "./routes";
 
 const AUTH_PATHS = ["/sign-in", "/sign-up", "/setup", "/invite", "/forgot", "/reset"];
@@ -56,7 +56,7 @@ export function App() {
   useEffect(() => {
     const h1 = document.querySelector<HTMLElement>("main h1");
     if (navigated) h1?.focus();
-    document.title = `${h1?.textContent ?? "Console"} · Console`;
+    document.title = documentTitle(h1?.textContent);
   }, [route.path, !!session]);
 
   const state = useMemo<SessionState | null>(

@@ -16,7 +16,8 @@ const links: Record<string, { id: string; short_code: string }> = {};
 const BOT_UA = "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)";
 
 beforeAll(async () => {
-  ({ t, ...server } = await startConsoleServer({ TRUST_PROXY: "true" }));
+  // No DNS record exists: every domain verification finds nothing (and asks no real resolver).
+  ({ t, ...server } = await startConsoleServer({ TRUST_PROXY: "true" }, { resolveTxt: async () => [] }));
   browser = await launchBrowser();
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US", timezoneId: "UTC", colorScheme: "dark" });
   page = await ctx.newPage();
@@ -255,6 +256,50 @@ describe("defects of the first walk", () => {
     await p.locator("#link-analytics-card").waitFor();
     expect(errs).toEqual([]);
     await ctx.close();
+  }, 60_000);
+
+  test("a pasted https://Go.Example.com/ is added as go.example.com; a failed verification says why, as a warning", async () => {
+    await page.goto(`${server.url}/console/domains`);
+    await page.getByLabel("Domain name").fill("https://Go.Example.com/");
+    await page.getByRole("button", { name: "Add domain" }).click();
+    const card = page.locator("li.card").filter({ hasText: "go.example.com" });
+    await card.waitFor();
+    expect(await card.locator("h2").textContent()).toContain("go.example.com");
+    await card.getByRole("button", { name: /^Verify/ }).click();
+    const failed = card.locator(".verify-failed");
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain("No TXT record _svc-verify.go.example.com");
+    // Shown as a warning, not in the green of a success.
+    const colour = await failed.evaluate((e) => getComputedStyle(e).color);
+    const ok = await page.evaluate(() => {
+      const probe = document.body.appendChild(document.createElement("span"));
+      probe.style.color = "var(--ok)";
+      const c = getComputedStyle(probe).color;
+      probe.remove();
+      return c;
+    });
+    expect(colour).not.toBe(ok);
+    expect(await page.locator("p.status").textContent()).toBe("");
+    await screenshot(page, "domain-verify-failed-desktop-dark");
+  }, 60_000);
+
+  test("titles name the page once; a missing link says so without 'Try again'; the owner's own row has no role select or Remove", async () => {
+    await page.goto(`${server.url}/console/links`);
+    await page.locator("table.links-table").waitFor();
+    expect(await page.title()).toBe("Links · svc console");
+    await page.goto(`${server.url}/console/links/${crypto.randomUUID()}`);
+    await page.locator("#not-found").waitFor();
+    expect(await page.locator("main h1").textContent()).toBe("Not found");
+    expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0);
+    expect(await page.title()).toBe("Not found · svc console");
+    await page.goto(`${server.url}/console/team`);
+    const me = page.locator("#members tbody tr").filter({ hasText: "owner@example.com" });
+    await me.waitFor();
+    expect(await me.locator("select").count()).toBe(0);
+    expect(await me.getByRole("button", { name: /Remove/ }).count()).toBe(0);
+    // Another member's row keeps them.
+    const other = page.locator("#members tbody tr").filter({ hasText: "member@example.com" });
+    expect(await other.locator("select").count()).toBe(1);
   }, 60_000);
 
   test("the preview image stays inside its card on the form, at 1280 px and at 390 px", async () => {

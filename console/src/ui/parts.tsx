@@ -2,7 +2,7 @@
 // for errors and progress, loading / empty / error states, table headings, a copy button, pagination, and
 // the shapes the pages repeat: a form in a card, a loaded list as a table or as a list.
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { ApiError } from "../api";
 import type { Async } from "./async";
 import { navigate, BASE } from "../router";
@@ -148,7 +148,18 @@ export const Loading = ({ what = "Loading" }: { what?: string }) => (
 
 export const Empty = ({ children }: { children: ComponentChildren }) => <div class="empty-state">{children}</div>;
 
-export function Failed({ error, retry }: { error: ApiError; retry: () => void }) {
+/** A page or section that failed: trying again helps after a network or server error, not after a 404. */
+export function Failed({ error, retry, page }: { error: ApiError; retry: () => void; page?: boolean }) {
+  if (error.status === 404)
+    return (
+      <div class="failed" id="not-found">
+        {page ? <PageHeader title="Not found" /> : <h2>Not found</h2>}
+        <p>This page's {error.message.replace(/ not found$/, "").toLowerCase() || "item"} does not exist, or it was deleted.</p>
+        <p>
+          <A to="/links">Back to the links</A> · <A to="/trash">Deleted links (trash)</A>
+        </p>
+      </div>
+    );
   return (
     <div class="failed">
       <Alert error={error} />
@@ -208,7 +219,13 @@ export function Pagination({
   );
 }
 
+/** The document's title for a page heading: "Links · svc console". */
+export const documentTitle = (heading?: string | null) => (heading ? `${heading} · svc console` : "svc console");
+
 export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  useEffect(() => {
+    document.title = documentTitle(title);
+  }, [title]);
   return (
     <header class="page-header">
       <h1 tabIndex={-1}>{title}</h1>

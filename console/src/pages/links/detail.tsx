@@ -27,7 +27,7 @@ export function LinkPage({ id }: { id: string }) {
     await ok(api.DELETE("/links/{id}", { params: { path: { id } } }));
     navigate("/trash");
   });
-  if (link.state === "error" && !link.data) return <Failed error={link.error} retry={link.reload} />;
+  if (link.state === "error" && !link.data) return <Failed error={link.error} retry={link.reload} page />;
   if (!link.data) return <Loading what="Loading the link" />;
   const l = link.data;
   return (

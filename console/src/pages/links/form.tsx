@@ -30,7 +30,7 @@ export function LinkFormPage({ id }: { id?: string }) {
   const link = useAsync(() => (id ? ok(api.GET("/links/{id}", { params: { path: { id } } })) : Promise.resolve(null)), [id]);
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
   const campaigns = useAsync(() => ok(api.GET("/campaigns")).catch(() => []), []);
-  if (link.state === "error") return <Failed error={link.error} retry={link.reload} />;
+  if (link.state === "error") return <Failed error={link.error} retry={link.reload} page />;
   if (link.state === "loading" || domains.state === "loading" || campaigns.state === "loading") return <Loading what="Loading the form" />;
   return <LinkForm link={link.data} domains={(domains.data ?? []).filter((d) => d.verified)} campaigns={campaigns.data ?? []} />;
 }
