@@ -302,6 +302,41 @@ describe("defects of the first walk", () => {
     expect(await other.locator("select").count()).toBe(1);
   }, 60_000);
 
+  test("forms do not send what they know is wrong; API errors name fields as the form does", async () => {
+    const posts: string[] = [];
+    const onRequest = (r: { method(): string; url(): string }) => {
+      if (r.method() === "POST") posts.push(new URL(r.url()).pathname);
+    };
+    page.on("request", onRequest);
+    await page.goto(`${server.url}/console/keys`);
+    await page.getByLabel("Name").fill("nothing allowed");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("alert").filter({ hasText: "Choose at least one scope." }).first().waitFor();
+    await page.goto(`${server.url}/console/links/new`);
+    await page.getByLabel("Destination URL").fill("https://example.com/ab");
+    await page.getByRole("button", { name: "Add a variant" }).click();
+    const variants = page.locator("#variants > li");
+    await variants.nth(0).getByLabel("Variant URL").fill("https://example.com/a");
+    await variants.nth(1).getByLabel("Variant URL").fill("https://example.com/b");
+    await variants.nth(0).getByLabel("Weight (%)").fill("40");
+    await page.getByRole("button", { name: "Create link" }).click();
+    await page.getByRole("alert").filter({ hasText: "weights add up to 90%" }).first().waitFor();
+    page.off("request", onRequest);
+    expect(posts.filter((p) => p.endsWith("/keys") || p.endsWith("/links"))).toEqual([]);
+    // What the API refuses is named as the form counts: rule 1, not rules.0; no status or code.
+    await variants.nth(0).getByLabel("Weight (%)").fill("50");
+    await page.getByRole("button", { name: "Add a rule" }).click();
+    await page.locator("#rules > li").first().getByLabel("Countries").fill("ZZ");
+    await page.locator("#rules > li").first().getByLabel("Then send visitors to").fill("https://example.com/de");
+    await page.getByRole("button", { name: "Create link" }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "Please check" }).first();
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? "";
+    expect(text).toContain("Rule 1, country 1:");
+    expect(text).not.toContain("body.");
+    expect(text).not.toContain("VALIDATION_ERROR");
+  }, 60_000);
+
   test("the preview image stays inside its card on the form, at 1280 px and at 390 px", async () => {
     const img = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="2400" height="1260"/>');
     for (const width of [1280, 390]) {

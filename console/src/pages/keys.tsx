@@ -1,7 +1,7 @@
 // API keys: create with a name, scopes (presets or one by one) and an IP allowlist; the key is shown
 // once with a copy button; the list shows prefix, scopes, created and last used; revoke is immediate.
 import { useState } from "preact/hooks";
-import { CONSOLE, del, get, post } from "../api";
+import { ApiError, CONSOLE, del, get, post } from "../api";
 import { fmtDateTime, fmtNumber, fmtRelative } from "../format";
 import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
@@ -52,6 +52,9 @@ function ManageKeys() {
   const [scopes, setScopes] = useState<string[]>([]);
   const [revoked, setRevoked] = useState("");
   const create = useSubmit(async (form: HTMLFormElement) => {
+    // A key without scopes can do nothing: said here rather than sent to be refused.
+    if (scopes.length === 0)
+      throw new ApiError(0, "FORM", "Choose at least one scope.", { fields: [{ field: "body.scopes", message: "choose at least one" }] });
     const data = new FormData(form);
     const allowed = String(data.get("allowed_ips") ?? "")
       .split(/[\s,]+/)

@@ -112,18 +112,45 @@ export function Checks<T extends string>(props: {
   );
 }
 
+/**
+ * A field path of the API as people read it: `body.rules.1.if.country.0` → "Rule 2, country 1" (the
+ * forms count from 1, the API from 0); `body.max_clicks_url` → "max clicks url".
+ */
+export function readableField(field: string): string {
+  const parts = field
+    .replace(/^(body|query|path)\.?/, "")
+    .split(".")
+    .filter((p) => p !== "if");
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts[i].replaceAll("_", " ");
+    const next = parts[i + 1];
+    if (next !== undefined && /^\d+$/.test(next)) {
+      const label = name === "rules" ? "Rule" : name === "variants" ? "Variant" : name;
+      out.push(`${label} ${Number(next) + 1}`);
+      i++;
+    } else out.push(name);
+  }
+  return out.join(", ") || "the request";
+}
+
+/** An error's message without the API's paths and codes: each field named as the form names it. */
+export function readableMessage(error: ApiError): string {
+  const fields = (error.details.fields as { field: string; message: string }[] | undefined) ?? [];
+  if (error.code === "VALIDATION_ERROR" && fields.length)
+    return `Please check: ${fields.map((f) => `${readableField(f.field)}: ${f.message}`).join("; ")}.`;
+  return error.message;
+}
+
 /** The error of a form or page, read out by screen readers as it appears. */
 export function Alert({ error, children }: { error?: ApiError | null; children?: ComponentChildren }) {
   return (
     <div role="alert" class={error || children ? "alert" : "alert empty"}>
       {error ? (
         <>
-          {error.message}
-          {error.status ? (
-            <span class="code">
-              {" "}
-              ({error.status} · {error.code})
-            </span>
+          {readableMessage(error)}
+          {error.status >= 500 ? (
+            <span class="code"> (server error {error.status}: try again, or tell whoever runs the server)</span>
           ) : null}
         </>
       ) : (

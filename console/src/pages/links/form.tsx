@@ -4,7 +4,7 @@
 // fallback, targeting rules and A/B variants. The API validates; its field errors show beside the fields.
 import { useMemo, useState } from "preact/hooks";
 import type { operations } from "../../../../client/src/generated/schema";
-import { api, ok, rawBody } from "../../api";
+import { api, ApiError, ok, rawBody } from "../../api";
 import { fmtNumber } from "../../format";
 import { navigate } from "../../router";
 import { useSession } from "../../session";
@@ -13,7 +13,7 @@ import type { UtmField } from "../../../../server/links/model";
 import { useAsync, useSubmit } from "../../ui/async";
 import { A, Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
 import { RulesEditor } from "./rules-editor";
-import { ruleDraft, toRule, toVariant, variantDraft, type RuleDraft, type VariantDraft } from "./targeting";
+import { ruleDraft, toRule, toVariant, variantDraft, weightSum, type RuleDraft, type VariantDraft } from "./targeting";
 import { VariantsEditor } from "./variants-editor";
 
 type CreateBody = operations["createLink"]["requestBody"]["content"]["application/json"];
@@ -81,6 +81,12 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
   const set = (k: string) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
 
   const form = useSubmit(async (password: string) => {
+    // What the form already knows is wrong is said here, not sent to be refused.
+    const sum = weightSum(variants);
+    if (variants.length > 0 && sum !== 100)
+      throw new ApiError(0, "FORM", `The variants' weights add up to ${sum}%; they must add up to 100%.`, {
+        fields: [{ field: "variants", message: `add up to ${sum}%, not 100%` }],
+      });
     const tags = v.tags
       .split(",")
       .map((t) => t.trim())
