@@ -337,6 +337,48 @@ describe("defects of the first walk", () => {
     expect(text).not.toContain("VALIDATION_ERROR");
   }, 60_000);
 
+  test("a session's timeline shows seconds, scroll depth and revenue", async () => {
+    const at = (s: number) => new Date(Date.now() - 120_000 + s * 1000).toISOString();
+    const base = { link_id: links.busy.id, visitor_id: "v-t", session_id: "s-timeline", page_url: "https://example.com/busy" };
+    const events = [
+      { ...base, event_type: "page_view", timestamp: at(0) },
+      { ...base, event_type: "scroll_depth", scroll_percent: 75, timestamp: at(7) },
+      { ...base, event_type: "conversion", event_name: "purchase", revenue_cents: 1250, currency: "EUR", timestamp: at(19) },
+    ];
+    expect((await asOwner("POST", "/journey/events", { events })).status).toBe(202);
+    await t.flush();
+    await page.goto(`${server.url}/console/links/${links.busy.id}`);
+    await page.locator(".session-toggle").first().click();
+    await page.locator("ol.events li").nth(2).waitFor();
+    const items = await page.locator("ol.events li").allTextContents();
+    expect(items[1]).toContain("scrolled 75%");
+    expect(items[2]).toContain("12.50 EUR");
+    // Seconds apart, and the times say so.
+    expect(items[0]).toMatch(/\d{1,2}:\d{2}:\d{2}/);
+  }, 60_000);
+
+  test("on a phone the links list starts on the first screen and the new-link form is folded", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US", colorScheme: "dark", isMobile: true });
+    await ctx.addCookies(await page.context().cookies());
+    const p = await ctx.newPage();
+    await p.goto(`${server.url}/console/links`);
+    await p.locator("table.links-table tbody tr").first().waitFor();
+    expect(await p.locator("#links-filters").evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    const firstRowTop = await p
+      .locator("table.links-table tbody tr")
+      .first()
+      .evaluate((e) => e.getBoundingClientRect().top);
+    expect(firstRowTop).toBeLessThan(844);
+    await screenshot(p, "links-phone-dark");
+    await p.goto(`${server.url}/console/links/new`);
+    await p.locator("form").waitFor();
+    const height = await p.locator("form").evaluate((f) => f.getBoundingClientRect().height);
+    console.log(`new-link form at 390 px: ${Math.round(height)} px`);
+    expect(height).toBeLessThan(1800);
+    await screenshot(p, "link-form-phone-dark", true);
+    await ctx.close();
+  }, 60_000);
+
   test("the preview image stays inside its card on the form, at 1280 px and at 390 px", async () => {
     const img = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="2400" height="1260"/>');
     for (const width of [1280, 390]) {
@@ -349,6 +391,9 @@ describe("defects of the first walk", () => {
       await ctx.addCookies(await page.context().cookies());
       const p = await ctx.newPage();
       await p.goto(`${server.url}/console/links/new`);
+      await p.locator("form").waitFor();
+      // On a phone the optional parts of the form are folded: unfold this one.
+      if (width < 500) await p.locator("summary", { hasText: "Preview image" }).click();
       await p.getByLabel("Image URL").fill("https://example.com/og.png");
       await p.locator("img.og-preview").waitFor();
       await p.evaluate((src) => ((document.querySelector("img.og-preview") as HTMLImageElement).src = src), img);

@@ -2,6 +2,7 @@
 // domain, campaign, expiry and where visitors go after it, password, UTM parameters (with the resulting
 // address shown as you type), an OG image by URL or by upload (with a preview), a click limit with its
 // fallback, targeting rules and A/B variants. The API validates; its field errors show beside the fields.
+import type { ComponentChildren } from "preact";
 import { useMemo, useState } from "preact/hooks";
 import type { operations } from "../../../../client/src/generated/schema";
 import { api, ApiError, ok, rawBody } from "../../api";
@@ -185,84 +186,92 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
             </p>
           )}
         </fieldset>
-        <fieldset>
-          <legend>Access</legend>
-          {link && (
-            <Field label="Active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
-          )}
-          <Field {...bound("expires_at")} label="Expires at (your local time)" type="datetime-local" />
-          <Field
-            {...bound("expired_url")}
-            label="After expiry, send visitors to"
-            type="url"
-            hint="Empty: a page saying the link has expired."
-          />
-          <Field
-            label="Password-protected"
-            type="checkbox"
-            checked={protect}
-            onChange={(e) => setProtect((e.target as HTMLInputElement).checked)}
-          />
-          {protect && (
+        <OnPhoneFolded title="Access" open={protect || !active || !!v.expires_at || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>Access</legend>
+            {link && (
+              <Field label="Active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
+            )}
+            <Field {...bound("expires_at")} label="Expires at (your local time)" type="datetime-local" />
             <Field
-              label={link?.is_password_protected ? "New password (leave empty to keep the current one)" : "Password"}
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required={!link?.is_password_protected}
-              error={err.password ?? err.is_password_protected}
+              {...bound("expired_url")}
+              label="After expiry, send visitors to"
+              type="url"
+              hint="Empty: a page saying the link has expired."
             />
-          )}
-          <Field
-            label="Track conversions (adds svc_ref for the tracker)"
-            type="checkbox"
-            checked={track}
-            onChange={(e) => setTrack((e.target as HTMLInputElement).checked)}
-          />
-        </fieldset>
-        <fieldset>
-          <legend>Click limit</legend>
-          <Field
-            {...bound("max_clicks")}
-            label="Click limit"
-            type="number"
-            inputMode="numeric"
-            min={1}
-            step={1}
-            hint="People's clicks the link serves (bots do not count). Empty: no limit."
-          />
-          {link?.max_clicks != null && (
-            <p class="muted" id="counted-clicks">
-              Counted so far: {fmtNumber(link.counted_clicks ?? 0)} of {fmtNumber(link.max_clicks)}. Removing the limit resets the count.
+            <Field
+              label="Password-protected"
+              type="checkbox"
+              checked={protect}
+              onChange={(e) => setProtect((e.target as HTMLInputElement).checked)}
+            />
+            {protect && (
+              <Field
+                label={link?.is_password_protected ? "New password (leave empty to keep the current one)" : "Password"}
+                name="password"
+                type="password"
+                autocomplete="new-password"
+                required={!link?.is_password_protected}
+                error={err.password ?? err.is_password_protected}
+              />
+            )}
+            <Field
+              label="Track conversions (adds svc_ref for the tracker)"
+              type="checkbox"
+              checked={track}
+              onChange={(e) => setTrack((e.target as HTMLInputElement).checked)}
+            />
+          </fieldset>
+        </OnPhoneFolded>
+        <OnPhoneFolded title="Click limit" open={!!v.max_clicks || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>Click limit</legend>
+            <Field
+              {...bound("max_clicks")}
+              label="Click limit"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              step={1}
+              hint="People's clicks the link serves (bots do not count). Empty: no limit."
+            />
+            {link?.max_clicks != null && (
+              <p class="muted" id="counted-clicks">
+                Counted so far: {fmtNumber(link.counted_clicks ?? 0)} of {fmtNumber(link.max_clicks)}. Removing the limit resets the count.
+              </p>
+            )}
+            <Field
+              {...bound("max_clicks_url")}
+              label="After the limit, send visitors to"
+              type="url"
+              hint="Empty: a page saying the link reached its limit."
+            />
+          </fieldset>
+        </OnPhoneFolded>
+        <OnPhoneFolded title="UTM parameters" open={UTM.some((k) => !!v[k]) || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>UTM parameters</legend>
+            {UTM.map((k) => (
+              <Field {...bound(k)} label={`UTM ${k.slice(4)}`} />
+            ))}
+            <p class="muted" aria-live="polite">
+              Visitors land on: <span class="clip">{final || "—"}</span>
             </p>
-          )}
-          <Field
-            {...bound("max_clicks_url")}
-            label="After the limit, send visitors to"
-            type="url"
-            hint="Empty: a page saying the link reached its limit."
-          />
-        </fieldset>
-        <fieldset>
-          <legend>UTM parameters</legend>
-          {UTM.map((k) => (
-            <Field {...bound(k)} label={`UTM ${k.slice(4)}`} />
-          ))}
-          <p class="muted" aria-live="polite">
-            Visitors land on: <span class="clip">{final || "—"}</span>
-          </p>
-        </fieldset>
-        <fieldset>
-          <legend>Preview image</legend>
-          <Field {...bound("og_image")} label="Image URL" type="url" />
-          <Field
-            label="Or upload an image (PNG, JPEG, WebP or GIF, at most 5 MB; Growth tier and up)"
-            type="file"
-            accept="image/png,image/jpeg,image/webp,image/gif"
-            onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
-          />
-          {preview && <img class="og-preview" src={preview} alt="Preview of the link's image" />}
-        </fieldset>
+          </fieldset>
+        </OnPhoneFolded>
+        <OnPhoneFolded title="Preview image" open={!!preview || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>Preview image</legend>
+            <Field {...bound("og_image")} label="Image URL" type="url" />
+            <Field
+              label="Or upload an image (PNG, JPEG, WebP or GIF, at most 5 MB; Growth tier and up)"
+              type="file"
+              accept="image/png,image/jpeg,image/webp,image/gif"
+              onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+            />
+            {preview && <img class="og-preview" src={preview} alt="Preview of the link's image" />}
+          </fieldset>
+        </OnPhoneFolded>
         <RulesEditor rules={rules} onChange={setRules} fields={err} />
         <VariantsEditor variants={variants} onChange={setVariants} fields={err} />
         <div class="form-actions">
@@ -275,5 +284,16 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         </div>
       </form>
     </>
+  );
+}
+
+/** Phones fold the optional parts of the form (open when they hold something): the whole form was 2,800 px tall. */
+function OnPhoneFolded({ title, open, children }: { title: string; open: boolean; children: ComponentChildren }) {
+  if (!matchMedia("(max-width: 640px)").matches) return <>{children}</>;
+  return (
+    <details class="folded" open={open}>
+      <summary>{title}</summary>
+      {children}
+    </details>
   );
 }

@@ -2,7 +2,7 @@
 // funnel builder (steps typed as event names, event types or page URLs, drawn by <svc-funnel>).
 import { useState } from "preact/hooks";
 import { api, ok, okPage } from "../../api";
-import { fmtDateTime, fmtDuration, fmtNumber } from "../../format";
+import { fmtAmount, fmtDateTime, fmtDuration, fmtNumber, fmtTime } from "../../format";
 import type { JourneySession } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
@@ -147,7 +147,14 @@ function SessionEvents({ linkId, period, sessionId }: { linkId: string; period: 
     <ol class="events">
       {events.data.map((e) => (
         <li>
-          <time dateTime={e.timestamp}>{fmtDateTime(e.timestamp)}</time> <strong>{e.event_name ?? e.event_type}</strong>{" "}
+          <time dateTime={e.timestamp}>{fmtTime(e.timestamp)}</time> <strong>{e.event_name ?? e.event_type}</strong>{" "}
+          {e.scroll_percent !== null && <span class="badge">scrolled {fmtNumber(e.scroll_percent)}%</span>}{" "}
+          {e.time_on_page !== null && <span class="badge">{fmtDuration(e.time_on_page)} on the page</span>}{" "}
+          {e.revenue_cents !== null && (
+            <span class="badge ok">
+              {fmtAmount(e.revenue_cents / 100)} {e.currency}
+            </span>
+          )}{" "}
           <span class="muted clip">{e.page_url}</span>
         </li>
       ))}

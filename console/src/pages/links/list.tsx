@@ -1,5 +1,6 @@
 // Links: search, filters, sort and pagination, all kept in the address (so a filtered list can be
 // bookmarked and the back button works), with loading, empty and error states.
+import type { ComponentChildren } from "preact";
 import { api, ok, okPage } from "../../api";
 import { fmtDateTime, fmtRelative } from "../../format";
 import { navigate, setQuery } from "../../router";
@@ -87,45 +88,47 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
           </A>
         )}
       </PageHeader>
-      <form role="search" class="filters" onSubmit={onFilter} aria-label="Filter links">
-        <Field label="Search" name="search" type="search" defaultValue={q.search} placeholder="URL, title or code" />
-        <Field label="Tags" name="tags" defaultValue={q.tags} placeholder="launch, promo" />
-        <Select label="Status" name="is_active" value={q.is_active ?? ""} onChange={onChoose}>
-          <option value="">Any</option>
-          <option value="true">Active</option>
-          <option value="false">Inactive</option>
-        </Select>
-        <Select label="Password" name="has_password" value={q.has_password ?? ""} onChange={onChoose}>
-          <option value="">Any</option>
-          <option value="true">Protected</option>
-          <option value="false">Open</option>
-        </Select>
-        {!!domains.data?.length && (
-          <Select label="Domain" name="domain_id" value={q.domain_id ?? ""} onChange={onChoose}>
+      <FoldedOnPhone open={filtered}>
+        <form role="search" class="filters" onSubmit={onFilter} aria-label="Filter links">
+          <Field label="Search" name="search" type="search" defaultValue={q.search} placeholder="URL, title or code" />
+          <Field label="Tags" name="tags" defaultValue={q.tags} placeholder="launch, promo" />
+          <Select label="Status" name="is_active" value={q.is_active ?? ""} onChange={onChoose}>
             <option value="">Any</option>
-            {domains.data.map((d) => (
-              <option value={d.id}>{d.name}</option>
+            <option value="true">Active</option>
+            <option value="false">Inactive</option>
+          </Select>
+          <Select label="Password" name="has_password" value={q.has_password ?? ""} onChange={onChoose}>
+            <option value="">Any</option>
+            <option value="true">Protected</option>
+            <option value="false">Open</option>
+          </Select>
+          {!!domains.data?.length && (
+            <Select label="Domain" name="domain_id" value={q.domain_id ?? ""} onChange={onChoose}>
+              <option value="">Any</option>
+              {domains.data.map((d) => (
+                <option value={d.id}>{d.name}</option>
+              ))}
+            </Select>
+          )}
+          <Select label="Sort by" name="sort_by" value={params.sort_by} onChange={onChoose}>
+            {SORTS.map(([v, l]) => (
+              <option value={v}>{l}</option>
             ))}
           </Select>
-        )}
-        <Select label="Sort by" name="sort_by" value={params.sort_by} onChange={onChoose}>
-          {SORTS.map(([v, l]) => (
-            <option value={v}>{l}</option>
-          ))}
-        </Select>
-        <Select label="Order" name="sort_order" value={params.sort_order} onChange={onChoose}>
-          <option value="desc">Descending</option>
-          <option value="asc">Ascending</option>
-        </Select>
-        <div class="filter-actions">
-          <button type="submit">Apply</button>
-          {filtered && (
-            <button type="button" class="secondary" onClick={() => navigate("/links")}>
-              Clear
-            </button>
-          )}
-        </div>
-      </form>
+          <Select label="Order" name="sort_order" value={params.sort_order} onChange={onChoose}>
+            <option value="desc">Descending</option>
+            <option value="asc">Ascending</option>
+          </Select>
+          <div class="filter-actions">
+            <button type="submit">Apply</button>
+            {filtered && (
+              <button type="button" class="secondary" onClick={() => navigate("/links")}>
+                Clear
+              </button>
+            )}
+          </div>
+        </form>
+      </FoldedOnPhone>
       <Loaded
         value={links}
         what="Loading links"
@@ -216,5 +219,16 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
         )}
       </Loaded>
     </>
+  );
+}
+
+/** On a phone the filters are folded (open while some filter is on): unfolded they filled the first screen. */
+function FoldedOnPhone({ open, children }: { open: boolean; children: ComponentChildren }) {
+  if (!matchMedia("(max-width: 640px)").matches) return <>{children}</>;
+  return (
+    <details class="folded" open={open} id="links-filters">
+      <summary>Search, filters and sort</summary>
+      {children}
+    </details>
   );
 }
