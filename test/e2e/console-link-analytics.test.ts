@@ -379,6 +379,21 @@ describe("defects of the first walk", () => {
     await ctx.close();
   }, 60_000);
 
+  test("breakdown widgets show a long referrer whole (news.ycombinator.com, not news.ycombinator.co)", async () => {
+    expect(await visit(links.busy.short_code, HUMAN_UA, "5.45.207.1", "https://news.ycombinator.com/item?id=1")).toBe(302);
+    await t.flush();
+    await page.goto(`${server.url}/console/analytics`);
+    await page.waitForFunction(() => (document.getElementById("w-referrers") as any)?.state === "loaded", undefined, { timeout: 20_000 });
+    const fits = await page.evaluate(() => {
+      const root = document.getElementById("w-referrers")!.shadowRoot!;
+      const label = [...root.querySelectorAll("text.lbl")].find((t) => t.textContent === "news.ycombinator.com") as SVGTextElement;
+      const box = (label.parentNode as SVGSVGElement).getBoundingClientRect();
+      return label.getComputedTextLength() <= box.width - 0.08 * box.width;
+    });
+    expect(fits).toBe(true);
+    await screenshot(page, "analytics-breakdowns-desktop-dark", true);
+  }, 60_000);
+
   test("the preview image stays inside its card on the form, at 1280 px and at 390 px", async () => {
     const img = "data:image/svg+xml," + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="2400" height="1260"/>');
     for (const width of [1280, 390]) {
