@@ -88,6 +88,8 @@ async function resolveLinkFilter(deps: AnalyticsDeps, accountId: string, q: Anal
   if (!link) throw notFound("Link");
   if (!tag) throw notFound("Tag");
   if (!campaign) throw notFound("Campaign");
+  // link_id alone (the console's link page): the link found above is the whole list.
+  if (f.tag === undefined && f.campaignId === undefined) return [f.linkId as string];
   return findFilteredLinkIds(deps.pg, accountId, f);
 }
 

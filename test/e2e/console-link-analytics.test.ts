@@ -145,6 +145,33 @@ describe("a link's analytics and the links list", () => {
   }, 60_000);
 });
 
+describe("render time", () => {
+  test("the link page's analytics and the links list with its clicks column render fast (median of 5, printed)", async () => {
+    const median = async (url: string, ready: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        await page.goto(url);
+        await page.locator(ready).first().waitFor();
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[2];
+    };
+    // Same-run baseline: a page this change left alone (the machine is shared; read ratios).
+    const baseline = await median(`${server.url}/console/account`, "main h1");
+    const heading = await median(`${server.url}/console/links/${links.busy.id}`, "main h1");
+    const link = await median(`${server.url}/console/links/${links.busy.id}`, "#link-analytics-card .breakdowns");
+    const list = await median(`${server.url}/console/links`, "td.clicks-cell");
+    const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
+    console.log(
+      `render, median of 5: account page (baseline) ${Math.round(baseline)} ms, link page ${Math.round(heading)} ms, with its analytics ${Math.round(link)} ms, links list with clicks ${Math.round(list)} ms (load ${load})`,
+    );
+    // A bound for a shared 2-core machine; the figures printed are the ones to read.
+    expect(link).toBeLessThan(2000);
+    expect(list).toBeLessThan(2000);
+  }, 60_000);
+});
+
 describe("editable destination", () => {
   test("the form changes a link's destination; the link keeps its code and clicks and lists the earlier one", async () => {
     await page.goto(`${server.url}/console/links/${links.quiet.id}/edit`);
