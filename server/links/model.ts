@@ -158,6 +158,8 @@ export type UpdateLinkInput = Static<typeof UpdateLinkBody>;
 
 export const SORT_FIELDS = ["created_at", "updated_at", "title", "short_code", "original_url", "last_accessed_at", "expires_at"] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
+/** Sorts by people's clicks of the last 7 days (UTC, today included), from the click analytics. */
+export const CLICKS_SORT = "clicks_7d";
 
 /** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
 export const LIST_LINKS_BOUNDS = { page: [1, 1_000_000], per_page: [1, 250] } as const;
@@ -173,7 +175,14 @@ export const ListLinksQuery = t.Object({
   created_after: t.Optional(IsoTime),
   created_before: t.Optional(IsoTime),
   last_active_after: t.Optional(IsoTime),
-  sort_by: t.Optional(t.Union(SORT_FIELDS.map((f) => t.Literal(f)))),
+  sort_by: t.Optional(
+    t.Union(
+      [...SORT_FIELDS, CLICKS_SORT].map((f) => t.Literal(f)),
+      {
+        description: "`clicks_7d`: people's clicks of the last 7 days (UTC), ties by creation, newest first",
+      },
+    ),
+  ),
   sort_order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")])),
 });
 export type ListLinksInput = Static<typeof ListLinksQuery>;

@@ -20,6 +20,7 @@ import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
 export function linksRoutes(deps: LinksFeatureDeps) {
   const ctx = {
     pg: deps.pg,
+    ch: deps.ch,
     linkCache: deps.linkCache,
     baseUrl: deps.config.baseUrl,
     outbound: deps.outbound,

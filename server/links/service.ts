@@ -1,5 +1,7 @@
 // Links: create, read, update, delete, restore, list (docs/api.md "Links"). No Elysia here.
 import { AppError, notFound, validationError } from "../errors";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import { getAccountLinkClicks } from "../analytics/read";
 import type { Tier } from "../tiers";
 import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
@@ -7,7 +9,7 @@ import { domainNamesByIds } from "../domains/read";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
 import type { Page } from "../http/envelope";
-import { UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
+import { CLICKS_SORT, UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
 import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink, wantsPassword } from "./prepare";
@@ -21,6 +23,7 @@ import type { OutboundPolicy } from "../net/outbound";
 
 export interface LinksDeps {
   pg: Postgres;
+  ch: Clickhouse;
   linkCache: LinkCache;
   baseUrl: string;
   outbound: OutboundPolicy;
@@ -122,8 +125,34 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
     created_before: utcTime(q, "created_before"),
     last_active_after: utcTime(q, "last_active_after"),
   };
+  if (q.sort_by === CLICKS_SORT) return listLinksByClicks(deps, accountId, { ...q, ...times, tagList });
   const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
   return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
+}
+
+/**
+ * sort_by=clicks_7d: the filtered links' ids (newest first), ordered by people's clicks of the last 7 days
+ * from the click analytics (one aggregate query), then one page of them read. Costs a scan of the
+ * account's matching ids, so it is for the console's column, not for paging through huge accounts.
+ */
+async function listLinksByClicks(deps: LinksDeps, accountId: string, q: ListLinksInput & { tagList: string[] }): Promise<Page<LinkJson>> {
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 20;
+  const since = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+  const [ids, clicks] = await Promise.all([
+    repo.listLinkIds(deps.pg.db, accountId, q),
+    getAccountLinkClicks(deps.ch, { accountId, since }),
+  ]);
+  const sign = q.sort_order === "asc" ? 1 : -1;
+  const ordered = ids
+    .map((id, i) => ({ id, i, n: clicks.get(id) ?? 0 }))
+    .sort((a, b) => sign * (a.n - b.n) || a.i - b.i)
+    .slice((page - 1) * perPage, page * perPage)
+    .map((o) => o.id);
+  const rows = await repo.findLinkRowsByIds(deps.pg.db, accountId, ordered);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const inOrder = ordered.map((id) => byId.get(id)).filter((r): r is repo.LinkRow => r !== undefined);
+  return { items: await serializeLinks(deps, deps.pg.db, inOrder), meta: { page, per_page: perPage, total: ids.length } };
 }
 
 /** The new destination of a PATCH (`url`, or its other name `original_url`), validated; undefined when unchanged. */

@@ -178,3 +178,18 @@ describe("GET /analytics/links (the links list's clicks column)", () => {
     }
   });
 });
+
+describe("GET /links?sort_by=clicks_7d (the links list's clicks column)", () => {
+  test("orders the filtered links by people's clicks of the last 7 days across pages; ties newest first", async () => {
+    const list = async (qs: string) => (await t.call(`${P}/links?${qs}`, { key })).body;
+    const desc = await list("sort_by=clicks_7d");
+    expect(desc.data.map((l: { id: string }) => l.id)).toEqual([ids.a, ids.c, ids.b]);
+    expect(desc.meta.total).toBe(3);
+    const asc = await list("sort_by=clicks_7d&sort_order=asc");
+    expect(asc.data.map((l: { id: string }) => l.id)).toEqual([ids.c, ids.b, ids.a]);
+    const second = await list("sort_by=clicks_7d&per_page=1&page=2");
+    expect(second.data.map((l: { id: string }) => l.id)).toEqual([ids.c]);
+    const tagged = await list("sort_by=clicks_7d&tags=promo");
+    expect(tagged.data.map((l: { id: string }) => l.id)).toEqual([ids.a]);
+  });
+});

@@ -120,12 +120,23 @@ describe("a link's analytics and the links list", () => {
     expect(await page.locator("tbody tr").filter({ hasText: "Busy" }).locator("svg.sparkline").count()).toBe(1);
 
     await page.getByRole("button", { name: /^Clicks, 7 days/ }).click();
-    await page.waitForURL(/clicks=desc/);
-    const order = async () => (await page.locator("tbody tr .muted.clip").allTextContents()).filter((x) => ["Busy", "Quiet"].includes(x));
-    expect(await order()).toEqual(["Busy", "Quiet"]);
+    await page.waitForURL((u) => u.searchParams.get("sort_by") === "clicks_7d" && u.searchParams.get("sort_order") === "desc");
+    // The list is read again from the server, sorted there: wait for its new order.
+    const inOrder = (first: string, second: string) =>
+      page.waitForFunction(
+        ([a, b]) => {
+          const titles = [...document.querySelectorAll("tbody tr .muted.clip")].map((e) => e.textContent);
+          const i = titles.indexOf(a);
+          const j = titles.indexOf(b);
+          return i >= 0 && j >= 0 && i < j && !document.querySelector("[aria-busy=true]");
+        },
+        [first, second],
+        { timeout: 10_000 },
+      );
+    await inOrder("Busy", "Quiet");
     await page.getByRole("button", { name: /^Clicks, 7 days/ }).click();
-    await page.waitForURL(/clicks=asc/);
-    expect(await order()).toEqual(["Quiet", "Busy"]);
+    await page.waitForURL((u) => u.searchParams.get("sort_by") === "clicks_7d" && u.searchParams.get("sort_order") === "asc");
+    await inOrder("Quiet", "Busy");
     await screenshot(page, "links-list-clicks-desktop-dark", true);
   }, 90_000);
 
@@ -396,13 +407,13 @@ describe("defects of the first walk", () => {
       .first()
       .evaluate((e) => e.getBoundingClientRect().top);
     expect(firstRowTop).toBeLessThan(844);
-    await screenshot(p, "links-phone-dark");
+    await screenshot(p, "links-filters-folded-phone-dark");
     await p.goto(`${server.url}/console/links/new`);
     await p.locator("form").waitFor();
     const height = await p.locator("form").evaluate((f) => f.getBoundingClientRect().height);
     console.log(`new-link form at 390 px: ${Math.round(height)} px`);
     expect(height).toBeLessThan(1800);
-    await screenshot(p, "link-form-phone-dark", true);
+    await screenshot(p, "link-form-new-folded-phone-dark", true);
     await ctx.close();
   }, 60_000);
 

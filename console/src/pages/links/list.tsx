@@ -21,18 +21,11 @@ const SORTS: [string, string][] = [
   ["short_code", "Short code"],
   ["original_url", "Destination"],
   ["expires_at", "Expiry"],
+  ["clicks_7d", "Clicks, 7 days"],
 ];
 
 type ListQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
 const flag = (v: string | undefined) => (v === "true" ? true : v === "false" ? false : undefined);
-
-type Row = { id: string };
-/** The page's links by their clicks in the last 7 days (ties keep the list's order), or as listed. */
-function sortByClicks<T extends Row>(items: T[], clicks: Map<string, { clicks: number }> | null, order: "asc" | "desc" | null): T[] {
-  if (!clicks || !order) return items;
-  const n = (l: T) => clicks.get(l.id)?.clicks ?? 0;
-  return [...items].sort((a, b) => (order === "desc" ? n(b) - n(a) : n(a) - n(b)));
-}
 
 export function LinksPage({ query }: { query: URLSearchParams }) {
   const { can } = useSession();
@@ -62,7 +55,7 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
         : null;
     return { ...page, clicks };
   }, [query.toString()]);
-  const clickSort = q.clicks === "asc" || q.clicks === "desc" ? q.clicks : null;
+  const clickSort = params.sort_by === "clicks_7d" ? params.sort_order : null;
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
   const filtered = ["search", "tags", "is_active", "has_password", "domain_id"].some((k) => q[k]);
   // Choices apply at once (the list below changes, nothing else); typed text applies on Enter or Apply.
@@ -166,8 +159,8 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
                         <button
                           type="button"
                           class="sort"
-                          title={`${TERMS.clicks.definition} Sorts this page.`}
-                          onClick={() => setQuery({ clicks: clickSort === "desc" ? "asc" : "desc" })}
+                          title={`${TERMS.clicks.definition} Sorts the list.`}
+                          onClick={() => setQuery({ sort_by: "clicks_7d", sort_order: clickSort === "desc" ? "asc" : "desc", page: null })}
                         >
                           {TERMS.clicks.name}, 7 days {clickSort === "desc" ? "▼" : clickSort === "asc" ? "▲" : "↕"}
                         </button>
@@ -178,7 +171,7 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
                   </tr>
                 </thead>
                 <tbody>
-                  {sortByClicks(data.items, data.clicks, clickSort).map((l) => (
+                  {data.items.map((l) => (
                     <tr>
                       <td data-label="Short link">
                         <A to={`/links/${l.id}`} class="strong">
