@@ -4,13 +4,19 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, CONSOLE, get, post, setCsrfToken, whenSignedOut } from "./api";
 import { currentRoute, navigate, navigated, useRoute } from "./router";
 import { SessionContext, type SessionState } from "./session";
-import type { Session } from "./types";
+import type { AuthConfig, Session } from "./types";
 import { AuthPages } from "./pages/auth";
 import { Shell } from "./shell";
-import { Alert, Loading } from "./ui/parts";
+import { Alert, documentTitle, Loading } from "./ui/parts";
 import { pageFor } from "./routes";
 
 const AUTH_PATHS = ["/sign-in", "/sign-up", "/setup", "/invite", "/forgot", "/reset"];
+
+/** A path below /console to return to after signing in; anything else (another origin, an auth page) is ignored. */
+export function safeNext(next: string | null): string | null {
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\")) return null;
+  return AUTH_PATHS.some((p) => next === p || next.startsWith(`${p}?`)) ? null : next;
+}
 
 export function App() {
   const route = useRoute();
@@ -19,6 +25,9 @@ export function App() {
 
   const load = async () => {
     try {
+      // Signed out, GET /session would answer 401, which the browser logs as an error: ask first.
+      const cfg = await get<AuthConfig>(`${CONSOLE}/auth/config`);
+      if (!cfg.signed_in) return setSession(null);
       const s = await get<Session>(`${CONSOLE}/session`);
       setCsrfToken(s.csrf_token);
       setSession(s);
@@ -34,8 +43,12 @@ export function App() {
 
   const onAuthPath = AUTH_PATHS.includes(route.path);
   useEffect(() => {
-    if (session === null && !onAuthPath) navigate(`/sign-in`, { replace: true });
-    if (session && (onAuthPath || route.path === "/")) navigate("/links", { replace: true });
+    // Signing in returns to the page that was asked for (`next`, a path below /console only).
+    if (session === null && !onAuthPath) {
+      const asked = route.path === "/" ? "" : route.path + location.search;
+      navigate(asked ? `/sign-in?next=${encodeURIComponent(asked)}` : "/sign-in", { replace: true });
+    }
+    if (session && (onAuthPath || route.path === "/")) navigate(safeNext(route.query.get("next")) ?? "/links", { replace: true });
   }, [session, route.path]);
 
   // After each navigation inside the console the new page's heading gets focus (so it is announced);
@@ -43,7 +56,7 @@ export function App() {
   useEffect(() => {
     const h1 = document.querySelector<HTMLElement>("main h1");
     if (navigated) h1?.focus();
-    document.title = `${h1?.textContent ?? "Console"} · Console`;
+    document.title = documentTitle(h1?.textContent);
   }, [route.path, !!session]);
 
   const state = useMemo<SessionState | null>(

@@ -7,6 +7,9 @@ const relative = new Intl.RelativeTimeFormat(locale, { numeric: "auto" });
 
 export const fmtNumber = (n: number | null | undefined) => (n === null || n === undefined ? "—" : number.format(n));
 export const fmtDateTime = (iso: string | null | undefined) => (iso ? dateTime.format(new Date(iso)) : "—");
+const timeWithSeconds = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" });
+/** To the second: a session's events are often seconds apart. */
+export const fmtTime = (iso: string | null | undefined) => (iso ? timeWithSeconds.format(new Date(iso)) : "—");
 export const fmtDate = (iso: string | null | undefined) => (iso ? date.format(new Date(iso)) : "—");
 
 /** "3 days ago", "in 2 hours": the largest unit that fits. */

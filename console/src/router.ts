@@ -55,5 +55,6 @@ export function setQuery(values: Record<string, string | number | null | undefin
     else q.set(k, String(v));
   }
   const qs = q.toString();
-  navigate(location.pathname + (qs ? `?${qs}` : ""), { replace: true });
+  // navigate() takes a path below /console: the current one, not location.pathname (which has /console).
+  navigate(currentRoute().path + (qs ? `?${qs}` : ""), { replace: true });
 }

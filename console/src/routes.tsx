@@ -2,6 +2,7 @@
 import { match } from "./router";
 import { AccountPage } from "./pages/account";
 import { AnalyticsPage } from "./pages/analytics";
+import { CampaignsPage } from "./pages/campaigns";
 import { DomainsPage } from "./pages/domains";
 import { KeysPage } from "./pages/keys";
 import { LinkPage } from "./pages/links/detail";
@@ -24,6 +25,8 @@ export function pageFor(path: string, query: URLSearchParams) {
       return <TrashPage />;
     case "/analytics":
       return <AnalyticsPage />;
+    case "/campaigns":
+      return <CampaignsPage />;
     case "/keys":
       return <KeysPage />;
     case "/webhooks":

@@ -12,6 +12,7 @@ import { A } from "./ui/parts";
 const NAV: [string, string, Permission][] = [
   ["/links", "Links", "links:read"],
   ["/analytics", "Analytics", "analytics:read"],
+  ["/campaigns", "Campaigns", "links:read"],
   ["/keys", "API keys", "keys:manage"],
   ["/webhooks", "Webhooks", "webhooks:read"],
   ["/domains", "Domains", "domains:read"],

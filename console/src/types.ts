@@ -43,4 +43,6 @@ export interface AuthConfig {
   signup_mode: "open" | "invite" | "closed";
   password_reset: "email" | "operator";
   password_min_length: number;
+  /** Whether the browser's cookie is a live session (the console asks for it only then). */
+  signed_in: boolean;
 }

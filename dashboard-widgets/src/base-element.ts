@@ -158,14 +158,14 @@ export abstract class SvcElement<T> extends HTMLElement {
   }
 }
 
-/** Widgets over GET /analytics/{path}: days and bot-filter, data = { analytics, usage }. */
+/** Widgets over GET /analytics/{path}: days, bot-filter and link-id (one link's clicks), data = { analytics, usage }. */
 export abstract class AnalyticsElement<R> extends SvcElement<AnalyticsResult<R>> {
-  static override observedAttributes = [...SvcElement.observedAttributes, "days", "bot-filter"];
+  static override observedAttributes = [...SvcElement.observedAttributes, "days", "bot-filter", "link-id"];
   protected readonly scope = "analytics:read";
   protected abstract readonly path: string;
 
   protected load(signal: AbortSignal): Promise<AnalyticsResult<R>> {
-    return this.get(`/analytics/${this.path}`, { days: this.days, bot_filter: this.botFilter }, signal);
+    return this.get(`/analytics/${this.path}`, { days: this.days, bot_filter: this.botFilter, link_id: this.linkId }, signal);
   }
   protected override emptyText(): string {
     return `No clicks in the last ${this.days} days.`;

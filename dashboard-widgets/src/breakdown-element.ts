@@ -26,7 +26,7 @@ const withVisitors = (first: string, r: { clicks: number; unique_visitors: numbe
 const DIMS: Record<Dimension, DimSpec> = {
   geo: {
     heading: "Countries",
-    head: ["Country", "Clicks", "Unique visitors"],
+    head: ["Country", "Clicks", "Visitors"],
     label: (r: GeoRow, f) => f.country(r.country_code),
     cells: (r: GeoRow, f) => withVisitors(f.country(r.country_code), r, f),
   },
@@ -38,13 +38,13 @@ const DIMS: Record<Dimension, DimSpec> = {
   },
   referrers: {
     heading: "Referrers",
-    head: ["Referrer", "Clicks", "Unique visitors"],
+    head: ["Referrer", "Clicks", "Visitors"],
     label: (r: ReferrerRow) => (r.referrer === "direct" || !r.referrer ? "Direct / none" : r.referrer),
     cells: (r: ReferrerRow, f) => withVisitors(DIMS.referrers.label(r, f), r, f),
   },
   hourly: {
     heading: "Clicks by hour (UTC)",
-    head: ["Hour (UTC)", "Clicks", "Unique visitors"],
+    head: ["Hour (UTC)", "Clicks", "Visitors"],
     label: (r: HourlyRow) => hour(r.hour),
     cells: (r: HourlyRow, f) => withVisitors(hour(r.hour), r, f),
   },

@@ -78,20 +78,21 @@ export function lineChart(label: string, xLabels: string[], series: Series[], fm
   );
 }
 
-/** One bar per row, label on the left: for ranked lists (countries, referrers, steps). */
+/** One bar per row, its label above it across the whole width: for ranked lists (countries, referrers, steps). */
 export function hBars(label: string, bars: Bar[], max = Math.max(0, ...bars.map((b) => b.value))): string {
-  const row = 26;
+  const row = 40;
   const body = bars
     .map((b, i) => {
-      const w = max > 0 ? (b.value / max) * 36 : 0;
+      const w = max > 0 ? (b.value / max) * 78 : 0;
       const y = i * row;
-      // The label sits in its own <svg>, which clips it at the column edge (fading out, so a cut
-      // word does not look like a whole one); the tooltip and the table have it whole.
+      // The label has the row's whole width (beside the bar, "news.ycombinator.com" was cut to
+      // "news.ycombinator.co"); only a label longer than the widget is clipped, fading out, and the
+      // tooltip and the table have it whole.
       return (
-        `<g><title>${esc(b.label)}: ${esc(b.text)}</title><svg width="38%" height="${row}" y="${y}"><text class="lbl" x="0" y="16">${esc(b.label)}</text>` +
-        `<rect x="80%" width="20%" height="${row}" fill="url(#fade)"/></svg>` +
-        `<rect class="bar" x="40%" y="${y + 4}" width="${w.toFixed(2)}%" height="16" rx="2"/>` +
-        `<text class="val" x="${(41 + w).toFixed(2)}%" y="${y + 16}">${esc(b.text)}</text></g>`
+        `<g><title>${esc(b.label)}: ${esc(b.text)}</title><svg width="100%" height="20" y="${y}"><text class="lbl" x="0" y="15">${esc(b.label)}</text>` +
+        `<rect x="92%" width="8%" height="20" fill="url(#fade)"/></svg>` +
+        `<rect class="bar" x="0" y="${y + 20}" width="${w.toFixed(2)}%" height="14" rx="2"/>` +
+        `<text class="val" x="${(1 + w).toFixed(2)}%" y="${y + 32}">${esc(b.text)}</text></g>`
       );
     })
     .join("");

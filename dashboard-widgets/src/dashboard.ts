@@ -66,7 +66,8 @@ export function startDashboard(doc: Document = document, opts: DashboardOptions 
     });
     each(ANALYTICS, (w) => w.setAttribute("days", range.value));
     each(PERIODIC, (w) => w.setAttribute("period", range.value + "d"));
-    each(PER_LINK, (w) => set(w, "link-id", linkSel.value));
+    // A picked link narrows every widget, the click reports included (they showed the account's numbers).
+    each(ANALYTICS + "," + PER_LINK, (w) => set(w, "link-id", linkSel.value));
     each("svc-funnel", (w) => set(w, "steps", steps.value.trim()));
   }
 

@@ -23,16 +23,16 @@ export class SvcLinkStatsElement extends SvcElement<LinkStats> {
       ? `<a href="${esc(d.original_url)}" rel="noopener noreferrer" target="_blank">${esc(d.original_url)}</a>`
       : esc(d.original_url);
     const kinds = [
-      { label: "Human clicks", value: d.human_clicks, text: f.n(d.human_clicks) },
+      { label: "Clicks", value: d.human_clicks, text: f.n(d.human_clicks) },
       { label: "Bot clicks", value: d.bot_clicks, text: f.n(d.bot_clicks) },
     ];
     return (
       `<p><strong class="code">${esc(d.short_code)}</strong> <span class="badge">${d.is_active ? "Active" : "Inactive"}</span><br><span class="muted">→ ${url}</span></p>` +
       stats([
-        ["Total clicks", f.n(d.total_clicks)],
-        ["Unique visitors", f.n(d.unique_visitors)],
-        ["Human clicks", f.n(d.human_clicks)],
+        ["Clicks", f.n(d.human_clicks), "people"],
         ["Bot clicks", f.n(d.bot_clicks)],
+        ["All clicks", f.n(d.total_clicks)],
+        ["Visitors", f.n(d.unique_visitors)],
         ["Clicks per day", f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? "day" : "days"} active`],
         ["Conversion rate", f.pct(d.conversion_rate)],
         ["Last click", f.dateTime(d.last_accessed_at)],

@@ -12,18 +12,21 @@ export class SvcSummaryElement extends AnalyticsElement<SummaryRow> {
     const limit = u.click_limit == null ? "unlimited" : `of ${f.n(u.click_limit)}`;
     return (
       stats([
-        [`Clicks, last ${this.days} days`, f.n(a.total_clicks)],
-        ["Unique visitors", f.n(a.unique_visitors)],
+        [`${CLICKS_NAME[this.botFilter]}, last ${this.days} days`, f.n(a.total_clicks)],
+        ["Visitors", f.n(a.unique_visitors)],
         ["Today", f.n(a.today_clicks), changeText(a.today_clicks, a.yesterday_clicks, f)],
         ["Yesterday", f.n(a.yesterday_clicks)],
         ["Links", f.n(a.total_links)],
-        ["Active links", f.n(a.active_links), `of ${f.n(a.total_links_count)}; ${f.n(a.links_this_month)} new this month`],
-        ["Clicks this month", f.n(u.clicks_this_month), `${limit} (${u.tier})`],
+        ["Links with clicks", f.n(a.active_links), `of ${f.n(a.total_links_count)}; ${f.n(a.links_this_month)} new this month`],
+        ["All clicks this month", f.n(u.clicks_this_month), `${limit} (${u.tier}); bots included`],
         ["Last click", f.dateTime(a.last_click_at)],
       ]) + usageNote(u, f)
     );
   }
 }
+
+/** The clicks the bot filter counts, by their names in the console and docs/console.md "Figures". */
+const CLICKS_NAME = { real: "Clicks", bot: "Bot clicks", all: "All clicks" } as const;
 
 /** "+30 (+25%) vs yesterday"; the percentage only when yesterday had clicks. */
 export function changeText(today: number, yesterday: number, f: Fmt): string {

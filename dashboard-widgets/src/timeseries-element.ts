@@ -22,21 +22,21 @@ export class SvcTimeseriesElement extends AnalyticsElement<TimeseriesRow[]> {
     return (
       legend([
         { name: "Clicks", cls: "a" },
-        { name: "Unique visitors", cls: "b" },
+        { name: "Visitors", cls: "b" },
       ]) +
       lineChart(
         label,
         rows.map((r) => f.day(r.date)),
         [
           { name: "Clicks", values: clicks, cls: "a" },
-          { name: "Unique visitors", values: visitors, cls: "b" },
+          { name: "Visitors", values: visitors, cls: "b" },
         ],
         (v) => f.n(v),
         rows.map((r) => `${f.date(r.date)}: ${f.n(r.clicks)} clicks, ${f.n(r.unique_visitors)} unique visitors`),
       ) +
       dataTable(
         "Clicks per day",
-        ["Date", "Clicks", "Unique visitors"],
+        ["Date", "Clicks", "Visitors"],
         rows.map((r) => [f.date(r.date), f.n(r.clicks), f.n(r.unique_visitors)]),
       ) +
       usageNote(usage, f)

@@ -64,6 +64,19 @@ export const AnalyticsQuery = StrictQuery(reportFilters);
 export const GroupedAnalyticsQuery = StrictQuery({ ...reportFilters, group_by: GroupBy });
 export type GroupedAnalyticsQuery = Static<typeof GroupedAnalyticsQuery>;
 export const LinkStatsQuery = StrictQuery({ group_by: GroupBy });
+/** At most this many links per call of GET /analytics/links (one page of the links list). */
+export const MAX_LINKS_PER_CALL = 100;
+export const LinksClicksQuery = StrictQuery({
+  link_ids: t.String({
+    minLength: 36,
+    maxLength: MAX_LINKS_PER_CALL * 37,
+    pattern: "^[0-9a-fA-F-]{36}(,[0-9a-fA-F-]{36})*$",
+    description: `Comma-separated link ids, 1 to ${MAX_LINKS_PER_CALL} (404 when one is not the account's)`,
+  }),
+  days: t.Optional(t.Integer({ description: "Days including today, 1 to 90 (default 7)" })),
+  bot_filter: reportFilters.bot_filter,
+});
+export type LinksClicksQuery = Static<typeof LinksClicksQuery>;
 export type AnalyticsQuery = Static<typeof AnalyticsQuery>;
 
 export const LinkIdParams = t.Object({ id: t.String({ format: "uuid" }) });
@@ -141,6 +154,13 @@ export const ReferrerRow = row("ReferrerRow", { referrer: t.String({ description
 export type ReferrerRow = Static<typeof ReferrerRow>;
 export const HourlyRow = row("HourlyRow", { hour: t.Integer({ minimum: 0, maximum: 23, description: "UTC" }), ...Clicks });
 export type HourlyRow = Static<typeof HourlyRow>;
+
+export const LinkClicksRow = row("LinkClicksRow", {
+  link_id: t.String({ format: "uuid" }),
+  clicks: Count,
+  daily: t.Array(Count, { description: "Clicks per UTC day, oldest first, one entry per day of the range" }),
+});
+export type LinkClicksRow = Static<typeof LinkClicksRow>;
 
 /** `data` of an analytics report: the rows and the account's click usage. */
 export const analyticsResult = (analytics: TSchema) => t.Object({ analytics, usage: AnalyticsUsage }, { additionalProperties: false });

@@ -22,6 +22,16 @@ export async function findAccountLink(pg: Postgres, accountId: string, linkId: s
   return { ...row, created_at: new Date(row.created_at), last_accessed_at: row.last_accessed_at ? new Date(row.last_accessed_at) : null };
 }
 
+/** Which of these ids are live links of the account. */
+export async function findAccountLinkIds(pg: Postgres, accountId: string, ids: string[]): Promise<string[]> {
+  const rows = await pg.query<{ id: string }>(sql`
+    select id from links where account_id = ${accountId} and deleted_at is null and id in (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )})`);
+  return rows.map((r) => r.id);
+}
+
 /** The report filters that name links (docs/api.md "Click analytics"). */
 export interface LinkFilter {
   linkId?: string;

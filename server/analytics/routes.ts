@@ -90,6 +90,18 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
         ({ account, query }) => service.getHourlyReport(d, account, query),
         report("getAnalyticsHourly", "Clicks by hour of day", t.Array(m.HourlyRow), "Always 24 rows, hours 0–23 UTC."),
       )
+      // GET /analytics/links
+      .get(
+        "/analytics/links",
+        ({ account, query }) => service.getLinksClicks(d, account, query),
+        report(
+          "getAnalyticsLinks",
+          "Clicks per day of some links",
+          t.Array(m.LinkClicksRow),
+          "For each link asked for, in that order: its clicks in the last `days` days (default 7) and one number per day (the links list's sparkline).",
+          m.LinksClicksQuery,
+        ),
+      )
       // GET /links/{id}/stats
       .get("/links/:id/stats", ({ account, params, query }) => service.getLinkStats(d, account.id, params.id, query.group_by), {
         scope: "analytics:read",

@@ -14,6 +14,8 @@ import type {
   DeviceRow,
   GeoRow,
   HourlyRow,
+  LinkClicksRow,
+  LinksClicksQuery,
   LinkStats,
   ReferrerRow,
   SummaryRow,
@@ -24,7 +26,9 @@ import { getClickUsage } from "./click-usage";
 import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
-import { countAccountLinks, findAccountLink, findFilteredLinkIds, isAccountTag, type LinkFacts } from "./repository";
+import { getLinkDailyClicks } from "./queries/link-days";
+import { checkQueryBounds } from "../http/query-bounds";
+import { countAccountLinks, findAccountLink, findAccountLinkIds, findFilteredLinkIds, isAccountTag, type LinkFacts } from "./repository";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
 
@@ -84,6 +88,8 @@ async function resolveLinkFilter(deps: AnalyticsDeps, accountId: string, q: Anal
   if (!link) throw notFound("Link");
   if (!tag) throw notFound("Tag");
   if (!campaign) throw notFound("Campaign");
+  // link_id alone (the console's link page): the link found above is the whole list.
+  if (f.tag === undefined && f.campaignId === undefined) return [f.linkId as string];
   return findFilteredLinkIds(deps.pg, accountId, f);
 }
 
@@ -198,6 +204,32 @@ export async function getReferrersReport(
 ): Promise<AnalyticsResult<ReferrerRow[]>> {
   const r = await prepareReport(deps, account, q);
   return { analytics: await emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)), usage: r.usage };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Clicks per day of each link asked for (the links list's column and sparkline), in the order asked. */
+export async function getLinksClicks(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: LinksClicksQuery,
+): Promise<AnalyticsResult<LinkClicksRow[]>> {
+  checkQueryBounds(q, { days: [1, 90] });
+  const ids = [...new Set(q.link_ids.toLowerCase().split(","))];
+  if (ids.length > 100) throw validationError("query.link_ids", "names more than 100 links");
+  if (!ids.every((id) => UUID.test(id))) throw validationError("query.link_ids", "must be link ids (UUIDs), comma-separated");
+  const owned = new Set(await findAccountLinkIds(deps.pg, account.id, ids));
+  if (ids.some((id) => !owned.has(id))) throw notFound("Link");
+  const r = await prepareReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter });
+  const scope = { ...r.scope, linkIds: ids };
+  const rows = await emptyWhenNoRange(r, [], () => getLinkDailyClicks(deps.ch, scope));
+  const days = isEmptyRange(scope.range) ? [] : daysOf(scope.range);
+  const byKey = new Map(rows.map((row) => [`${row.link_id}/${row.date}`, row.clicks]));
+  const analytics = ids.map((id) => {
+    const daily = days.map((d) => byKey.get(`${id}/${d}`) ?? 0);
+    return { link_id: id, clicks: daily.reduce((a, b) => a + b, 0), daily };
+  });
+  return { analytics, usage: r.usage };
 }
 
 const DAY_MS = 86_400_000;

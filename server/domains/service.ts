@@ -30,8 +30,21 @@ async function getDomainOrThrow(pg: Postgres, accountId: string, id: string) {
   return row;
 }
 
+/** A domain name as people paste it: `https://Go.Example.com/` or `go.example.com.` → `go.example.com`. */
+export function normalizeDomainInput(raw: string): string {
+  let name = raw.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) {
+    try {
+      name = new URL(name).hostname;
+    } catch {
+      return name.toLowerCase();
+    }
+  }
+  return name.replace(/\/+$/, "").toLowerCase().replace(/\.$/, "");
+}
+
 export async function createDomain(deps: DomainsDeps, accountId: string, rawName: string) {
-  const name = rawName.trim().toLowerCase().replace(/\.$/, "");
+  const name = normalizeDomainInput(rawName);
   if (!isHostname(name)) throw validationError("body.name", "must be a domain name such as links.example.com");
   if (name === new URL(deps.baseUrl).hostname) throw validationError("body.name", "is the service's own host");
   // Another account may have added the name without verifying it: that blocks nobody. A verified

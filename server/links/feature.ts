@@ -7,6 +7,7 @@ import type { Auth } from "../http/auth";
 import type { Logger } from "../http/logger";
 import type { OutboundPolicy } from "../net/outbound";
 import type { Postgres } from "../storage/postgres/client";
+import type { Clickhouse } from "../storage/clickhouse/client";
 import { jobs, periodicJob } from "../periodic-job";
 import type { LinkCache } from "./cache";
 import { expirySweeper } from "./expiry-sweeper";
@@ -16,6 +17,7 @@ import { purgeDeletedLinks } from "./service";
 export interface LinksFeatureDeps {
   config: Pick<Config, "baseUrl" | "bulkTimeoutMs" | "cdnUrl" | "dataDir" | "s3Bucket">;
   pg: Postgres;
+  ch: Clickhouse;
   linkCache: LinkCache;
   outbound: OutboundPolicy;
   logger: Logger;

@@ -1,5 +1,6 @@
 // Wire schemas and types of the Links API (docs/api.md "Links").
 import { t, type Static } from "elysia";
+import { LINK_STATUSES } from "./status";
 import type { TSchema } from "@sinclair/typebox";
 import { ISO_DATE_OR_TIME_PATTERN } from "../iso-time";
 
@@ -156,9 +157,12 @@ export const UpdateLinkBody = t.Object(
     ...Utm,
     track_conversions: t.Optional(t.Boolean()),
     ...Targeting,
-    // Present only to answer "the destination cannot be changed" clearly.
-    url: t.Optional(t.Unknown()),
-    original_url: t.Optional(t.Unknown()),
+    url: t.Optional(
+      t.Unknown({
+        description: "A new destination (http or https): the code and the clicks stay; the old one is kept in GET /links/{id}/destinations",
+      }),
+    ),
+    original_url: t.Optional(t.Unknown({ description: "The same as url" })),
   },
   { additionalProperties: false },
 );
@@ -166,6 +170,8 @@ export type UpdateLinkInput = Static<typeof UpdateLinkBody>;
 
 export const SORT_FIELDS = ["created_at", "updated_at", "title", "short_code", "original_url", "last_accessed_at", "expires_at"] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
+/** Sorts by people's clicks of the last 7 days (UTC, today included), from the click analytics. */
+export const CLICKS_SORT = "clicks_7d";
 
 /** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
 export const LIST_LINKS_BOUNDS = { page: [1, 1_000_000], per_page: [1, 250] } as const;
@@ -181,7 +187,14 @@ export const ListLinksQuery = t.Object({
   created_after: t.Optional(IsoTime),
   created_before: t.Optional(IsoTime),
   last_active_after: t.Optional(IsoTime),
-  sort_by: t.Optional(t.Union(SORT_FIELDS.map((f) => t.Literal(f)))),
+  sort_by: t.Optional(
+    t.Union(
+      [...SORT_FIELDS, CLICKS_SORT].map((f) => t.Literal(f)),
+      {
+        description: "`clicks_7d`: people's clicks of the last 7 days (UTC), ties by creation, newest first",
+      },
+    ),
+  ),
   sort_order: t.Optional(t.Union([t.Literal("asc"), t.Literal("desc")])),
 });
 export type ListLinksInput = Static<typeof ListLinksQuery>;
@@ -227,6 +240,14 @@ export const Link = t.Object(
     og_image: Nullable(t.String()),
     tags: t.Array(t.String()),
     is_active: t.Boolean(),
+    status: t.Union(
+      LINK_STATUSES.map((st) => t.Literal(st)),
+      {
+        description:
+          "What the redirect does now: `active` redirects; `inactive` (is_active false) answers 404; `expired` (past expires_at) and " +
+          "`limit_reached` (counted_clicks reached max_clicks) answer 410 or send visitors to expired_url / max_clicks_url",
+      },
+    ),
     is_password_protected: t.Boolean(),
     expires_at: Nullable(Time),
     ...utmSchemas(() => Nullable(t.String())),
@@ -247,6 +268,15 @@ export const Link = t.Object(
   { $id: "Link", additionalProperties: false },
 );
 export type LinkJson = Static<typeof Link>;
+
+export const LinkDestination = t.Object(
+  {
+    url: t.String(),
+    from: Time,
+    until: Nullable(Time),
+  },
+  { $id: "LinkDestination", additionalProperties: false, description: "`until` is null for the current destination" },
+);
 
 /** An item of the trash: a deleted link that can still be restored. */
 export const DeletedLink = t.Composite([Link, t.Object({ deleted_at: Time, restorable_until: Time })], {

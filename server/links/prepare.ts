@@ -35,8 +35,20 @@ export async function checkDomain(db: DbOrTx, accountId: string, domainId: strin
   return row;
 }
 
+/**
+ * A password turns protection on: `password` without `is_password_protected` protects the link (it used to
+ * be ignored, leaving a link its owner believed protected open to everyone); `password` with
+ * `is_password_protected: false` contradicts itself and is refused; `true` without a password is refused.
+ */
+export function wantsPassword(input: { is_password_protected?: boolean; password?: string }, field = "body.password"): boolean | undefined {
+  if (input.password !== undefined && input.is_password_protected === false) {
+    throw validationError(field, "cannot be set when is_password_protected is false; leave one of them out");
+  }
+  return input.password !== undefined ? true : input.is_password_protected;
+}
+
 export async function hashLinkPassword(input: { is_password_protected?: boolean; password?: string }, field = "body.password") {
-  if (input.is_password_protected !== true) return null; // a password is ignored unless protection is on
+  if (wantsPassword(input, field) !== true) return null;
   if (!input.password) throw validationError(field, "is required when is_password_protected is true");
   return Bun.password.hash(input.password);
 }

@@ -1,7 +1,7 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, linkCounts, links, purgedLinks } from "../storage/postgres/schema";
+import { domains, linkCounts, linkDestinations, links, purgedLinks } from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
@@ -26,6 +26,18 @@ export const findLinkIncludingDeleted = async (db: DbOrTx, accountId: string, id
       .from(links)
       .where(and(eq(links.id, id), eq(links.accountId, accountId)))
   )[0];
+
+/** Keeps the destination a link had before a change of url. */
+export const insertDestinationChange = (db: DbOrTx, linkId: string, previousUrl: string, newUrl: string) =>
+  db.insert(linkDestinations).values({ linkId, previousUrl, newUrl });
+
+/** A link's destination changes, newest first. */
+export const listDestinationChanges = (db: DbOrTx, linkId: string) =>
+  db
+    .select()
+    .from(linkDestinations)
+    .where(eq(linkDestinations.linkId, linkId))
+    .orderBy(desc(linkDestinations.changedAt), desc(linkDestinations.id));
 
 export const updateLinkRow = async (db: DbOrTx, id: string, patch: Partial<NewLink>) =>
   (
@@ -89,7 +101,8 @@ const SORT_KEYS: Record<SortField, (AnyPgColumn | SQL)[]> = {
 export const liveLinkCount = async (db: DbOrTx, accountId: string) =>
   (await db.select({ n: linkCounts.live }).from(linkCounts).where(eq(linkCounts.accountId, accountId)))[0]?.n ?? 0;
 
-export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
+/** The list's filters as one condition; `unfiltered` when only the account's live links are asked for. */
+function listCondition(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
   const where: (SQL | undefined)[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
   const unfiltered = where.length;
   if (q.search) {
@@ -114,12 +127,31 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
   if (q.created_after) where.push(gte(links.createdAt, new Date(q.created_after)));
   if (q.created_before) where.push(lte(links.createdAt, new Date(q.created_before)));
   if (q.last_active_after) where.push(gt(links.lastAccessedAt, new Date(q.last_active_after)));
+  return { condition: and(...where), unfiltered: where.length === unfiltered };
+}
+
+/** Every link meeting the list's filters, newest first: ids only (the clicks sort orders them itself). */
+export async function listLinkIds(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
+  const { condition } = listCondition(db, accountId, q);
+  return (await db.select({ id: links.id }).from(links).where(condition).orderBy(desc(links.createdAt), desc(links.id))).map((r) => r.id);
+}
+
+/** These links of the account, in no particular order. */
+export const findLinkRowsByIds = (db: DbOrTx, accountId: string, ids: string[]) =>
+  ids.length
+    ? db
+        .select()
+        .from(links)
+        .where(and(eq(links.accountId, accountId), inArray(links.id, ids)))
+    : Promise.resolve([]);
+
+export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
+  const { condition, unfiltered } = listCondition(db, accountId, q);
   const page = q.page ?? 1;
   const perPage = q.per_page ?? 20;
   // id breaks ties in the same direction, so the links_live_* indexes give the order in one scan.
   const dir = q.sort_order === "asc" ? asc : desc;
-  const order = [...SORT_KEYS[q.sort_by ?? "created_at"], links.id].map((key) => dir(key));
-  const condition = and(...where);
+  const order = [...SORT_KEYS[(q.sort_by as SortField | undefined) ?? "created_at"], links.id].map((key) => dir(key));
   const [rows, total] = await Promise.all([
     db
       .select()
@@ -128,7 +160,7 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksIn
       .orderBy(...order)
       .limit(perPage)
       .offset((page - 1) * perPage),
-    where.length === unfiltered
+    unfiltered
       ? liveLinkCount(db, accountId)
       : db
           .select({ n: count() })

@@ -20,6 +20,7 @@ import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
 export function linksRoutes(deps: LinksFeatureDeps) {
   const ctx = {
     pg: deps.pg,
+    ch: deps.ch,
     linkCache: deps.linkCache,
     baseUrl: deps.config.baseUrl,
     outbound: deps.outbound,
@@ -112,6 +113,19 @@ export function linksRoutes(deps: LinksFeatureDeps) {
           errors: ["NOT_FOUND"],
         }),
       })
+      // GET /links/{id}/destinations
+      .get("/links/:id/destinations", ({ account, params }) => links.getLinkDestinations(ctx, account.id, params.id), {
+        scope: "links:read",
+        params: m.LinkIdParams,
+        detail: operation({
+          id: "getLinkDestinations",
+          tag: "Links",
+          summary: "Where a link has pointed",
+          description: "The current destination first (`until` null), then the earlier ones, newest first.",
+          responses: { 200: { description: "The destinations", data: t.Array(m.LinkDestination) } },
+          errors: ["NOT_FOUND"],
+        }),
+      })
       // PATCH /links/{id}
       .patch("/links/:id", ({ account, params, body }) => links.updateLink(ctx, account, params.id, body), {
         scope: "links:write",
@@ -121,7 +135,8 @@ export function linksRoutes(deps: LinksFeatureDeps) {
           id: "updateLink",
           tag: "Links",
           summary: "Update a link",
-          description: 'The destination cannot change (`url`/`original_url` → 400). Tags replace; UTM fields merge (`""` clears).',
+          description:
+            'A new `url` (or `original_url`) changes the destination: the short code and the clicks stay, the old URL is kept (GET /links/{id}/destinations). Tags replace; UTM fields merge (`""` clears).',
           responses: { 200: { description: "The updated link", data: m.Link } },
           errors: ["TIER_UPGRADE_REQUIRED", "NOT_FOUND", "ALIAS_TAKEN"],
         }),

@@ -2,6 +2,7 @@
 import { shortUrl } from "./urls";
 import type { LinkRow } from "./repository";
 import { utmJson, type LinkJson } from "./model";
+import { linkStatus } from "./status";
 
 export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | null): LinkJson {
   return {
@@ -14,6 +15,7 @@ export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | 
     og_image: row.ogImage,
     tags: row.tags,
     is_active: row.isActive,
+    status: linkStatus(row),
     is_password_protected: row.passwordHash !== null,
     expires_at: row.expiresAt?.toISOString() ?? null,
     ...utmJson(row),

@@ -1,5 +1,7 @@
 // Links: create, read, update, delete, restore, list (docs/api.md "Links"). No Elysia here.
 import { AppError, notFound, validationError } from "../errors";
+import type { Clickhouse } from "../storage/clickhouse/client";
+import { getAccountLinkClicks } from "../analytics/read";
 import type { Tier } from "../tiers";
 import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
@@ -7,10 +9,10 @@ import { domainNamesByIds } from "../domains/read";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
 import type { Page } from "../http/envelope";
-import { UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
+import { CLICKS_SORT, UTM_FIELDS, type CreateLinkInput, type LinkJson, type ListLinksInput, type UpdateLinkInput } from "./model";
 import * as repo from "./repository";
 import { generateShortCode, validateAlias } from "./codes";
-import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink } from "./prepare";
+import { checkCampaign, checkDomain, futureDate, hashLinkPassword, normalizeTags, prepareLink, wantsPassword } from "./prepare";
 import { validateDestination } from "./urls";
 import { checkedIsoTimeMs } from "../iso-time";
 import { fetchPageMetadata } from "./metadata";
@@ -21,6 +23,7 @@ import type { OutboundPolicy } from "../net/outbound";
 
 export interface LinksDeps {
   pg: Postgres;
+  ch: Clickhouse;
   linkCache: LinkCache;
   baseUrl: string;
   outbound: OutboundPolicy;
@@ -85,6 +88,17 @@ export async function createLink(deps: LinksDeps, account: AccountRecord, input:
   return json;
 }
 
+/** Where the link has pointed: the current destination since its last change, then the earlier ones, newest first. */
+export async function getLinkDestinations(deps: LinksDeps, accountId: string, id: string) {
+  const link = await getLinkOrThrow(deps.pg.db, accountId, id);
+  const changes = await repo.listDestinationChanges(deps.pg.db, link.id);
+  const since = (i: number) => (changes[i] ? changes[i].changedAt : link.createdAt).toISOString();
+  return [
+    { url: link.originalUrl, from: since(0), until: null },
+    ...changes.map((c, i) => ({ url: c.previousUrl, from: since(i + 1), until: c.changedAt.toISOString() })),
+  ];
+}
+
 export async function getLink(deps: LinksDeps, accountId: string, id: string) {
   return serializeOne(deps, deps.pg.db, await getLinkOrThrow(deps.pg.db, accountId, id));
 }
@@ -111,19 +125,54 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
     created_before: utcTime(q, "created_before"),
     last_active_after: utcTime(q, "last_active_after"),
   };
+  if (q.sort_by === CLICKS_SORT) return listLinksByClicks(deps, accountId, { ...q, ...times, tagList });
   const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
   return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
 
-export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
-  if (input.url !== undefined || input.original_url !== undefined) {
-    throw validationError(
-      input.url !== undefined ? "body.url" : "body.original_url",
-      "the destination URL cannot be changed after creation",
-    );
+/**
+ * sort_by=clicks_7d: the filtered links' ids (newest first), ordered by people's clicks of the last 7 days
+ * from the click analytics (one aggregate query), then one page of them read. Costs a scan of the
+ * account's matching ids, so it is for the console's column, not for paging through huge accounts.
+ */
+async function listLinksByClicks(deps: LinksDeps, accountId: string, q: ListLinksInput & { tagList: string[] }): Promise<Page<LinkJson>> {
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 20;
+  const since = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+  const [ids, clicks] = await Promise.all([
+    repo.listLinkIds(deps.pg.db, accountId, q),
+    getAccountLinkClicks(deps.ch, { accountId, since }),
+  ]);
+  const sign = q.sort_order === "asc" ? 1 : -1;
+  const ordered = ids
+    .map((id, i) => ({ id, i, n: clicks.get(id) ?? 0 }))
+    .sort((a, b) => sign * (a.n - b.n) || a.i - b.i)
+    .slice((page - 1) * perPage, page * perPage)
+    .map((o) => o.id);
+  const rows = await repo.findLinkRowsByIds(deps.pg.db, accountId, ordered);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const inOrder = ordered.map((id) => byId.get(id)).filter((r): r is repo.LinkRow => r !== undefined);
+  return { items: await serializeLinks(deps, deps.pg.db, inOrder), meta: { page, per_page: perPage, total: ids.length } };
+}
+
+/** The new destination of a PATCH (`url`, or its other name `original_url`), validated; undefined when unchanged. */
+function newDestination(input: UpdateLinkInput, current: string): string | undefined {
+  if (input.url !== undefined && input.original_url !== undefined && input.url !== input.original_url) {
+    throw validationError("body.original_url", "names another URL than url; give one of them");
   }
+  const field = input.url !== undefined ? "body.url" : "body.original_url";
+  const value = input.url ?? input.original_url;
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw validationError(field, "must be a URL");
+  const url = validateDestination(value, field);
+  return url === current ? undefined : url;
+}
+
+export async function updateLink(deps: LinksDeps, account: AccountRecord, id: string, input: UpdateLinkInput) {
   const before = await getLinkOrThrow(deps.pg.db, account.id, id);
   const patch: Partial<repo.NewLink> = {};
+  const destination = newDestination(input, before.originalUrl);
+  if (destination !== undefined) patch.originalUrl = destination;
   if (input.custom_alias !== undefined && input.custom_alias !== before.shortCode)
     patch.shortCode = validateAlias(input.custom_alias, account.tier as Tier);
   if (input.title !== undefined) patch.title = input.title;
@@ -134,8 +183,9 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   if (input.expires_at !== undefined) patch.expiresAt = input.expires_at === null ? null : futureDate(input.expires_at, "body.expires_at");
   if (input.expires_at !== undefined) patch.expiredNotifiedAt = null;
   if (input.is_active !== undefined) patch.isActive = input.is_active;
-  if (input.is_password_protected === false) patch.passwordHash = null;
-  if (input.is_password_protected === true) {
+  const protect = wantsPassword(input);
+  if (protect === false) patch.passwordHash = null;
+  if (protect === true) {
     if (input.password) patch.passwordHash = await hashLinkPassword(input);
     else if (!before.passwordHash) throw validationError("body.password", "is required when is_password_protected is true");
   }
@@ -167,6 +217,7 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
       }
       throw err;
     }
+    if (destination !== undefined) await repo.insertDestinationChange(tx, id, before.originalUrl, destination);
     const json = await serializeOne(deps, tx, row);
     await emitEvent(tx, account.id, "link.updated", json);
     return { row, json };

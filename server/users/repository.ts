@@ -207,6 +207,10 @@ export const takeResetToken = async (db: DbOrTx, tokenHash: string) =>
 
 // ---- first start
 
+/** Every account, oldest first (the recovery command's choice of account). */
+export const listAccountsOldestFirst = (db: DbOrTx) =>
+  db.select({ id: accounts.id, name: accounts.name }).from(accounts).orderBy(asc(accounts.createdAt));
+
 /** The oldest account (the one the embedded bootstrap created), when no user exists yet. */
 export const firstAccountWithoutUsers = async (db: DbOrTx) =>
   (await countUsers(db)) > 0 ? undefined : (await db.select().from(accounts).orderBy(asc(accounts.createdAt)).limit(1))[0];

@@ -23,7 +23,10 @@ export async function createResetLink(pg: Postgres, baseUrl: string, email: stri
 /** The forgot-password form: emails a link when the user exists; the answer is the same either way. */
 export async function requestPasswordReset(deps: UsersDeps, rawEmail: string, client: ClientInfo) {
   if (!deps.mailer) {
-    throw new AppError("FORBIDDEN", "This server sends no email: ask your operator to run `bun run cli user reset-password <email>`");
+    throw new AppError(
+      "FORBIDDEN",
+      "This server sends no email: on the server's machine, run `npm run recover -- <email>` in its folder (see docs/console.md)",
+    );
   }
   const email = normalizeEmail(rawEmail);
   await limits.throttle(deps.kv, [

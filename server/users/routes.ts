@@ -40,16 +40,31 @@ export function usersRoutes(deps: UsersFeatureDeps) {
     session,
   });
 
+  /** Whether the request carries the cookie of a live session (same origin only: others learn nothing). */
+  const hasLiveSession = async (request: Request) => {
+    const cookies = request.headers.get("cookie");
+    const token = cookies ? new Bun.CookieMap(cookies).get(deps.sessions.cookieName) : null;
+    if (!token) return false;
+    try {
+      checkSameOrigin(request, origins);
+    } catch {
+      return false;
+    }
+    return !!(await deps.sessions.resolve(token))?.session;
+  };
+
   const publicRoutes = new Elysia({ prefix: `${CONSOLE_API_PREFIX}/auth` })
     // No session yet, so no token to check: the Origin alone keeps other sites from signing a
     // visitor in to an account of theirs (login CSRF) or spending the visitor's attempts.
     .onTransform(({ request }) => {
       if (request.method !== "GET") checkSameOrigin(request, origins);
     })
-    .get("/config", () => ({
+    // signed_in lets the console start without asking GET /session for a 401 (which browsers log as an error).
+    .get("/config", async ({ request }) => ({
       signup_mode: deps.config.signupMode,
       password_reset: deps.mailer ? "email" : "operator",
       password_min_length: PASSWORD_MIN_LENGTH,
+      signed_in: await hasLiveSession(request),
     }))
     .post("/sign-in", async ({ body, request, server, set }) => signedIn(set, await users.signIn(ctx, body, client(request, server))), {
       body: m.SignInBody,

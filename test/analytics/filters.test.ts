@@ -149,3 +149,47 @@ describe("domain", () => {
     expect(res.body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(["query.domain"]);
   });
 });
+
+describe("GET /analytics/links (the links list's clicks column)", () => {
+  test("each link's people's clicks in the last 7 days, one number per day, in the order asked", async () => {
+    const res = await get(t, key, `/analytics/links?link_ids=${ids.c},${ids.a},${ids.b}`);
+    expect(res.status).toBe(200);
+    const rows = res.body.data.analytics;
+    expect(rows.map((r: { link_id: string }) => r.link_id)).toEqual([ids.c, ids.a, ids.b]);
+    expect(rows.map((r: { clicks: number }) => r.clicks)).toEqual([1, 2, 1]);
+    for (const r of rows) expect(r.daily).toEqual([0, 0, 0, 0, 0, 0, r.clicks]);
+    const all = await get(t, key, `/analytics/links?link_ids=${ids.a}&bot_filter=all&days=2`);
+    expect(all.body.data.analytics).toEqual([{ link_id: ids.a, clicks: 3, daily: [0, 3] }]);
+  });
+
+  test("another account's link is 404; a bad list or range is 400 naming the field", async () => {
+    expect((await get(t, key, `/analytics/links?link_ids=${ids.a},${otherLinkId}`)).status).toBe(404);
+    for (const [qs, field] of [
+      ["link_ids=nope", "query.link_ids"],
+      [`link_ids=${"x".repeat(36)}`, "query.link_ids"],
+      [`link_ids=${ids.a}&days=91`, "query.days"],
+    ]) {
+      const res = await get(t, key, `/analytics/links?${qs}`);
+      expect({ qs, status: res.status, fields: res.body.error?.details?.fields?.map((f: { field: string }) => f.field) }).toEqual({
+        qs,
+        status: 400,
+        fields: [field],
+      });
+    }
+  });
+});
+
+describe("GET /links?sort_by=clicks_7d (the links list's clicks column)", () => {
+  test("orders the filtered links by people's clicks of the last 7 days across pages; ties newest first", async () => {
+    const list = async (qs: string) => (await t.call(`${P}/links?${qs}`, { key })).body;
+    const desc = await list("sort_by=clicks_7d");
+    expect(desc.data.map((l: { id: string }) => l.id)).toEqual([ids.a, ids.c, ids.b]);
+    expect(desc.meta.total).toBe(3);
+    const asc = await list("sort_by=clicks_7d&sort_order=asc");
+    expect(asc.data.map((l: { id: string }) => l.id)).toEqual([ids.c, ids.b, ids.a]);
+    const second = await list("sort_by=clicks_7d&per_page=1&page=2");
+    expect(second.data.map((l: { id: string }) => l.id)).toEqual([ids.c]);
+    const tagged = await list("sort_by=clicks_7d&tags=promo");
+    expect(tagged.data.map((l: { id: string }) => l.id)).toEqual([ids.a]);
+  });
+});

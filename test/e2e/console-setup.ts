@@ -17,12 +17,15 @@ export const HUMAN_UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHT
 export const IPHONE_UA =
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
 
-export async function startConsoleServer(env: Record<string, string> = {}): Promise<{ t: TestApp; url: string; stop(): Promise<void> }> {
+export async function startConsoleServer(
+  env: Record<string, string> = {},
+  overrides: Parameters<typeof createTestApp>[2] = undefined,
+): Promise<{ t: TestApp; url: string; stop(): Promise<void> }> {
   const probe = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = probe.port!;
   probe.stop(true);
   const url = `http://127.0.0.1:${port}`;
-  const t = await createTestApp({}, { BASE_URL: url, ...env });
+  const t = await createTestApp({}, { BASE_URL: url, ...env }, overrides);
   const bun = serveApp(t.runtime, { port, hostname: "127.0.0.1" });
   return { t, url, stop: () => bun.stop() };
 }

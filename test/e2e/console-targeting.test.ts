@@ -159,7 +159,7 @@ describe("the link features in the console", () => {
     const describedBy = (await countries.getAttribute("aria-describedby"))!.split(" ");
     const message = await page.locator(`[id="${describedBy.at(-1)}"]`).textContent();
     expect(message).toContain('"ZZ" is not an ISO 3166-1 alpha-2 country code');
-    await shows(page.getByRole("alert"), "400 · VALIDATION_ERROR");
+    await shows(page.getByRole("alert"), "Please check: Rule 2, country 1:");
     expect(await linkCount(page)).toBe(0);
     await screenshot(page.locator("form"), "link-form-error-desktop-light");
 

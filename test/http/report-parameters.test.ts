@@ -23,6 +23,7 @@ const REPORTS = [
   "/analytics/devices",
   "/analytics/referrers",
   "/analytics/hourly",
+  "/analytics/links",
   "/links/:id/stats",
   "/journey/links/:link_id/summary",
   "/journey/links/:link_id/sessions",
@@ -37,6 +38,7 @@ const REPORTS = [
 const REQUIRED: Record<string, string> = {
   "/journey/links/:link_id/funnel": "steps=signup",
   "/conversions/breakdown": "dimension=country",
+  "/analytics/links": "link_ids=LINK",
 };
 
 const reportRoutes = () =>
@@ -52,7 +54,7 @@ describe("unknown query parameters", () => {
 
   test.each(REPORTS)("%s: 400 naming every unknown parameter; 200 without them", async (route) => {
     const path = `${P}${route.replace(/:\w+/, linkId)}`;
-    const required = REQUIRED[route] ? `${REQUIRED[route]}&` : "";
+    const required = REQUIRED[route] ? `${REQUIRED[route].replace("LINK", linkId)}&` : "";
     const res = await t.call(`${path}?${required}linkid=${linkId}&colour=red`, { key });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("VALIDATION_ERROR");

@@ -124,7 +124,7 @@ describe("POST /links", () => {
     expect(gated.body.error).toMatchObject({ code: "TIER_UPGRADE_REQUIRED", details: { required_tier: "basic" } });
   });
 
-  test("passwords are hashed with Bun.password and ignored unless is_password_protected", async () => {
+  test("passwords are hashed with Bun.password; a password alone turns protection on", async () => {
     const on = await create({ url: "https://example.com", title: "t", description: "d", is_password_protected: true, password: "s3cret" });
     expect(on.body.data.is_password_protected).toBe(true);
     const [row] = await t.runtime.deps.pg.query<{ password_hash: string }>(
@@ -132,8 +132,21 @@ describe("POST /links", () => {
     );
     expect(row.password_hash).not.toContain("s3cret");
     expect(await Bun.password.verify("s3cret", row.password_hash)).toBe(true);
-    const off = await create({ url: "https://example.com", title: "t", description: "d", password: "ignored" });
-    expect(off.body.data.is_password_protected).toBe(false);
+    // A password without is_password_protected protects the link (it used to be ignored and the link stayed open).
+    const alone = await create({ url: "https://example.com", title: "t", description: "d", password: "alone" });
+    expect(alone.status).toBe(201);
+    expect(alone.body.data.is_password_protected).toBe(true);
+    const gate = await t.request(`/${alone.body.data.short_code}`, { redirect: "manual" });
+    expect(gate.status).toBe(200);
+    expect(await gate.text()).toContain('type="password"');
+    const contradiction = await create({ url: "https://example.com", password: "x", is_password_protected: false });
+    expect({ status: contradiction.status, field: contradiction.body.error.details.fields[0].field }).toEqual({
+      status: 400,
+      field: "body.password",
+    });
+    const open = await create({ url: "https://example.com", title: "t", description: "d" });
+    const patched = await t.call(`${P}/links/${open.body.data.id}`, { method: "PATCH", key, json: { password: "later" } });
+    expect(patched.body.data.is_password_protected).toBe(true);
   });
 
   test("campaigns need Growth and must belong to the account", async () => {
@@ -150,6 +163,35 @@ describe("POST /links", () => {
 });
 
 describe("GET/PATCH/DELETE /links/{id}", () => {
+  test("PATCH url changes the destination: the code and clicks stay, the history keeps the old one", async () => {
+    const {
+      body: { data: link },
+    } = await create({ url: "https://example.com/typo", title: "t", description: "d" });
+    const first = await t.request(`/${link.short_code}`, { redirect: "manual" });
+    expect(first.headers.get("location")).toBe("https://example.com/typo");
+    const fixed = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://example.com/fixed" } });
+    expect(fixed.status).toBe(200);
+    expect(fixed.body.data).toMatchObject({ id: link.id, short_code: link.short_code, original_url: "https://example.com/fixed" });
+    // The redirect follows at once (the link cache is invalidated).
+    expect((await t.request(`/${link.short_code}`, { redirect: "manual" })).headers.get("location")).toBe("https://example.com/fixed");
+    await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { original_url: "https://example.com/final" } });
+    // The same URL again changes nothing and adds no history.
+    await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://example.com/final" } });
+    const history = await t.call(`${P}/links/${link.id}/destinations`, { key });
+    expect(history.status).toBe(200);
+    expect(history.body.data.map((d: { url: string; until: string | null }) => [d.url, d.until === null])).toEqual([
+      ["https://example.com/final", true],
+      ["https://example.com/fixed", false],
+      ["https://example.com/typo", false],
+    ]);
+    expect(history.body.data[2].from).toBe(link.created_at);
+    expect(history.body.data[1].until).toBe(history.body.data[0].from);
+    expect((await t.call(`${P}/links/${link.id}/destinations`, { key: otherKey })).status).toBe(404);
+    // The clicks stay with the link: its stats are one link's, whatever its destination.
+    await t.flush();
+    expect((await t.call(`${P}/links/${link.id}/stats`, { key })).body.data.total_clicks).toBe(2);
+  });
+
   test("PATCH applies the documented rules and returns the updated link", async () => {
     const {
       body: { data: link },
@@ -168,9 +210,14 @@ describe("GET/PATCH/DELETE /links/{id}", () => {
       const bad = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { og_image } });
       expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field: "body.og_image" });
     }
-    const immutable = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url: "https://evil.example" } });
-    expect(immutable.status).toBe(400);
-    expect(immutable.body.error.details.fields[0].field).toBe("body.url");
+    for (const [json, field] of [
+      [{ url: "javascript:alert(1)" }, "body.url"],
+      [{ original_url: 42 }, "body.original_url"],
+      [{ url: "https://a.example", original_url: "https://b.example" }, "body.original_url"],
+    ] as const) {
+      const bad = await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json });
+      expect({ status: bad.status, field: bad.body.error.details.fields[0].field }).toEqual({ status: 400, field });
+    }
     const res = await t.call(`${P}/links/${link.id}`, {
       method: "PATCH",
       key,

@@ -17,7 +17,7 @@ describe("without an SMTP server", () => {
     const { email, session } = await createOwner(app.t);
     const form = await publicPost(app.t, "/password-reset", { email });
     expect(form.status).toBe(403);
-    expect(form.body.error.message).toContain("bun run cli user reset-password");
+    expect(form.body.error.message).toContain("npm run recover -- <email>");
 
     const unknown = await cli("user", "reset-password", "nobody@example.com");
     expect(unknown.code).toBe(1);

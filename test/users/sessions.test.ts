@@ -306,7 +306,19 @@ describe("sign-up modes", () => {
       signup_mode: "invite",
       password_reset: "operator",
       password_min_length: 10,
+      signed_in: false,
     });
+  });
+
+  test("auth/config says whether the cookie is a live session, so the console never asks for a 401", async () => {
+    const { session } = await createOwner(t);
+    const withCookie = await t.call("/console/api/auth/config", { headers: { cookie: session.cookie } });
+    expect(withCookie.body.data.signed_in).toBe(true);
+    const otherSite = await t.call("/console/api/auth/config", { headers: { cookie: session.cookie, origin: "https://evil.example" } });
+    expect(otherSite.body.data.signed_in).toBe(false);
+    await session.call("/console/api/session/sign-out", { method: "POST" });
+    const ended = await t.call("/console/api/auth/config", { headers: { cookie: session.cookie } });
+    expect(ended.body.data.signed_in).toBe(false);
   });
 
   test("open: a new user owns a new free account; closed: no console invitations", async () => {

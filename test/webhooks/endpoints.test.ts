@@ -134,12 +134,15 @@ describe("webhook endpoints", () => {
   test("URL rules without WEBHOOK_ALLOW_INSECURE: https only, no private or loopback targets", async () => {
     const { key } = await strict.createAccount();
     const cases = [
-      ["http://hooks.example.com/x", "must be an https:// URL"],
+      ["http://hooks.example.com/x", "must be an https:// URL (for local development, start the server with WEBHOOK_ALLOW_INSECURE=true"],
       ["ftp://hooks.example.com/x", "must be an https:// URL"],
       ["not a url", "is not a valid URL"],
       ["https://user:pw@hooks.example.com/x", "must not contain credentials"],
       ["https://127.0.0.1/x", "private"],
-      ["https://localhost/x", "private"],
+      [
+        "https://localhost/x",
+        "private, loopback or reserved address (for local development, start the server with WEBHOOK_ALLOW_INSECURE=true",
+      ],
       ["https://10.1.2.3/x", "private"],
       ["https://192.168.0.10/x", "private"],
       ["https://169.254.169.254/latest/meta-data", "private"],

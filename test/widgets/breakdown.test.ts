@@ -13,7 +13,7 @@ describe("<svc-breakdown>", () => {
     await loaded(el);
     const rows = byClicks((await apiData(b, "/analytics/geo")).analytics);
     const t = table(el, "Countries");
-    expect(t[0]).toEqual(["Country", "Clicks", "Unique visitors"]);
+    expect(t[0]).toEqual(["Country", "Clicks", "Visitors"]);
     expect(t.length).toBe(rows.length + 1);
     for (const [i, r] of rows.entries()) {
       expect(t[i + 1][1]).toBe(en(r.clicks));

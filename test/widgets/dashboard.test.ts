@@ -50,11 +50,15 @@ describe("dashboard.html", () => {
     expect(by("w-link-stats").getAttribute("link-id")).toBe(links[0].id);
     expect(by("w-funnel").getAttribute("steps")).toBe("page_view,signup,purchase");
 
-    // the widgets really render the API's numbers
+    // the widgets really render the API's numbers: the picked link's, not the account's
+    expect(by("w-summary").getAttribute("link-id")).toBe(links[0].id);
+    expect(by("w-geo").getAttribute("link-id")).toBe(links[0].id);
     const summary = by("w-summary");
     if (summary.state !== "loaded") await loaded(summary);
-    const api = await apiData(b, "/analytics/summary", { days: 30 });
+    const api = await apiData(b, "/analytics/summary", { days: 30, link_id: links[0].id });
     expect(stat(summary, "Clicks, last 30 days")).toBe(en(api.analytics.total_clicks));
+    const account = await apiData(b, "/analytics/summary", { days: 30 });
+    expect(api.analytics.total_clicks).not.toBe(account.analytics.total_clicks);
   });
 
   test("range, link, steps and theme controls set the attributes", async () => {
@@ -67,6 +71,7 @@ describe("dashboard.html", () => {
     expect($("#w-conversions").getAttribute("period")).toBe("7d");
     change("#link", b.quietLinkId);
     expect($("#w-link-stats").getAttribute("link-id")).toBe(b.quietLinkId);
+    expect($("#w-timeseries").getAttribute("link-id")).toBe(b.quietLinkId);
     expect($("#w-conversions").getAttribute("link-id")).toBe(b.quietLinkId);
     change("#link", "");
     expect($("#w-conversions").hasAttribute("link-id")).toBe(false);

@@ -10,9 +10,9 @@ describe("<svc-link-stats>", () => {
     const detail = await loaded(el);
     const s = await apiData(b, `/links/${b.linkId}/stats`);
     expect(detail).toEqual(s);
-    expect(stat(el, "Total clicks")).toBe(en(s.total_clicks));
-    expect(stat(el, "Unique visitors")).toBe(en(s.unique_visitors));
-    expect(stat(el, "Human clicks")).toBe(en(s.human_clicks));
+    expect(stat(el, "All clicks")).toBe(en(s.total_clicks));
+    expect(stat(el, "Visitors")).toBe(en(s.unique_visitors));
+    expect(stat(el, "Clicks")).toBe(en(s.human_clicks));
     expect(stat(el, "Bot clicks")).toBe(en(s.bot_clicks));
     expect(stat(el, "Clicks per day")).toBe(new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(s.average_clicks_per_day));
     expect(statNote(el, "Clicks per day")).toBe(`over ${en(s.days_active)} ${s.days_active === 1 ? "day" : "days"} active`);
@@ -33,7 +33,7 @@ describe("<svc-link-stats>", () => {
   test("a link without clicks shows zeros and no last click", async () => {
     const el = mount("svc-link-stats", { "api-base": b.base, "api-key": b.keys.full, "link-id": b.quietLinkId });
     await loaded(el);
-    expect(stat(el, "Total clicks")).toBe("0");
+    expect(stat(el, "All clicks")).toBe("0");
     expect(stat(el, "Last click")).toBe("—");
   });
 
@@ -45,6 +45,6 @@ describe("<svc-link-stats>", () => {
     const d = await next;
     expect(d.type).toBe("svc-load");
     expect(text(el)).toContain(d.detail.short_code);
-    expect(stat(el, "Total clicks")).toBe(en(d.detail.total_clicks));
+    expect(stat(el, "All clicks")).toBe(en(d.detail.total_clicks));
   });
 });

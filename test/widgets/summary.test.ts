@@ -12,15 +12,15 @@ describe("<svc-summary>", () => {
     expect(detail).toEqual(api);
     const a = api.analytics;
     expect(stat(el, "Clicks, last 30 days")).toBe(en(a.total_clicks));
-    expect(stat(el, "Unique visitors")).toBe(en(a.unique_visitors));
+    expect(stat(el, "Visitors")).toBe(en(a.unique_visitors));
     expect(stat(el, "Today")).toBe(en(a.today_clicks));
     expect(stat(el, "Yesterday")).toBe(en(a.yesterday_clicks));
     expect(stat(el, "Links")).toBe(en(a.total_links));
-    expect(stat(el, "Active links")).toBe(en(a.active_links));
-    expect(statNote(el, "Active links")).toContain(`of ${en(a.total_links_count)}`);
-    expect(statNote(el, "Active links")).toContain(`${en(a.links_this_month)} new this month`);
-    expect(stat(el, "Clicks this month")).toBe(en(api.usage.clicks_this_month));
-    expect(statNote(el, "Clicks this month")).toBe(`of ${en(api.usage.click_limit)} (${api.usage.tier})`);
+    expect(stat(el, "Links with clicks")).toBe(en(a.active_links));
+    expect(statNote(el, "Links with clicks")).toContain(`of ${en(a.total_links_count)}`);
+    expect(statNote(el, "Links with clicks")).toContain(`${en(a.links_this_month)} new this month`);
+    expect(stat(el, "All clicks this month")).toBe(en(api.usage.clicks_this_month));
+    expect(statNote(el, "All clicks this month")).toBe(`of ${en(api.usage.click_limit)} (${api.usage.tier}); bots included`);
     const when = new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeStyle: "short" }).format(new Date(a.last_click_at));
     expect(stat(el, "Last click")).toBe(when);
     expect(el.state).toBe("loaded");
@@ -62,7 +62,8 @@ describe("<svc-summary>", () => {
       expect(spy.urls[1].searchParams.get("days")).toBe("7");
       expect(spy.urls[1].searchParams.get("bot_filter")).toBe("bot");
       const api = await apiData(b, "/analytics/summary", { days: 7, bot_filter: "bot" });
-      expect(stat(el, "Clicks, last 7 days")).toBe(en(api.analytics.total_clicks));
+      // bot_filter=bot: the figure is named for what it counts.
+      expect(stat(el, "Bot clicks, last 7 days")).toBe(en(api.analytics.total_clicks));
     } finally {
       spy.restore();
     }

@@ -14,7 +14,7 @@ describe("<svc-timeseries>", () => {
     const rows = (await apiData(b, "/analytics/timeseries", { days: 14, bot_filter: "real" })).analytics;
     expect(rows.length).toBe(14);
     expect(table(el, "Clicks per day")).toEqual([
-      ["Date", "Clicks", "Unique visitors"],
+      ["Date", "Clicks", "Visitors"],
       ...rows.map((r: any) => [longDate(r.date), en(r.clicks), en(r.unique_visitors)]),
     ]);
     const [svg] = charts(el);
@@ -29,7 +29,7 @@ describe("<svc-timeseries>", () => {
     const tips = [...svg.querySelectorAll("rect.hit title")].map((t) => t.textContent);
     expect(tips.length).toBe(14);
     expect(tips[0]).toBe(`${longDate(rows[0].date)}: ${en(rows[0].clicks)} clicks, ${en(rows[0].unique_visitors)} unique visitors`);
-    expect(text(el)).toContain("Clicks Unique visitors"); // legend
+    expect(text(el)).toContain("Clicks Visitors"); // legend
   });
 
   test("the keyboard reaches the chart and the table summary", async () => {

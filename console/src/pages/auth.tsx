@@ -163,8 +163,15 @@ function Forgot({ cfg }: { cfg?: AuthConfig }) {
     return (
       <div class="card">
         <h1 tabIndex={-1}>Forgot your password?</h1>
-        <p>This server sends no email. Ask the person who runs it for a reset link; they make one with:</p>
-        <pre>bun run cli user reset-password you@example.com</pre>
+        <p>
+          This server sends no email. Whoever runs it makes a reset link on the server's machine, in the folder where they ran{" "}
+          <code>npm start</code>: stop the server, run
+        </p>
+        <pre id="recover-command">npm run recover -- you@example.com</pre>
+        <p>
+          then start it again with <code>npm start</code> and open the printed link. Without an email, the command prints a link that makes
+          a new owner (for a lost setup link, or when nobody remembers the owner's email).
+        </p>
         <A to="/sign-in">Back to sign-in</A>
       </div>
     );

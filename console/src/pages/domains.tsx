@@ -11,6 +11,8 @@ export function DomainsPage() {
   const { can, session } = useSession();
   const domains = useAsync(() => ok(api.GET("/domains")), []);
   const [note, setNote] = useState("");
+  // A verification that found no record: its reason stays beside the domain's DNS instructions, as a warning.
+  const [failures, setFailures] = useState<Record<string, string>>({});
   const add = useSubmit(async (form: HTMLFormElement) => {
     const d = await ok(api.POST("/domains", { body: { name: String(new FormData(form).get("name") ?? "") } }));
     form.reset();
@@ -20,7 +22,8 @@ export function DomainsPage() {
   const act = useSubmit(async (d: Domain, what: "verify" | "delete") => {
     if (what === "verify") {
       const v = await ok(api.POST("/domains/{id}/verify", { params: { path: { id: d.id } } }));
-      setNote(v.verified ? `${d.name} is verified` : `${d.name} is not verified yet`);
+      setFailures((f) => ({ ...f, [d.id]: v.verified ? "" : v.message }));
+      setNote(v.verified ? `${d.name} is verified` : "");
     } else {
       if (!confirm(`Remove ${d.name}?`)) return;
       await ok(api.DELETE("/domains/{id}", { params: { path: { id: d.id } } }));
@@ -69,7 +72,13 @@ export function DomainsPage() {
               <p class="muted">Verified {fmtDateTime(d.verified_at)}.</p>
             ) : (
               <>
-                <p>Create this DNS record, then verify:</p>
+                {failures[d.id] && (
+                  <p class="verify-failed" role="alert" id={`verify-failed-${d.id}`}>
+                    Not verified: {failures[d.id]}. DNS changes can take a few minutes to an hour to reach every resolver; check the record
+                    below and try again.
+                  </p>
+                )}
+                <p>Create this DNS record at your DNS provider, then verify:</p>
                 <dl class="details">
                   <dt>Type</dt>
                   <dd>{d.verification.type}</dd>

@@ -1,11 +1,13 @@
 // API keys: create with a name, scopes (presets or one by one) and an IP allowlist; the key is shown
 // once with a copy button; the list shows prefix, scopes, created and last used; revoke is immediate.
 import { useState } from "preact/hooks";
-import { CONSOLE, del, get, post } from "../api";
+import { ApiError, CONSOLE, del, get, post } from "../api";
 import { fmtDateTime, fmtNumber, fmtRelative } from "../format";
 import type { AccountOverview, ApiKey, NewApiKey } from "../types";
 import { useAsync, useSubmit } from "../ui/async";
-import { Alert, CopyButton, Empty, Field, FormCard, LoadedTable, Loading, PageHeader, Status } from "../ui/parts";
+import { Alert, CopyButton, Empty, Field, FormCard, LoadedTable, Loading, NotAllowed, PageHeader, Status } from "../ui/parts";
+import { useSession } from "../session";
+import { TrackerSnippet } from "./tracker-snippet";
 
 const SCOPES = [
   ["links:read", "List and get links"],
@@ -28,12 +30,31 @@ const PRESETS: [string, string[]][] = [
 ];
 
 export function KeysPage() {
+  const { can, session } = useSession();
+  // Keys are for owners and admins (keys:manage): others get a sentence, not a form that can only fail with 403.
+  if (!can("keys:manage"))
+    return (
+      <>
+        <PageHeader title="API keys" />
+        <NotAllowed role={session.role} what="create or revoke API keys" />
+        <p class="muted" id="keys-ask">
+          Ask an owner or an admin of this account for a key, or for the admin role.
+        </p>
+      </>
+    );
+  return <ManageKeys />;
+}
+
+function ManageKeys() {
   const keys = useAsync(() => get<ApiKey[]>(`${CONSOLE}/keys`), []);
   const account = useAsync(() => get<AccountOverview>(`${CONSOLE}/account`), []);
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [scopes, setScopes] = useState<string[]>([]);
   const [revoked, setRevoked] = useState("");
   const create = useSubmit(async (form: HTMLFormElement) => {
+    // A key without scopes can do nothing: said here rather than sent to be refused.
+    if (scopes.length === 0)
+      throw new ApiError(0, "FORM", "Choose at least one scope.", { fields: [{ field: "body.scopes", message: "choose at least one" }] });
     const data = new FormData(form);
     const allowed = String(data.get("allowed_ips") ?? "")
       .split(/[\s,]+/)
@@ -73,6 +94,12 @@ export function KeysPage() {
           <p class="secret">
             <code id="new-key-value">{created.key}</code> <CopyButton text={created.key} label="Copy key" />
           </p>
+          {created.scopes.includes("journey:write") && (
+            <>
+              <h3>Put the tracker on your site</h3>
+              <TrackerSnippet trackerKey={created.key} />
+            </>
+          )}
           <button type="button" class="secondary" onClick={() => setCreated(null)}>
             I have copied it
           </button>

@@ -81,7 +81,8 @@ export function TeamPage() {
                 <TableHead columns={["Email", "Role", "Since"]} actions />
                 <tbody>
                   {data.members.map((m) => {
-                    const editable = manage && (m.role !== "owner" || can("owners:manage"));
+                    // Not on oneself: changing one's own role or removing oneself is done by another owner or admin.
+                    const editable = manage && !m.you && (m.role !== "owner" || can("owners:manage"));
                     return (
                       <tr>
                         <td data-label="Email">

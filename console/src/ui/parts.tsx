@@ -2,7 +2,7 @@
 // for errors and progress, loading / empty / error states, table headings, a copy button, pagination, and
 // the shapes the pages repeat: a form in a card, a loaded list as a table or as a list.
 import type { ComponentChildren, InputHTMLAttributes, SelectHTMLAttributes } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { ApiError } from "../api";
 import type { Async } from "./async";
 import { navigate, BASE } from "../router";
@@ -112,18 +112,45 @@ export function Checks<T extends string>(props: {
   );
 }
 
+/**
+ * A field path of the API as people read it: `body.rules.1.if.country.0` → "Rule 2, country 1" (the
+ * forms count from 1, the API from 0); `body.max_clicks_url` → "max clicks url".
+ */
+export function readableField(field: string): string {
+  const parts = field
+    .replace(/^(body|query|path)\.?/, "")
+    .split(".")
+    .filter((p) => p !== "if");
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const name = parts[i].replaceAll("_", " ");
+    const next = parts[i + 1];
+    if (next !== undefined && /^\d+$/.test(next)) {
+      const label = name === "rules" ? "Rule" : name === "variants" ? "Variant" : name;
+      out.push(`${label} ${Number(next) + 1}`);
+      i++;
+    } else out.push(name);
+  }
+  return out.join(", ") || "the request";
+}
+
+/** An error's message without the API's paths and codes: each field named as the form names it. */
+export function readableMessage(error: ApiError): string {
+  const fields = (error.details.fields as { field: string; message: string }[] | undefined) ?? [];
+  if (error.code === "VALIDATION_ERROR" && fields.length)
+    return `Please check: ${fields.map((f) => `${readableField(f.field)}: ${f.message}`).join("; ")}.`;
+  return error.message;
+}
+
 /** The error of a form or page, read out by screen readers as it appears. */
 export function Alert({ error, children }: { error?: ApiError | null; children?: ComponentChildren }) {
   return (
     <div role="alert" class={error || children ? "alert" : "alert empty"}>
       {error ? (
         <>
-          {error.message}
-          {error.status ? (
-            <span class="code">
-              {" "}
-              ({error.status} · {error.code})
-            </span>
+          {readableMessage(error)}
+          {error.status >= 500 ? (
+            <span class="code"> (server error {error.status}: try again, or tell whoever runs the server)</span>
           ) : null}
         </>
       ) : (
@@ -148,7 +175,18 @@ export const Loading = ({ what = "Loading" }: { what?: string }) => (
 
 export const Empty = ({ children }: { children: ComponentChildren }) => <div class="empty-state">{children}</div>;
 
-export function Failed({ error, retry }: { error: ApiError; retry: () => void }) {
+/** A page or section that failed: trying again helps after a network or server error, not after a 404. */
+export function Failed({ error, retry, page }: { error: ApiError; retry: () => void; page?: boolean }) {
+  if (error.status === 404)
+    return (
+      <div class="failed" id="not-found">
+        {page ? <PageHeader title="Not found" /> : <h2>Not found</h2>}
+        <p>This page's {error.message.replace(/ not found$/, "").toLowerCase() || "item"} does not exist, or it was deleted.</p>
+        <p>
+          <A to="/links">Back to the links</A> · <A to="/trash">Deleted links (trash)</A>
+        </p>
+      </div>
+    );
   return (
     <div class="failed">
       <Alert error={error} />
@@ -208,7 +246,13 @@ export function Pagination({
   );
 }
 
+/** The document's title for a page heading: "Links · svc console". */
+export const documentTitle = (heading?: string | null) => (heading ? `${heading} · svc console` : "svc console");
+
 export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  useEffect(() => {
+    document.title = documentTitle(title);
+  }, [title]);
   return (
     <header class="page-header">
       <h1 tabIndex={-1}>{title}</h1>

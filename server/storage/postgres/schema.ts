@@ -280,6 +280,24 @@ export const links = pgTable(
  * Live (not deleted) links per account, kept exact by triggers on links (migration 0003) in the
  * writing statement's transaction: GET /links's meta.total without counting 100,000 rows.
  */
+/**
+ * A link's earlier destinations (PATCH /links/{id} with a new url): one row per change, holding the URL it
+ * replaced and when. The link keeps its code and its click history; this keeps what it pointed at.
+ */
+export const linkDestinations = pgTable(
+  "link_destinations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    linkId: uuid("link_id")
+      .notNull()
+      .references(() => links.id, { onDelete: "cascade" }),
+    previousUrl: text("previous_url").notNull(),
+    newUrl: text("new_url").notNull(),
+    changedAt: timestamp("changed_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("link_destinations_link_idx").on(t.linkId, t.changedAt)],
+);
+
 export const linkCounts = pgTable("link_counts", {
   accountId: uuid("account_id")
     .primaryKey()

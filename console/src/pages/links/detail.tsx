@@ -10,6 +10,10 @@ import type { Link } from "../../types";
 import { useAsync, useSubmit } from "../../ui/async";
 import { A, Alert, CopyButton, Failed, Loading, PageHeader } from "../../ui/parts";
 import { GroupStats } from "./group-stats";
+import { LinkAnalytics } from "./link-analytics";
+import { Destinations } from "./destinations";
+import { StatusBadge } from "./status";
+import { CONVERSION_TRACKING_OFF } from "../../vocabulary";
 import { Journeys } from "./journeys";
 import { QrPanel } from "./qr-panel";
 import { describeConditions } from "./targeting";
@@ -23,7 +27,7 @@ export function LinkPage({ id }: { id: string }) {
     await ok(api.DELETE("/links/{id}", { params: { path: { id } } }));
     navigate("/trash");
   });
-  if (link.state === "error" && !link.data) return <Failed error={link.error} retry={link.reload} />;
+  if (link.state === "error" && !link.data) return <Failed error={link.error} retry={link.reload} page />;
   if (!link.data) return <Loading what="Loading the link" />;
   const l = link.data;
   return (
@@ -52,9 +56,9 @@ export function LinkPage({ id }: { id: string }) {
           <dd class="clip">{l.original_url}</dd>
           <dt>Status</dt>
           <dd>
-            {l.is_active ? "Active" : "Inactive"}
+            <StatusBadge link={l} />
             {l.is_password_protected && " · password-protected"}
-            {l.expires_at && ` · expires ${fmtDateTime(l.expires_at)}`}
+            {l.expires_at && ` · ${Date.parse(l.expires_at) <= Date.now() ? "expired" : "expires"} ${fmtDateTime(l.expires_at)}`}
           </dd>
           {l.expired_url && (
             <>
@@ -93,12 +97,20 @@ export function LinkPage({ id }: { id: string }) {
           )}
         </dl>
         <Targeting link={l} />
+        <Destinations linkId={l.id} updatedAt={l.updated_at} />
       </section>
+      {can("analytics:read") && <LinkAnalytics linkId={l.id} />}
       <QrPanel link={l} onChanged={link.reload} />
-      <div class="widgets two">
-        {can("analytics:read") && <svc-link-stats id="w-link-stats" link-id={l.id} theme={theme} />}
-        {can("conversions:read") && <svc-conversions id="w-link-conversions" link-id={l.id} theme={theme} />}
-      </div>
+      {can("conversions:read") &&
+        (l.track_conversions ? (
+          <div class="widgets">
+            <svc-conversions id="w-link-conversions" link-id={l.id} theme={theme} />
+          </div>
+        ) : (
+          <p class="card muted" id="conversion-tracking-off">
+            {CONVERSION_TRACKING_OFF}
+          </p>
+        ))}
       {can("analytics:read") && <GroupStats link={l} />}
       {can("journey:read") && <Journeys linkId={l.id} theme={theme} />}
     </>

@@ -2,18 +2,19 @@
 // domain, campaign, expiry and where visitors go after it, password, UTM parameters (with the resulting
 // address shown as you type), an OG image by URL or by upload (with a preview), a click limit with its
 // fallback, targeting rules and A/B variants. The API validates; its field errors show beside the fields.
+import type { ComponentChildren } from "preact";
 import { useMemo, useState } from "preact/hooks";
 import type { operations } from "../../../../client/src/generated/schema";
-import { api, ok, rawBody } from "../../api";
+import { api, ApiError, ok, rawBody } from "../../api";
 import { fmtNumber } from "../../format";
 import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Campaign, Domain, Link } from "../../types";
 import type { UtmField } from "../../../../server/links/model";
 import { useAsync, useSubmit } from "../../ui/async";
-import { Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
+import { A, Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
 import { RulesEditor } from "./rules-editor";
-import { ruleDraft, toRule, toVariant, variantDraft, type RuleDraft, type VariantDraft } from "./targeting";
+import { ruleDraft, toRule, toVariant, variantDraft, weightSum, type RuleDraft, type VariantDraft } from "./targeting";
 import { VariantsEditor } from "./variants-editor";
 
 type CreateBody = operations["createLink"]["requestBody"]["content"]["application/json"];
@@ -30,7 +31,7 @@ export function LinkFormPage({ id }: { id?: string }) {
   const link = useAsync(() => (id ? ok(api.GET("/links/{id}", { params: { path: { id } } })) : Promise.resolve(null)), [id]);
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
   const campaigns = useAsync(() => ok(api.GET("/campaigns")).catch(() => []), []);
-  if (link.state === "error") return <Failed error={link.error} retry={link.reload} />;
+  if (link.state === "error") return <Failed error={link.error} retry={link.reload} page />;
   if (link.state === "loading" || domains.state === "loading" || campaigns.state === "loading") return <Loading what="Loading the form" />;
   return <LinkForm link={link.data} domains={(domains.data ?? []).filter((d) => d.verified)} campaigns={campaigns.data ?? []} />;
 }
@@ -81,6 +82,12 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
   const set = (k: string) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
 
   const form = useSubmit(async (password: string) => {
+    // What the form already knows is wrong is said here, not sent to be refused.
+    const sum = weightSum(variants);
+    if (variants.length > 0 && sum !== 100)
+      throw new ApiError(0, "FORM", `The variants' weights add up to ${sum}%; they must add up to 100%.`, {
+        fields: [{ field: "variants", message: `add up to ${sum}%, not 100%` }],
+      });
     const tags = v.tags
       .split(",")
       .map((t) => t.trim())
@@ -117,6 +124,7 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         ...utm,
         ...targeting,
       };
+      if (v.url.trim() !== link.original_url) body.url = v.url.trim();
       if (v.custom_alias !== link.short_code) body.custom_alias = v.custom_alias;
       if (v.og_image !== (link.og_image ?? "") && v.og_image) body.og_image = v.og_image;
       if (!protect && link.is_password_protected) body.is_password_protected = false;
@@ -145,13 +153,14 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         <Alert error={form.error} />
         <fieldset>
           <legend>Destination</legend>
-          {link ? (
-            <p>
-              <span class="muted">Destination (cannot change):</span> <span class="clip">{link.original_url}</span>
-            </p>
-          ) : (
-            <Field {...bound("url")} label="Destination URL" type="url" required placeholder="https://example.com/page" />
-          )}
+          <Field
+            {...bound("url")}
+            label="Destination URL"
+            type="url"
+            required
+            placeholder="https://example.com/page"
+            hint={link ? "Changing it keeps the short link and its clicks; the link's page lists earlier destinations." : undefined}
+          />
           <Field {...bound("title")} label="Title" hint="Read from the page when left empty." />
           <Field {...bound("description")} label="Description" />
           <Field {...bound("tags")} label="Tags" hint="Separated by commas." />
@@ -171,85 +180,98 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
               <option value={c.id}>{c.name}</option>
             ))}
           </Select>
-        </fieldset>
-        <fieldset>
-          <legend>Access</legend>
-          {link && (
-            <Field label="Active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
-          )}
-          <Field {...bound("expires_at")} label="Expires at (your local time)" type="datetime-local" />
-          <Field
-            {...bound("expired_url")}
-            label="After expiry, send visitors to"
-            type="url"
-            hint="Empty: a page saying the link has expired."
-          />
-          <Field
-            label="Password-protected"
-            type="checkbox"
-            checked={protect}
-            onChange={(e) => setProtect((e.target as HTMLInputElement).checked)}
-          />
-          {protect && (
-            <Field
-              label={link?.is_password_protected ? "New password (leave empty to keep the current one)" : "Password"}
-              name="password"
-              type="password"
-              autocomplete="new-password"
-              required={!link?.is_password_protected}
-              error={err.password ?? err.is_password_protected}
-            />
-          )}
-          <Field
-            label="Track conversions (adds svc_ref for the tracker)"
-            type="checkbox"
-            checked={track}
-            onChange={(e) => setTrack((e.target as HTMLInputElement).checked)}
-          />
-        </fieldset>
-        <fieldset>
-          <legend>Click limit</legend>
-          <Field
-            {...bound("max_clicks")}
-            label="Click limit"
-            type="number"
-            inputMode="numeric"
-            min={1}
-            step={1}
-            hint="People's clicks the link serves (bots do not count). Empty: no limit."
-          />
-          {link?.max_clicks != null && (
-            <p class="muted" id="counted-clicks">
-              Counted so far: {fmtNumber(link.counted_clicks ?? 0)} of {fmtNumber(link.max_clicks)}. Removing the limit resets the count.
+          {campaigns.length === 0 && (
+            <p class="hint" id="no-campaigns">
+              No campaigns yet: <A to="/campaigns">create one</A> (Growth tier and up).
             </p>
           )}
-          <Field
-            {...bound("max_clicks_url")}
-            label="After the limit, send visitors to"
-            type="url"
-            hint="Empty: a page saying the link reached its limit."
-          />
         </fieldset>
-        <fieldset>
-          <legend>UTM parameters</legend>
-          {UTM.map((k) => (
-            <Field {...bound(k)} label={`UTM ${k.slice(4)}`} />
-          ))}
-          <p class="muted" aria-live="polite">
-            Visitors land on: <span class="clip">{final || "—"}</span>
-          </p>
-        </fieldset>
-        <fieldset>
-          <legend>Preview image</legend>
-          <Field {...bound("og_image")} label="Image URL" type="url" />
-          <Field
-            label="Or upload an image (PNG, JPEG, WebP or GIF, at most 5 MB; Growth tier and up)"
-            type="file"
-            accept="image/png,image/jpeg,image/webp,image/gif"
-            onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
-          />
-          {preview && <img class="og-preview" src={preview} alt="Preview of the link's image" />}
-        </fieldset>
+        <OnPhoneFolded title="Access" open={protect || !active || !!v.expires_at || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>Access</legend>
+            {link && (
+              <Field label="Active" type="checkbox" checked={active} onChange={(e) => setActive((e.target as HTMLInputElement).checked)} />
+            )}
+            <Field {...bound("expires_at")} label="Expires at (your local time)" type="datetime-local" />
+            <Field
+              {...bound("expired_url")}
+              label="After expiry, send visitors to"
+              type="url"
+              hint="Empty: a page saying the link has expired."
+            />
+            <Field
+              label="Password-protected"
+              type="checkbox"
+              checked={protect}
+              onChange={(e) => setProtect((e.target as HTMLInputElement).checked)}
+            />
+            {protect && (
+              <Field
+                label={link?.is_password_protected ? "New password (leave empty to keep the current one)" : "Password"}
+                name="password"
+                type="password"
+                autocomplete="new-password"
+                required={!link?.is_password_protected}
+                error={err.password ?? err.is_password_protected}
+              />
+            )}
+            <Field
+              label="Track conversions (adds svc_ref for the tracker)"
+              type="checkbox"
+              checked={track}
+              onChange={(e) => setTrack((e.target as HTMLInputElement).checked)}
+            />
+          </fieldset>
+        </OnPhoneFolded>
+        <OnPhoneFolded title="Click limit" open={!!v.max_clicks || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>Click limit</legend>
+            <Field
+              {...bound("max_clicks")}
+              label="Click limit"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              step={1}
+              hint="People's clicks the link serves (bots do not count). Empty: no limit."
+            />
+            {link?.max_clicks != null && (
+              <p class="muted" id="counted-clicks">
+                Counted so far: {fmtNumber(link.counted_clicks ?? 0)} of {fmtNumber(link.max_clicks)}. Removing the limit resets the count.
+              </p>
+            )}
+            <Field
+              {...bound("max_clicks_url")}
+              label="After the limit, send visitors to"
+              type="url"
+              hint="Empty: a page saying the link reached its limit."
+            />
+          </fieldset>
+        </OnPhoneFolded>
+        <OnPhoneFolded title="UTM parameters" open={UTM.some((k) => !!v[k]) || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>UTM parameters</legend>
+            {UTM.map((k) => (
+              <Field {...bound(k)} label={`UTM ${k.slice(4)}`} />
+            ))}
+            <p class="muted" aria-live="polite">
+              Visitors land on: <span class="clip">{final || "—"}</span>
+            </p>
+          </fieldset>
+        </OnPhoneFolded>
+        <OnPhoneFolded title="Preview image" open={!!preview || Object.keys(err).length > 0}>
+          <fieldset>
+            <legend>Preview image</legend>
+            <Field {...bound("og_image")} label="Image URL" type="url" />
+            <Field
+              label="Or upload an image (PNG, JPEG, WebP or GIF, at most 5 MB; Growth tier and up)"
+              type="file"
+              accept="image/png,image/jpeg,image/webp,image/gif"
+              onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+            />
+            {preview && <img class="og-preview" src={preview} alt="Preview of the link's image" />}
+          </fieldset>
+        </OnPhoneFolded>
         <RulesEditor rules={rules} onChange={setRules} fields={err} />
         <VariantsEditor variants={variants} onChange={setVariants} fields={err} />
         <div class="form-actions">
@@ -262,5 +284,16 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         </div>
       </form>
     </>
+  );
+}
+
+/** Phones fold the optional parts of the form (open when they hold something): the whole form was 2,800 px tall. */
+function OnPhoneFolded({ title, open, children }: { title: string; open: boolean; children: ComponentChildren }) {
+  if (!matchMedia("(max-width: 640px)").matches) return <>{children}</>;
+  return (
+    <details class="folded" open={open}>
+      <summary>{title}</summary>
+      {children}
+    </details>
   );
 }

@@ -1,11 +1,12 @@
 // A link's lifetime numbers per A/B variant, per targeting rule and per source (the link itself or its QR
 // code), from GET /links/{id}/stats?group_by=…: clicks, people's clicks, visitors, conversions, revenue and
-// conversion rate. Variants and rules no longer on the link keep their numbers and are marked so.
+// conversion rate (names from vocabulary.ts). Variants and rules no longer on the link keep their numbers and are marked so.
 import { api, ok } from "../../api";
 import { fmtAmount, fmtNumber, fmtRate } from "../../format";
 import type { Link, LinkStatsGroup } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Loaded, TableHead } from "../../ui/parts";
+import { CONVERSION_TRACKING_OFF, TERMS } from "../../vocabulary";
 
 const GROUPS = ["variant", "rule", "source"] as const;
 type Group = (typeof GROUPS)[number];
@@ -28,9 +29,7 @@ export function GroupStats({ link }: { link: Link }) {
   return (
     <section class="card" aria-labelledby="group-stats">
       <h2 id="group-stats">Variants, rules and sources</h2>
-      {!link.track_conversions && (
-        <p class="muted">Conversions are counted for links that track conversions (edit the link to turn it on).</p>
-      )}
+      {!link.track_conversions && <p class="muted">{CONVERSION_TRACKING_OFF}</p>}
       <Loaded value={stats} what="Loading the numbers per variant, rule and source">
         {(data) => (
           <>
@@ -66,19 +65,29 @@ function label(group: Group, row: LinkStatsGroup) {
 function GroupTable({ group, rows }: { group: Group; rows: LinkStatsGroup[] }) {
   return (
     <table class="group-table" id={`groups-${group}`} aria-labelledby={`groups-${group}-heading`}>
-      <TableHead columns={[FIRST_COLUMN[group], "Clicks", "People's clicks", "Visitors", "Conversions", "Revenue", "Conversion rate"]} />
+      <TableHead
+        columns={[
+          FIRST_COLUMN[group],
+          TERMS.allClicks.name,
+          TERMS.clicks.name,
+          TERMS.visitors.name,
+          "Conversions",
+          "Revenue",
+          TERMS.conversionRate.name,
+        ]}
+      />
       <tbody>
         {rows.map((r) => (
           <tr>
             <th scope="row" data-label={FIRST_COLUMN[group]}>
               {label(group, r)}
             </th>
-            <td data-label="Clicks">{fmtNumber(r.total_clicks)}</td>
-            <td data-label="People's clicks">{fmtNumber(r.human_clicks)}</td>
-            <td data-label="Visitors">{fmtNumber(r.unique_visitors)}</td>
+            <td data-label={TERMS.allClicks.name}>{fmtNumber(r.total_clicks)}</td>
+            <td data-label={TERMS.clicks.name}>{fmtNumber(r.human_clicks)}</td>
+            <td data-label={TERMS.visitors.name}>{fmtNumber(r.unique_visitors)}</td>
             <td data-label="Conversions">{fmtNumber(r.conversions)}</td>
             <td data-label="Revenue">{fmtAmount(r.revenue)}</td>
-            <td data-label="Conversion rate">{fmtRate(r.conversion_rate)}</td>
+            <td data-label={TERMS.conversionRate.name}>{fmtRate(r.conversion_rate)}</td>
           </tr>
         ))}
       </tbody>

@@ -2,10 +2,12 @@
 // funnel builder (steps typed as event names, event types or page URLs, drawn by <svc-funnel>).
 import { useState } from "preact/hooks";
 import { api, ok, okPage } from "../../api";
-import { fmtDateTime, fmtDuration, fmtNumber } from "../../format";
+import { fmtAmount, fmtDateTime, fmtDuration, fmtNumber, fmtTime } from "../../format";
 import type { JourneySession } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
+import { TERMS } from "../../vocabulary";
+import { TrackerSnippet } from "../tracker-snippet";
 
 const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 type Period = (typeof PERIODS)[number];
@@ -40,7 +42,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
           <>
             <dl class="stats" id="journey-summary">
               <div>
-                <dt>Visitors</dt>
+                <dt title={TERMS.trackedVisitors.definition}>{TERMS.trackedVisitors.name}</dt>
                 <dd>{fmtNumber(data.total_visitors)}</dd>
               </div>
               <div>
@@ -65,7 +67,10 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
         what="Loading sessions"
         empty={
           <>
-            <p>No sessions in this period. Add the tracker to the destination page with a key that has journey:write.</p>
+            <>
+              <p>No sessions in this period. Add the tracker to the destination page:</p>
+              <TrackerSnippet linkId={linkId} />
+            </>
           </>
         }
         isEmpty={(d) => d.items.length === 0}
@@ -142,7 +147,14 @@ function SessionEvents({ linkId, period, sessionId }: { linkId: string; period: 
     <ol class="events">
       {events.data.map((e) => (
         <li>
-          <time dateTime={e.timestamp}>{fmtDateTime(e.timestamp)}</time> <strong>{e.event_name ?? e.event_type}</strong>{" "}
+          <time dateTime={e.timestamp}>{fmtTime(e.timestamp)}</time> <strong>{e.event_name ?? e.event_type}</strong>{" "}
+          {e.scroll_percent !== null && <span class="badge">scrolled {fmtNumber(e.scroll_percent)}%</span>}{" "}
+          {e.time_on_page !== null && <span class="badge">{fmtDuration(e.time_on_page)} on the page</span>}{" "}
+          {e.revenue_cents !== null && (
+            <span class="badge ok">
+              {fmtAmount(e.revenue_cents / 100)} {e.currency}
+            </span>
+          )}{" "}
           <span class="muted clip">{e.page_url}</span>
         </li>
       ))}

@@ -1,12 +1,17 @@
 // Links: search, filters, sort and pagination, all kept in the address (so a filtered list can be
 // bookmarked and the back button works), with loading, empty and error states.
+import type { ComponentChildren } from "preact";
 import { api, ok, okPage } from "../../api";
 import { fmtDateTime, fmtRelative } from "../../format";
 import { navigate, setQuery } from "../../router";
 import { useSession } from "../../session";
 import type { operations } from "../../../../client/src/generated/schema";
 import { useAsync } from "../../ui/async";
-import { A, CopyButton, Field, Loaded, Loading, PageHeader, Pagination, Select, TableHead } from "../../ui/parts";
+import { A, CopyButton, Field, Loaded, PageHeader, Pagination, Select } from "../../ui/parts";
+import { Sparkline } from "../../ui/chart";
+import { StatusBadge } from "./status";
+import { TERMS } from "../../vocabulary";
+import { fmtNumber } from "../../format";
 
 const SORTS: [string, string][] = [
   ["created_at", "Created"],
@@ -16,6 +21,7 @@ const SORTS: [string, string][] = [
   ["short_code", "Short code"],
   ["original_url", "Destination"],
   ["expires_at", "Expiry"],
+  ["clicks_7d", "Clicks, 7 days"],
 ];
 
 type ListQuery = NonNullable<operations["listLinks"]["parameters"]["query"]>;
@@ -36,7 +42,20 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
     per_page: Number(q.per_page || 20),
     page: Number(q.page || 1),
   };
-  const links = useAsync(() => okPage(api.GET("/links", { params: { query: params } })), [query.toString()]);
+  // The clicks column: people's clicks of the page's links in the last 7 days, one number per day.
+  const links = useAsync(async () => {
+    const page = await okPage(api.GET("/links", { params: { query: params } }));
+    const ids = page.items.map((l) => l.id);
+    const clicks =
+      can("analytics:read") && ids.length
+        ? await ok(api.GET("/analytics/links", { params: { query: { link_ids: ids.join(","), days: 7 } } })).then(
+            (r) => new Map(r.analytics.map((row) => [row.link_id, row])),
+            () => null,
+          )
+        : null;
+    return { ...page, clicks };
+  }, [query.toString()]);
+  const clickSort = params.sort_by === "clicks_7d" ? params.sort_order : null;
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
   const filtered = ["search", "tags", "is_active", "has_password", "domain_id"].some((k) => q[k]);
   // Choices apply at once (the list below changes, nothing else); typed text applies on Enter or Apply.
@@ -62,45 +81,47 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
           </A>
         )}
       </PageHeader>
-      <form role="search" class="filters" onSubmit={onFilter} aria-label="Filter links">
-        <Field label="Search" name="search" type="search" defaultValue={q.search} placeholder="URL, title or code" />
-        <Field label="Tags" name="tags" defaultValue={q.tags} placeholder="launch, promo" />
-        <Select label="Status" name="is_active" value={q.is_active ?? ""} onChange={onChoose}>
-          <option value="">Any</option>
-          <option value="true">Active</option>
-          <option value="false">Inactive</option>
-        </Select>
-        <Select label="Password" name="has_password" value={q.has_password ?? ""} onChange={onChoose}>
-          <option value="">Any</option>
-          <option value="true">Protected</option>
-          <option value="false">Open</option>
-        </Select>
-        {!!domains.data?.length && (
-          <Select label="Domain" name="domain_id" value={q.domain_id ?? ""} onChange={onChoose}>
+      <FoldedOnPhone open={filtered}>
+        <form role="search" class="filters" onSubmit={onFilter} aria-label="Filter links">
+          <Field label="Search" name="search" type="search" defaultValue={q.search} placeholder="URL, title or code" />
+          <Field label="Tags" name="tags" defaultValue={q.tags} placeholder="launch, promo" />
+          <Select label="Status" name="is_active" value={q.is_active ?? ""} onChange={onChoose}>
             <option value="">Any</option>
-            {domains.data.map((d) => (
-              <option value={d.id}>{d.name}</option>
+            <option value="true">Active</option>
+            <option value="false">Inactive</option>
+          </Select>
+          <Select label="Password" name="has_password" value={q.has_password ?? ""} onChange={onChoose}>
+            <option value="">Any</option>
+            <option value="true">Protected</option>
+            <option value="false">Open</option>
+          </Select>
+          {!!domains.data?.length && (
+            <Select label="Domain" name="domain_id" value={q.domain_id ?? ""} onChange={onChoose}>
+              <option value="">Any</option>
+              {domains.data.map((d) => (
+                <option value={d.id}>{d.name}</option>
+              ))}
+            </Select>
+          )}
+          <Select label="Sort by" name="sort_by" value={params.sort_by} onChange={onChoose}>
+            {SORTS.map(([v, l]) => (
+              <option value={v}>{l}</option>
             ))}
           </Select>
-        )}
-        <Select label="Sort by" name="sort_by" value={params.sort_by} onChange={onChoose}>
-          {SORTS.map(([v, l]) => (
-            <option value={v}>{l}</option>
-          ))}
-        </Select>
-        <Select label="Order" name="sort_order" value={params.sort_order} onChange={onChoose}>
-          <option value="desc">Descending</option>
-          <option value="asc">Ascending</option>
-        </Select>
-        <div class="filter-actions">
-          <button type="submit">Apply</button>
-          {filtered && (
-            <button type="button" class="secondary" onClick={() => navigate("/links")}>
-              Clear
-            </button>
-          )}
-        </div>
-      </form>
+          <Select label="Order" name="sort_order" value={params.sort_order} onChange={onChoose}>
+            <option value="desc">Descending</option>
+            <option value="asc">Ascending</option>
+          </Select>
+          <div class="filter-actions">
+            <button type="submit">Apply</button>
+            {filtered && (
+              <button type="button" class="secondary" onClick={() => navigate("/links")}>
+                Clear
+              </button>
+            )}
+          </div>
+        </form>
+      </FoldedOnPhone>
       <Loaded
         value={links}
         what="Loading links"
@@ -127,7 +148,28 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
             <div aria-busy={links.state === "loading"}>
               <table class="links-table">
                 <caption class="sr-only">Links, sorted by {SORTS.find(([v]) => v === params.sort_by)?.[1]}</caption>
-                <TableHead columns={["Short link", "Destination", "Tags", "Status", "Created", "Last click"]} />
+                <thead>
+                  <tr>
+                    <th scope="col">Short link</th>
+                    <th scope="col">Destination</th>
+                    <th scope="col">Tags</th>
+                    <th scope="col">Status</th>
+                    {data.clicks && (
+                      <th scope="col" aria-sort={clickSort === "asc" ? "ascending" : clickSort === "desc" ? "descending" : undefined}>
+                        <button
+                          type="button"
+                          class="sort"
+                          title={`${TERMS.clicks.definition} Sorts the list.`}
+                          onClick={() => setQuery({ sort_by: "clicks_7d", sort_order: clickSort === "desc" ? "asc" : "desc", page: null })}
+                        >
+                          {TERMS.clicks.name}, 7 days {clickSort === "desc" ? "▼" : clickSort === "asc" ? "▲" : "↕"}
+                        </button>
+                      </th>
+                    )}
+                    <th scope="col">Created</th>
+                    <th scope="col">Last click</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {data.items.map((l) => (
                     <tr>
@@ -147,10 +189,17 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
                         ))}
                       </td>
                       <td data-label="Status">
-                        <span class={l.is_active ? "badge ok" : "badge"}>{l.is_active ? "Active" : "Inactive"}</span>
+                        <StatusBadge link={l} />
                         {l.is_password_protected && <span class="badge">Password</span>}
-                        {l.expires_at && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
+                        {l.expires_at && l.status !== "expired" && <span class="badge">Expires {fmtRelative(l.expires_at)}</span>}
+                        {l.status === "expired" && l.expires_at && <span class="muted"> {fmtRelative(l.expires_at)}</span>}
                       </td>
+                      {data.clicks && (
+                        <td data-label={`${TERMS.clicks.name}, 7 days`} class="clicks-cell">
+                          {fmtNumber(data.clicks.get(l.id)?.clicks ?? 0)}
+                          <Sparkline values={data.clicks.get(l.id)?.daily ?? []} />
+                        </td>
+                      )}
                       <td data-label="Created">{fmtDateTime(l.created_at)}</td>
                       <td data-label="Last click">{fmtRelative(l.last_accessed_at)}</td>
                     </tr>
@@ -163,5 +212,16 @@ export function LinksPage({ query }: { query: URLSearchParams }) {
         )}
       </Loaded>
     </>
+  );
+}
+
+/** On a phone the filters are folded (open while some filter is on): unfolded they filled the first screen. */
+function FoldedOnPhone({ open, children }: { open: boolean; children: ComponentChildren }) {
+  if (!matchMedia("(max-width: 640px)").matches) return <>{children}</>;
+  return (
+    <details class="folded" open={open} id="links-filters">
+      <summary>Search, filters and sort</summary>
+      {children}
+    </details>
   );
 }

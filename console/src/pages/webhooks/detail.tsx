@@ -36,7 +36,7 @@ export function WebhookPage({ id }: { id: string }) {
     hook.reload();
     deliveries.reload();
   });
-  if (hook.state === "error") return <Failed error={hook.error} retry={hook.reload} />;
+  if (hook.state === "error") return <Failed error={hook.error} retry={hook.reload} page />;
   if (!hook.data) return <Loading what="Loading the endpoint" />;
   const h = hook.data;
   return (
