@@ -3,16 +3,31 @@
 // `errno`; PGlite puts the server's in `code`.
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
-const codeOf = (err: unknown): string | undefined => {
+const codeOf = (err: unknown): string | undefined => codesOf(err).find((c) => SQLSTATE.test(c));
+
+function codesOf(err: unknown): string[] {
+  const codes: string[] = [];
   for (
     let e = err as { code?: unknown; errno?: unknown; cause?: unknown } | undefined, depth = 0;
     e && depth < 5;
     e = e.cause as typeof e, depth++
   ) {
-    for (const c of [e.errno, e.code]) if (typeof c === "string" && SQLSTATE.test(c)) return c;
+    for (const c of [e.errno, e.code]) if (typeof c === "string") codes.push(c);
   }
-  return undefined;
-};
+  return codes;
+}
 
 export const isUniqueViolation = (err: unknown) => codeOf(err) === "23505";
 export const isForeignKeyViolation = (err: unknown) => codeOf(err) === "23503";
+
+/**
+ * The server could not be reached or dropped the connection: Bun's client codes (refused, closed,
+ * timed out), socket errors, SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutting down,
+ * cannot connect now).
+ */
+const CONNECTION_FAILURE =
+  /^(ERR_POSTGRES_(CONNECTION_\w+|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|08\w{3}|57P0[123])$/;
+export const isConnectionFailure = (err: unknown) => codesOf(err).some((c) => CONNECTION_FAILURE.test(c));
+
+/** SQLSTATE 57014: the statement was cancelled (statement_timeout). */
+export const isStatementTimeout = (err: unknown) => codeOf(err) === "57014";
