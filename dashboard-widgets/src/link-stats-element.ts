@@ -1,5 +1,5 @@
 // <svc-link-stats link-id>: one link's totals from GET /links/{id}/stats (docs/api.md "Click analytics").
-import { SvcElement } from "./base-element";
+import { CLICK_VISITORS, SvcElement } from "./base-element";
 import { esc, hBars, stats } from "./charts";
 import type { Fmt } from "./format";
 import type { LinkStats } from "./types";
@@ -30,7 +30,7 @@ export class SvcLinkStatsElement extends SvcElement<LinkStats> {
       `<p><strong class="code">${esc(d.short_code)}</strong> <span class="badge">${d.is_active ? "Active" : "Inactive"}</span><br><span class="muted">→ ${url}</span></p>` +
       stats([
         ["Total clicks", f.n(d.total_clicks)],
-        ["Unique visitors", f.n(d.unique_visitors)],
+        ["Unique visitors", f.n(d.unique_visitors), CLICK_VISITORS],
         ["Human clicks", f.n(d.human_clicks)],
         ["Bot clicks", f.n(d.bot_clicks)],
         ["Clicks per day", f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? "day" : "days"} active`],

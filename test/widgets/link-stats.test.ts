@@ -12,6 +12,7 @@ describe("<svc-link-stats>", () => {
     expect(detail).toEqual(s);
     expect(stat(el, "Total clicks")).toBe(en(s.total_clicks));
     expect(stat(el, "Unique visitors")).toBe(en(s.unique_visitors));
+    expect(statNote(el, "Unique visitors")).toBe("Unique visitors are counted once per UTC day: no stored identifier crosses days.");
     expect(stat(el, "Human clicks")).toBe(en(s.human_clicks));
     expect(stat(el, "Bot clicks")).toBe(en(s.bot_clicks));
     expect(stat(el, "Clicks per day")).toBe(new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(s.average_clicks_per_day));
