@@ -42,6 +42,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
               <div>
                 <dt>Visitors</dt>
                 <dd>{fmtNumber(data.total_visitors)}</dd>
+                <dd class="hint">Counted once per period: a visitor_id is the site's own stable id.</dd>
               </div>
               <div>
                 <dt>Sessions</dt>
