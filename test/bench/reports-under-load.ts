@@ -8,7 +8,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../server/config";
 import { openRuntime } from "../../server/runtime";
-import { table } from "./lib-server";
+import { BROWSER_UA, table } from "./lib-server";
 import { percentile } from "./lib-timing";
 
 const CONCURRENCY = 16;
@@ -57,11 +57,14 @@ const REPORTS: [string, string][] = [
   ["conversions summary", `${API}/conversions/summary?period=30d`],
 ];
 
+/** Answers other than 200 by report and code (QUERY_TIMEOUT past CLICKHOUSE_QUERY_TIMEOUT_MS). */
+const refused = new Map<string, number>();
 async function report(path: string): Promise<number> {
   const started = performance.now();
   const res = await handle(path, { headers: { "x-api-key": key } });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+  const body = (await res.json()) as { error?: { code?: string } };
+  if (res.status === 503) refused.set(body.error?.code ?? "503", (refused.get(body.error?.code ?? "503") ?? 0) + 1);
+  else if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
   return performance.now() - started;
 }
 
@@ -75,9 +78,9 @@ async function ingest() {
     const batch = Array.from({ length: 20 }, () => {
       n++;
       return handle(`/bench${1 + (n % 1000)}`, {
-        headers: { "user-agent": "Mozilla/5.0 (bench)", "x-forwarded-for": `10.0.${n % 250}.${n % 200}` },
-      }).then((r) => {
-        if (r.status !== 302) throw new Error(`redirect: ${r.status}`);
+        headers: { "user-agent": BROWSER_UA, "x-forwarded-for": `10.0.${n % 250}.${n % 200}` },
+      }).then(async (r) => {
+        if (r.status !== 302) throw new Error(`redirect: ${r.status} ${(await r.text()).slice(0, 300)}`);
         redirects++;
       });
     });
@@ -156,6 +159,7 @@ console.log(
     `${events.toLocaleString("en")} journey events were accepted (${(redirects / seconds).toFixed(0)}/s, ${(events / seconds).toFixed(0)}/s); ` +
     `account ${accountId}; load average ${load()} at the end.`,
 );
+if (refused.size) console.log(`answered 503 (timed as they answered): ${[...refused].map(([code, n]) => `${n} ${code}`).join(", ")}`);
 
 await runtime.close();
 if (!keep) rmSync(dataDir, { recursive: true, force: true });
