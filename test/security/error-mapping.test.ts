@@ -49,3 +49,14 @@ test("a failed schema transform names the field that held the value", () => {
   expect(answer.status).toBe(400);
   expect((answer.body as any).error.details.fields[0]).toEqual({ field: "query.tags.0", message: inner.message });
 });
+
+test("a socket error outside Postgres (a fetch's) stays a 500; inside a Postgres error it names Postgres", () => {
+  const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+  expect(errorResponseBody("UNKNOWN", refused, { request }, logger).status).toBe(500);
+  class PostgresError extends Error {}
+  const fromPostgres = new PostgresError("Failed query", { cause: refused });
+  const answer = errorResponseBody("UNKNOWN", fromPostgres, { request }, logger);
+  expect(answer.status).toBe(503);
+  expect(answer.body).toMatchObject({ error: { code: "POSTGRES_UNAVAILABLE" }, meta: { status: 503 } });
+  expect(answer.headers["retry-after"]).toBe("5");
+});

@@ -22,12 +22,27 @@ export const isForeignKeyViolation = (err: unknown) => codeOf(err) === "23503";
 
 /**
  * The server could not be reached or dropped the connection: Bun's client codes (refused, closed,
- * timed out), socket errors, SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutting down,
- * cannot connect now).
+ * timed out), SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutting down, cannot connect
+ * now); a bare socket error only inside a Postgres error (a webhook's or a fetch's is not Postgres's).
  */
-const CONNECTION_FAILURE =
-  /^(ERR_POSTGRES_(CONNECTION_\w+|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|08\w{3}|57P0[123])$/;
-export const isConnectionFailure = (err: unknown) => codesOf(err).some((c) => CONNECTION_FAILURE.test(c));
+const POSTGRES_CONNECTION = /^(ERR_POSTGRES_(CONNECTION_\w+|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|08[0-9A-Z]{3}|57P0[123])$/;
+const SOCKET = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH)$/;
+const POSTGRES_ERROR = /^(PostgresError|DrizzleQueryError)$/;
+export function isConnectionFailure(err: unknown): boolean {
+  const codes = codesOf(err);
+  if (codes.some((c) => POSTGRES_CONNECTION.test(c))) return true;
+  return codes.some((c) => SOCKET.test(c)) && namesOf(err).some((n) => POSTGRES_ERROR.test(n));
+}
+
+function namesOf(err: unknown): string[] {
+  const names: string[] = [];
+  for (let e = err as { name?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.name === "string") names.push(e.name);
+    const ctor = (e as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof ctor === "string") names.push(ctor);
+  }
+  return names;
+}
 
 /** SQLSTATE 57014: the statement was cancelled (statement_timeout). */
 export const isStatementTimeout = (err: unknown) => codeOf(err) === "57014";
