@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 
+const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
 const Bool = Type.Union([Type.Literal("true"), Type.Literal("false"), Type.Literal("1"), Type.Literal("0")]);
 const Url = Type.String({ pattern: "^https?://[^\\s]+$" });
 
@@ -19,6 +20,7 @@ const EnvSchema = Type.Object({
   CLICKHOUSE_PASSWORD: Type.Optional(Type.String()),
   CLICKHOUSE_DATABASE: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
   CLICKHOUSE_CLUSTER: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]*$" })),
+  CLICKHOUSE_QUERY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]{1,7}$" })),
   REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   CDN_URL: Type.Optional(Url),
@@ -62,7 +64,15 @@ export interface Config {
   baseUrl: string;
   dataDir: string;
   databaseUrl?: string;
-  clickhouse: { url?: string; user?: string; password?: string; database: string; cluster?: string };
+  clickhouse: {
+    url?: string;
+    user?: string;
+    password?: string;
+    database: string;
+    cluster?: string;
+    /** The time limit of a report query (every ClickHouse read the API makes), in ms; 0: none. */
+    queryTimeoutMs: number;
+  };
   redisUrl?: string;
   adminToken?: string;
   cdnUrl: string;
@@ -132,6 +142,7 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
       password: e.CLICKHOUSE_PASSWORD,
       database: e.CLICKHOUSE_DATABASE ?? "svc",
       cluster: e.CLICKHOUSE_CLUSTER,
+      queryTimeoutMs: Number(e.CLICKHOUSE_QUERY_TIMEOUT_MS ?? DEFAULT_QUERY_TIMEOUT_MS),
     },
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,

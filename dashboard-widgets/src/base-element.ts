@@ -173,6 +173,11 @@ export abstract class AnalyticsElement<R> extends SvcElement<AnalyticsResult<R>>
 }
 
 /** A notice when the account's click budget clamps the date range. */
+/** What a visitor figure counts, shown where the figure is (docs/accuracy.md). */
+export const CLICK_VISITORS = "Visitors are counted once per UTC day: no stored identifier crosses days.";
+export const JOURNEY_VISITORS = "Visitors are counted once per period: a visitor_id is the site's own stable id.";
+export const countNote = (text: string) => `<p class="note">${esc(text)}</p>`;
+
 export function usageNote(usage: AnalyticsUsage | undefined, fmt: Fmt): string {
   return usage?.limit_exceeded
     ? `<p class="note" role="note">Monthly click limit reached (${esc(usage.tier)} tier): showing data since ${esc(usage.cutoff_date ? fmt.date(usage.cutoff_date) : "the cutoff date")}.</p>`

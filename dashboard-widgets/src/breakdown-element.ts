@@ -1,6 +1,6 @@
 // <svc-breakdown dimension="geo|devices|referrers|hourly">: one analytics breakdown as bars plus a
 // table (GET /analytics/geo, /devices, /referrers, /hourly).
-import { AnalyticsElement, usageNote } from "./base-element";
+import { AnalyticsElement, CLICK_VISITORS, countNote, usageNote } from "./base-element";
 import { dataTable, hBars, vBars, type Bar } from "./charts";
 import type { Fmt } from "./format";
 import type { AnalyticsResult, DeviceRow, GeoRow, HourlyRow, ReferrerRow } from "./types";
@@ -95,6 +95,7 @@ export class SvcBreakdownElement extends AnalyticsElement<BreakdownRow[]> {
         spec.head,
         rows.map((r) => spec.cells(r, f)),
       ) +
+      (spec.head.includes("Visitors") ? countNote(CLICK_VISITORS) : "") +
       usageNote(usage, f)
     );
   }

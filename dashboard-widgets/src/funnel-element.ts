@@ -1,6 +1,6 @@
 // <svc-funnel link-id steps="a,b,c">: ordered-step conversion of one link's visitors from
 // GET /journey/links/{link_id}/funnel (docs/api.md "Journey reports").
-import { SvcElement } from "./base-element";
+import { JOURNEY_VISITORS, SvcElement } from "./base-element";
 import { dataTable, hBars, stats } from "./charts";
 import type { Fmt } from "./format";
 import type { Funnel } from "./types";
@@ -49,7 +49,7 @@ export class SvcFunnelElement extends SvcElement<Funnel> {
       ".";
     return (
       stats([
-        ["Visitors", f.n(total_visitors)],
+        ["Visitors", f.n(total_visitors), JOURNEY_VISITORS],
         [`Reached ${steps[0]?.step_name ?? ""}`, f.n(first)],
         [`Completed ${steps[steps.length - 1]?.step_name ?? ""}`, f.n(last)],
         ["Overall conversion", ofFirst(last)],

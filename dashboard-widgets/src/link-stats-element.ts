@@ -1,5 +1,5 @@
 // <svc-link-stats link-id>: one link's totals from GET /links/{id}/stats (docs/api.md "Click analytics").
-import { SvcElement } from "./base-element";
+import { CLICK_VISITORS, SvcElement } from "./base-element";
 import { esc, hBars, stats } from "./charts";
 import type { Fmt } from "./format";
 import type { LinkStats } from "./types";
@@ -32,7 +32,7 @@ export class SvcLinkStatsElement extends SvcElement<LinkStats> {
         ["Clicks", f.n(d.human_clicks), "people"],
         ["Bot clicks", f.n(d.bot_clicks)],
         ["All clicks", f.n(d.total_clicks)],
-        ["Visitors", f.n(d.unique_visitors)],
+        ["Visitors", f.n(d.unique_visitors), CLICK_VISITORS],
         ["Clicks per day", f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? "day" : "days"} active`],
         ["Conversion rate", f.pct(d.conversion_rate)],
         ["Last click", f.dateTime(d.last_accessed_at)],

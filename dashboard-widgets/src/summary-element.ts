@@ -1,5 +1,5 @@
 // <svc-summary>: account click totals from GET /analytics/summary (docs/api.md "Click analytics").
-import { AnalyticsElement, usageNote } from "./base-element";
+import { AnalyticsElement, CLICK_VISITORS, usageNote } from "./base-element";
 import { stats } from "./charts";
 import type { Fmt } from "./format";
 import type { AnalyticsResult, SummaryRow } from "./types";
@@ -13,7 +13,7 @@ export class SvcSummaryElement extends AnalyticsElement<SummaryRow> {
     return (
       stats([
         [`${CLICKS_NAME[this.botFilter]}, last ${this.days} days`, f.n(a.total_clicks)],
-        ["Visitors", f.n(a.unique_visitors)],
+        ["Visitors", f.n(a.unique_visitors), CLICK_VISITORS],
         ["Today", f.n(a.today_clicks), changeText(a.today_clicks, a.yesterday_clicks, f)],
         ["Yesterday", f.n(a.yesterday_clicks)],
         ["Links", f.n(a.total_links)],

@@ -1,5 +1,5 @@
 // <svc-timeseries>: daily clicks and unique visitors from GET /analytics/timeseries, as a line chart.
-import { AnalyticsElement, usageNote } from "./base-element";
+import { AnalyticsElement, CLICK_VISITORS, countNote, usageNote } from "./base-element";
 import { dataTable, legend, lineChart } from "./charts";
 import type { Fmt } from "./format";
 import type { AnalyticsResult, TimeseriesRow } from "./types";
@@ -39,6 +39,7 @@ export class SvcTimeseriesElement extends AnalyticsElement<TimeseriesRow[]> {
         ["Date", "Clicks", "Visitors"],
         rows.map((r) => [f.date(r.date), f.n(r.clicks), f.n(r.unique_visitors)]),
       ) +
+      countNote(CLICK_VISITORS) +
       usageNote(usage, f)
     );
   }

@@ -104,7 +104,13 @@ export interface ClickScope {
 // Responses (the usage object, the report rows, link stats): the types the
 // queries return are these schemas' static types, and the tests check every answer against them.
 const Count = t.Integer({ minimum: 0 });
-const Clicks = { clicks: Count, unique_visitors: Count };
+/** docs/accuracy.md: what a click visitor is. */
+const Visitors = t.Integer({
+  minimum: 0,
+  description:
+    "Unique visitors, each counted once per UTC day (a range sums its days): no stored identifier crosses days, since the visitor hash is salted per UTC day.",
+});
+const Clicks = { clicks: Count, unique_visitors: Visitors };
 const row = <T extends Record<string, TSchema>>(id: string, props: T) => t.Object(props, { $id: id, additionalProperties: false });
 
 export const AnalyticsUsage = row("AnalyticsUsage", {
@@ -132,7 +138,7 @@ const Groups = t.Optional(t.Array(ClickGroupJson, { description: "Only with grou
 
 export const SummaryRow = row("AnalyticsSummary", {
   total_clicks: Count,
-  unique_visitors: Count,
+  unique_visitors: Visitors,
   total_links: Count,
   last_click_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
   today_clicks: Count,
@@ -172,7 +178,7 @@ export const LinkStatsGroup = row("LinkStatsGroup", {
   total_clicks: Count,
   human_clicks: Count,
   bot_clicks: Count,
-  unique_visitors: Count,
+  unique_visitors: Visitors,
   conversions: Count,
   revenue: t.Number({ minimum: 0, description: "In the major unit (cents ÷ 100)" }),
   conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
@@ -182,7 +188,7 @@ export const LinkStats = row("LinkStats", {
   short_code: t.String(),
   original_url: t.String(),
   total_clicks: Count,
-  unique_visitors: Count,
+  unique_visitors: Visitors,
   bot_clicks: Count,
   human_clicks: Count,
   last_accessed_at: t.Union([t.String({ format: "date-time" }), t.Null()]),

@@ -5,7 +5,7 @@ import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
-import { operation } from "../openapi/operation";
+import { operation, REPORT_ERRORS } from "../openapi/operation";
 import * as m from "./model";
 import * as service from "./service";
 
@@ -28,7 +28,7 @@ const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
       "`link_id`, `tag` and `campaign_id` narrow it to those links (404 when the account has no such link, tag or campaign); " +
       "a query parameter the report does not take is a 400 naming it.",
     responses: { 200: { description: "The report and the account's click usage", data: m.analyticsResult(analytics) } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", ...REPORT_ERRORS],
   }),
 });
 
@@ -114,7 +114,7 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
           description:
             "Lifetime numbers; `total_clicks = human_clicks + bot_clicks`. With `group_by`, `groups` gives clicks, visitors, conversions and revenue per variant, rule or source.",
           responses: { 200: { description: "The link's stats", data: m.LinkStats } },
-          errors: ["NOT_FOUND"],
+          errors: ["NOT_FOUND", ...REPORT_ERRORS],
         }),
       })
   );

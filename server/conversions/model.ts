@@ -28,7 +28,10 @@ const strict = { additionalProperties: false } as const;
 export const ConversionSummary = t.Object(
   {
     total_conversions: Count,
-    unique_converters: Count,
+    unique_converters: t.Integer({
+      minimum: 0,
+      description: "Distinct visitor_ids that converted, each counted once in the period: a visitor_id is the site's own stable id.",
+    }),
     total_revenue: Money,
     average_order_value: Money,
     conversion_rate: t.Number({ minimum: 0, description: "Converters per visitor of the scope's links, in percent" }),

@@ -5,7 +5,7 @@ import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
-import { operation } from "../openapi/operation";
+import { operation, REPORT_ERRORS } from "../openapi/operation";
 import {
   BreakdownQuery,
   ConversionBreakdownRow,
@@ -25,7 +25,7 @@ const report = (id: string, summary: string, data: TSchema, description: string)
     summary,
     description: `${description} ${SCOPE}`,
     responses: { 200: { description: summary, data } },
-    errors: ["NOT_FOUND"],
+    errors: ["NOT_FOUND", ...REPORT_ERRORS],
   });
 
 export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {

@@ -2,6 +2,8 @@
 // itself: whatever fails while mapping an error becomes a plain 500 INTERNAL_ERROR envelope.
 import { ValidationError } from "elysia";
 import { AppError } from "../errors";
+import { QueryTimeoutError, StoreUnavailableError } from "../storage/failures";
+import { isConnectionFailure, isStatementTimeout } from "../storage/postgres/errors";
 import { errorBody, rateLimitBody } from "./envelope";
 import { UNKNOWN_PARAMETER } from "./strict-query";
 import { requestIdOf } from "./request-context";
@@ -71,10 +73,37 @@ function toAppError(code: string | number, error: unknown, inputs: RequestInputs
     });
   }
   if (error instanceof ValidationError) return fromValidation(error);
+  const store = storeFailure(error);
+  if (store) return store;
   if (code === "VALIDATION") return decodeFailure(error, inputs);
   if (code === "NOT_FOUND") return new AppError("NOT_FOUND", "Route not found");
   if (code === "INVALID_COOKIE_SIGNATURE") return new AppError("VALIDATION_ERROR", "Invalid cookie");
   return INTERNAL();
+}
+
+/** Seconds a client should wait before it asks again (Retry-After) when a store failed. */
+const STORE_RETRY_AFTER = { unavailable: "5", timeout: "30" };
+
+/** A store that could not answer: 503 naming the store, or the time limit, with Retry-After. */
+function storeFailure(error: unknown): AppError | null {
+  const name = { clickhouse: "ClickHouse", postgres: "Postgres" } as const;
+  if (error instanceof QueryTimeoutError || isStatementTimeout(error)) {
+    const limit = error instanceof QueryTimeoutError ? ` (${error.limitMs / 1000} s)` : "";
+    return new AppError(
+      "QUERY_TIMEOUT",
+      `The report ran past its time limit${limit} and was stopped; retry later or ask for a shorter range`,
+      undefined,
+      { "retry-after": STORE_RETRY_AFTER.timeout },
+    );
+  }
+  const store = error instanceof StoreUnavailableError ? error.store : isConnectionFailure(error) ? "postgres" : null;
+  if (!store) return null;
+  return new AppError(
+    store === "clickhouse" ? "CLICKHOUSE_UNAVAILABLE" : "POSTGRES_UNAVAILABLE",
+    `${name[store]} cannot be reached; retry shortly`,
+    undefined,
+    { "retry-after": STORE_RETRY_AFTER.unavailable },
+  );
 }
 
 interface EngineError {

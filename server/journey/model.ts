@@ -110,6 +110,12 @@ export const MAX_FUNNEL_STEPS = 20;
 // Responses: the ingest answer, the summary, session and event items, the funnel, the usage object.
 // The tests check every answer against these.
 const Count = t.Integer({ minimum: 0 });
+/** docs/accuracy.md: what a journey visitor is. */
+const visitors = (what = "") =>
+  t.Integer({
+    minimum: 0,
+    description: `${what}Distinct visitor_ids, each counted once in the period: a visitor_id is the site's own stable id.`,
+  });
 const Time = t.String({ format: "date-time" });
 const Nullable = <T extends TSchema>(s: T) => t.Union([s, t.Null()]);
 const strict = { additionalProperties: false } as const;
@@ -129,7 +135,7 @@ export const IngestAccepted = t.Object(
 );
 export const JourneySummary = t.Object(
   {
-    total_visitors: Count,
+    total_visitors: visitors(),
     total_sessions: Count,
     total_events: Count,
     avg_session_duration_seconds: t.Number({ minimum: 0 }),
@@ -190,13 +196,13 @@ export const Funnel = t.Object(
       t.Object(
         {
           step_name: t.String(),
-          visitors: Count,
+          visitors: visitors("Visitors who reached this step. "),
           conversion_rate: t.Number({ minimum: 0, description: "Percent of the previous step's visitors (100 for the first step)" }),
         },
         strict,
       ),
     ),
-    total_visitors: t.Integer({ minimum: 0, description: "Every visitor of the link in the period" }),
+    total_visitors: visitors("Every visitor of the link in the period. "),
   },
   { $id: "Funnel", ...strict },
 );

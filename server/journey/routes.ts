@@ -9,7 +9,7 @@ import { ingestJourneyBatch, type IngestDeps } from "./ingest";
 import { checkQueryBounds } from "../http/query-bounds";
 import * as m from "./model";
 import { EVENTS_BOUNDS, EventsQuery, FunnelQuery, LinkParams, PeriodQuery, SESSIONS_BOUNDS, SessionsQuery } from "./model";
-import { operation } from "../openapi/operation";
+import { operation, REPORT_ERRORS } from "../openapi/operation";
 import { getFunnel, getSummary, listEvents, listSessions } from "./service";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
@@ -85,7 +85,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
           summary: "Journey summary of a link",
           description: "`period` is 24h, 7d, 30d (default) or 90d, in whole UTC hours.",
           responses: { 200: { description: "Visitors, sessions, events and the top pages and events", data: m.JourneySummary } },
-          errors: ["NOT_FOUND"],
+          errors: ["NOT_FOUND", ...REPORT_ERRORS],
         }),
       })
       // GET /journey/links/{link_id}/sessions
@@ -103,7 +103,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
             summary: "Sessions of a link",
             description: "Newest first; `limit` 1–100 (default 20).",
             responses: { 200: { description: "One page of sessions", data: t.Array(m.JourneySession), paginated: true } },
-            errors: ["NOT_FOUND"],
+            errors: ["NOT_FOUND", ...REPORT_ERRORS],
           }),
         },
       )
@@ -122,7 +122,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
             summary: "Events of a link",
             description: "Newest first; `limit` 1–200 (default 50). Absent optional fields are null.",
             responses: { 200: { description: "One page of events", data: t.Array(m.JourneyEventItem), paginated: true } },
-            errors: ["NOT_FOUND"],
+            errors: ["NOT_FOUND", ...REPORT_ERRORS],
           }),
         },
       )
@@ -138,7 +138,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
           description:
             "`steps`: up to 20 comma-separated names; a step matches an event's `event_name`, its `event_type` or a page view's `page_url`, in strict order within the period (default 30d).",
           responses: { 200: { description: "Visitors reaching each step", data: m.Funnel } },
-          errors: ["NOT_FOUND"],
+          errors: ["NOT_FOUND", ...REPORT_ERRORS],
         }),
       })
   );

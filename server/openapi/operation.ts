@@ -46,6 +46,12 @@ export interface RawSuccessDoc {
   headers?: DocumentedHeader[];
 }
 
+/**
+ * What a report (a read of ClickHouse, with the account's facts from Postgres) can answer besides its
+ * own errors: the time limit, or a store that cannot be reached (503, Retry-After).
+ */
+export const REPORT_ERRORS: ErrorCode[] = ["QUERY_TIMEOUT", "CLICKHOUSE_UNAVAILABLE", "POSTGRES_UNAVAILABLE"];
+
 /** An error the route itself raises; `details` overrides the code's usual details schema. */
 export type ErrorDoc = ErrorCode | { code: ErrorCode; details: TSchema };
 

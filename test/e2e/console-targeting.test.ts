@@ -264,6 +264,9 @@ describe("the link features in the console", () => {
     });
     expect(await groupRows(page, "rule")).toEqual({ [`Rule 1 ${to("/de")}`]: "1", [`Rule 2 ${to("/mobile")}`]: "1" });
     expect(await groupRows(page, "source")).toEqual({ Link: "14", "QR code": "1" });
+    await expect(page.locator("#groups-source caption").textContent()).resolves.toBe(
+      "Visitors are counted once per UTC day: no stored identifier crosses days.",
+    );
     await expect(page.locator("#click-limit").textContent()).resolves.toContain("15 of 30 people's clicks counted");
 
     // Lowered to what it has counted, the limit is reached: the next visitor goes to the fallback.

@@ -125,6 +125,7 @@ describe("the console in Chromium", () => {
     const summary = page.locator("#journey-summary");
     await summary.waitFor();
     await expect(summary.textContent()).resolves.toContain("Sessions1");
+    await expect(summary.textContent()).resolves.toContain("Counted once per period: a visitor_id is the site's own stable id.");
     await page.locator(".session-toggle").first().click();
     await page.locator("ol.events li").nth(1).waitFor();
     await expect(page.locator("ol.events li").allTextContents()).resolves.toEqual([

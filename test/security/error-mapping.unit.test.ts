@@ -64,3 +64,14 @@ test("a value of the kind one union member takes gets that member's complaint", 
   const answer = errorResponseBody("VALIDATION", new ValidationError("body", schema, { u: "abcdef" }), { request }, logger);
   expect((answer.body as any).error.details.fields[0]).toEqual({ field: "body.u", message: "Expected string length less or equal to 3" });
 });
+
+test("a socket error outside Postgres (a fetch's) stays a 500; inside a Postgres error it names Postgres", () => {
+  const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+  expect(errorResponseBody("UNKNOWN", refused, { request }, logger).status).toBe(500);
+  class PostgresError extends Error {}
+  const fromPostgres = new PostgresError("Failed query", { cause: refused });
+  const answer = errorResponseBody("UNKNOWN", fromPostgres, { request }, logger);
+  expect(answer.status).toBe(503);
+  expect(answer.body).toMatchObject({ error: { code: "POSTGRES_UNAVAILABLE" }, meta: { status: 503 } });
+  expect(answer.headers["retry-after"]).toBe("5");
+});

@@ -17,6 +17,8 @@ describe("config", () => {
     expect(c.webhookRetryDelaysMs).toEqual([30000, 120000, 480000]);
     expect(c.trustProxy).toBe(false);
     expect(c.appSecret.length).toBeGreaterThanOrEqual(32);
+    expect(c.clickhouse.queryTimeoutMs).toBe(15_000);
+    expect(loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_QUERY_TIMEOUT_MS: "0" }).clickhouse.queryTimeoutMs).toBe(0);
   });
 
   test("the generated APP_SECRET is stable across starts", () => {
@@ -32,6 +34,7 @@ describe("config", () => {
     ["TRUST_PROXY", "yes"],
     ["WEBHOOK_RETRY_DELAYS_MS", "30s,2m"],
     ["CLICKHOUSE_DATABASE", "svc; drop"],
+    ["CLICKHOUSE_QUERY_TIMEOUT_MS", "15s"],
   ])("a bad %s stops start-up with a message naming it", (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value })).toThrow(name);

@@ -21,6 +21,7 @@ describe("<svc-breakdown>", () => {
       if (/^[A-Z]{2}$/.test(r.country_code) && r.country_code !== "XX") expect(t[i + 1][0]).toBe(country(r.country_code)!);
     }
     expect(text(el)).toContain("United States");
+    expect(text(el)).toContain("Visitors are counted once per UTC day: no stored identifier crosses days.");
     // the chart draws one bar per row up to the limit, labels escaped, values shown
     const svg = charts(el)[0];
     expect(svg.querySelectorAll("rect.bar").length).toBe(Math.min(rows.length, 10));
@@ -44,6 +45,7 @@ describe("<svc-breakdown>", () => {
     expect(t.slice(1).map((r) => [r[0].toLowerCase(), r[1], r[2], r[3]])).toEqual(
       rows.map((r: any) => [r.device_type, r.browser, r.os, en(r.clicks)]),
     );
+    expect(text(el)).not.toContain("counted once per UTC day"); // no visitor figure, no note
   });
 
   test('referrers: "direct" reads as Direct / none, hostile names stay text', async () => {

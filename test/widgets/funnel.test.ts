@@ -1,5 +1,19 @@
 import { describe, expect, test } from "bun:test";
-import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, spyFetch, stat, useBackend, table, text } from "./helpers";
+import {
+  apiData,
+  charts,
+  en,
+  loaded,
+  mount,
+  settled,
+  setupWidgetTests,
+  spyFetch,
+  stat,
+  statNote,
+  useBackend,
+  table,
+  text,
+} from "./helpers";
 
 setupWidgetTests();
 const b = useBackend();
@@ -22,6 +36,7 @@ describe("<svc-funnel>", () => {
     expect(t[1][2]).toBe("100%");
     const last = api.steps[api.steps.length - 1];
     expect(stat(el, "Visitors")).toBe(en(api.total_visitors));
+    expect(statNote(el, "Visitors")).toBe("Visitors are counted once per period: a visitor_id is the site's own stable id.");
     expect(stat(el, `Completed ${last.step_name}`)).toBe(en(last.visitors));
     expect(stat(el, "Overall conversion")).toBe(pct((last.visitors / first) * 100));
     const svg = charts(el)[0];

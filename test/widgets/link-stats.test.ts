@@ -13,6 +13,7 @@ describe("<svc-link-stats>", () => {
     expect(stat(el, "All clicks")).toBe(en(s.total_clicks));
     expect(stat(el, "Visitors")).toBe(en(s.unique_visitors));
     expect(stat(el, "Clicks")).toBe(en(s.human_clicks));
+    expect(statNote(el, "Visitors")).toBe("Visitors are counted once per UTC day: no stored identifier crosses days.");
     expect(stat(el, "Bot clicks")).toBe(en(s.bot_clicks));
     expect(stat(el, "Clicks per day")).toBe(new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(s.average_clicks_per_day));
     expect(statNote(el, "Clicks per day")).toBe(`over ${en(s.days_active)} ${s.days_active === 1 ? "day" : "days"} active`);

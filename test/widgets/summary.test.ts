@@ -13,6 +13,7 @@ describe("<svc-summary>", () => {
     const a = api.analytics;
     expect(stat(el, "Clicks, last 30 days")).toBe(en(a.total_clicks));
     expect(stat(el, "Visitors")).toBe(en(a.unique_visitors));
+    expect(statNote(el, "Visitors")).toBe("Visitors are counted once per UTC day: no stored identifier crosses days.");
     expect(stat(el, "Today")).toBe(en(a.today_clicks));
     expect(stat(el, "Yesterday")).toBe(en(a.yesterday_clicks));
     expect(stat(el, "Links")).toBe(en(a.total_links));

@@ -30,6 +30,7 @@ describe("<svc-timeseries>", () => {
     expect(tips.length).toBe(14);
     expect(tips[0]).toBe(`${longDate(rows[0].date)}: ${en(rows[0].clicks)} clicks, ${en(rows[0].unique_visitors)} unique visitors`);
     expect(text(el)).toContain("Clicks Visitors"); // legend
+    expect(text(el)).toContain("Visitors are counted once per UTC day: no stored identifier crosses days."); // beside the table
   });
 
   test("the keyboard reaches the chart and the table summary", async () => {

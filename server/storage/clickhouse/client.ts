@@ -6,6 +6,7 @@ import { createClient, type ClickHouseClient, type ClickHouseSettings } from "@c
 import { applyClickhouseMigrations } from "./migrate";
 import { CLUSTER_SETTINGS } from "./cluster-ddl";
 import type { ClickhouseTable } from "./tables";
+import { QueryTimeoutError, StoreUnavailableError } from "../failures";
 
 export interface ClickhouseOptions {
   url?: string;
@@ -18,6 +19,8 @@ export interface ClickhouseOptions {
   sharedClient?: ClickHouseClient;
   /** Serializes the migrations of instances starting at once (runtime.ts holds a Postgres advisory lock). */
   migrationLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** The time limit of every SELECT through `query` (the reports), in ms; 0 or unset: none. */
+  queryTimeoutMs?: number;
 }
 
 export interface Clickhouse {
@@ -27,7 +30,10 @@ export interface Clickhouse {
   cluster?: string;
   /** Fully qualified table name; database names are validated identifiers from config. */
   table(name: ClickhouseTable): string;
-  /** SELECT with `{name:Type}` bound parameters; returns rows as objects. */
+  /**
+   * SELECT with `{name:Type}` bound parameters; returns rows as objects. Runs under the time limit
+   * (QueryTimeoutError past it); an unreachable server is a StoreUnavailableError.
+   */
   query<T = Record<string, unknown>>(query: string, params?: Record<string, unknown>): Promise<T[]>;
   command(query: string, params?: Record<string, unknown>): Promise<void>;
   insert(table: ClickhouseTable, rows: readonly object[], settings?: ClickHouseSettings): Promise<void>;
@@ -88,6 +94,51 @@ async function openChdb(opts: ClickhouseOptions): Promise<Clickhouse> {
   return wrap(client, "chdb", opts);
 }
 
+const ABORT_GRACE_MS = 2_000;
+
+/** ClickHouse error codes: TIMEOUT_EXCEEDED, TOO_SLOW (the estimate says it will not finish in time). */
+const TIMEOUT_CODES = new Set(["159", "160"]);
+/** TOO_MANY_SIMULTANEOUS_QUERIES, SOCKET_TIMEOUT, NETWORK_ERROR, ALL_CONNECTION_TRIES_FAILED. */
+const BUSY_OR_UNREACHABLE_CODES = new Set(["202", "209", "210", "279"]);
+
+/** A ClickHouse server error carries its numeric code as a string; transport errors do not. */
+const serverCodeOf = (err: unknown) => {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && /^[0-9]+$/.test(code) ? code : undefined;
+};
+const isClickhouseTimeout = (err: unknown) => TIMEOUT_CODES.has(serverCodeOf(err) ?? "");
+
+/**
+ * The limit as a trailing SETTINGS clause: per query on both connections (chDB's connection would SET
+ * `clickhouse_settings` on its shared session for good). A query that already ends with SETTINGS gets
+ * the setting added to its list.
+ */
+export function withTimeLimit(query: string, limitMs: number): string {
+  const setting = `max_execution_time = ${limitMs / 1000}`;
+  return /\bSETTINGS\b[^)]*$/.test(query) ? `${query}, ${setting}` : `${query}\nSETTINGS ${setting}`;
+}
+
+async function runQuery<T>(
+  client: ClickHouseClient,
+  kind: Clickhouse["kind"],
+  query: string,
+  params: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<T[]> {
+  try {
+    const result = await client.query({ query, query_params: params, format: "JSONEachRow", abort_signal: signal });
+    return (await result.json()) as T[];
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    const code = serverCodeOf(err);
+    // Over HTTP an error without a server code is the transport's: refused, reset, no answer.
+    if ((code && BUSY_OR_UNREACHABLE_CODES.has(code)) || (kind === "http" && !code)) {
+      throw new StoreUnavailableError("clickhouse", { cause: err });
+    }
+    throw err;
+  }
+}
+
 /** chDB's zero-copy insert of raw bytes, reached through the client's connection (not in its public types). */
 interface ChdbRawInsert {
   rawInsert(p: {
@@ -109,8 +160,20 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     cluster: opts.cluster,
     table: (name) => `${db}.${name}`,
     async query<T>(query: string, params: Record<string, unknown> = {}) {
-      const result = await client.query({ query, query_params: params, format: "JSONEachRow" });
-      return (await result.json()) as T[];
+      const limitMs = opts.queryTimeoutMs ?? 0;
+      if (!limitMs) return runQuery<T>(client, kind, query, params);
+      // The server stops the query at the limit; the abort, a little later, frees the caller even when
+      // the server does not answer at all (chDB's computation stops at the limit on its own).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), limitMs + ABORT_GRACE_MS);
+      try {
+        return await runQuery<T>(client, kind, withTimeLimit(query, limitMs), params, abort.signal);
+      } catch (err) {
+        if (abort.signal.aborted || isClickhouseTimeout(err)) throw new QueryTimeoutError("clickhouse", limitMs, { cause: err });
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async command(query, params = {}) {
       await client.command({ query, query_params: params });

@@ -17,8 +17,10 @@ export async function spawnClickhouseHttp(opts: {
   user?: string;
   password?: string;
   profile?: Record<string, string>;
+  /** A port of its own (a restart where the last one listened); default any free port. */
+  port?: number;
 }): Promise<ClickhouseHttpProcess> {
-  const args = ["--port", "0", "--path", opts.path];
+  const args = ["--port", String(opts.port ?? 0), "--path", opts.path];
   if (opts.user !== undefined) args.push("--user", opts.user, "--password", opts.password ?? "");
   for (const [name, value] of Object.entries(opts.profile ?? {})) args.push("--setting", `${name}=${value}`);
   const child = Bun.spawn([process.execPath, ENTRY, ...args], {

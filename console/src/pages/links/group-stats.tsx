@@ -65,6 +65,7 @@ function label(group: Group, row: LinkStatsGroup) {
 function GroupTable({ group, rows }: { group: Group; rows: LinkStatsGroup[] }) {
   return (
     <table class="group-table" id={`groups-${group}`} aria-labelledby={`groups-${group}-heading`}>
+      <caption class="hint">Visitors are counted once per UTC day: no stored identifier crosses days.</caption>
       <TableHead
         columns={[
           FIRST_COLUMN[group],

@@ -44,6 +44,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
               <div>
                 <dt title={TERMS.trackedVisitors.definition}>{TERMS.trackedVisitors.name}</dt>
                 <dd>{fmtNumber(data.total_visitors)}</dd>
+                <dd class="hint">Counted once per period: a visitor_id is the site's own stable id.</dd>
               </div>
               <div>
                 <dt>Sessions</dt>
