@@ -66,3 +66,39 @@ test("a session whose events arrived in two batches ranks by its first event", a
   expect(last.duration_seconds).toBe((Date.parse(late.timestamp) - s11Start) / 1000);
   expect((await page(1, 1)).meta.total).toBe(STARTS.length);
 });
+
+test("when the sessions that ended last started long ago, the newest-started sessions still come first", async () => {
+  // Six long sessions end last (started 100+ minutes ago, still running); thirty short ones started 10 to
+  // 39 minutes ago. The latest-ending bundles then hold no session started after them, so the page is
+  // found from a bound further back (or, failing that, the general query): the order is the same.
+  const acc = await t.createAccount();
+  const other = await insertLink(t, acc.accountId);
+  const ev = (session: string, minutesAgo: number) => ({
+    link_id: other,
+    visitor_id: `v-${session}`,
+    session_id: session,
+    event_type: "page_view",
+    page_url: `https://shop.example/${session}`,
+    timestamp: ago(minutesAgo),
+  });
+  const long = Array.from({ length: 6 }, (_, i) => `long${i}`);
+  const short = Array.from({ length: 30 }, (_, i) => `short${String(i).padStart(2, "0")}`);
+  const events = [
+    ...long.flatMap((s, i) => [ev(s, 100 + i), ev(s, 0.1 * (i + 1))]),
+    ...short.flatMap((s, i) => [ev(s, 10 + i), ev(s, 9 + i)]),
+  ];
+  expect((await postEvents(t, acc.key, events)).status).toBe(202);
+  await t.flush();
+  const list = async (limit: number, n: number) => {
+    const res = await t.call(`/public-api/v1/journey/links/${other}/sessions?period=24h&limit=${limit}&page=${n}`, { key: acc.key });
+    expect(res.status).toBe(200);
+    return res.body as { data: { session_id: string; event_count: number; duration_seconds: number }[]; meta: { total: number } };
+  };
+  const first = await list(1, 1);
+  expect(first.data).toMatchObject([{ session_id: "short00", event_count: 2, duration_seconds: 60 }]);
+  expect(first.meta.total).toBe(36);
+  const ids: string[] = [];
+  for (let n = 1; n <= 8; n++) ids.push(...(await list(5, n)).data.map((s) => s.session_id));
+  expect(ids).toEqual([...short, ...long]);
+  expect((await list(1, 31)).data).toMatchObject([{ session_id: "long0", event_count: 2 }]);
+});
