@@ -31,6 +31,10 @@ export const findLinkIncludingDeleted = async (db: DbOrTx, accountId: string, id
 export const insertDestinationChange = (db: DbOrTx, linkId: string, previousUrl: string, newUrl: string) =>
   db.insert(linkDestinations).values({ linkId, previousUrl, newUrl });
 
+/** The link's destination as committed, its row locked until the transaction ends (a change of url reads what it replaces). */
+export const lockLinkDestination = async (tx: DbOrTx, id: string): Promise<string | undefined> =>
+  (await tx.select({ url: links.originalUrl }).from(links).where(eq(links.id, id)).for("update"))[0]?.url;
+
 /** A link's destination changes, newest first. */
 export const listDestinationChanges = (db: DbOrTx, linkId: string) =>
   db
