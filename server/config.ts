@@ -121,8 +121,13 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
   const firstError = Value.Errors(EnvSchema, picked).First();
   if (firstError) {
     const name = firstError.path.replace(/^\//, "");
+    // A secret's value never reaches the log: a misspelt DATABASE_URL still holds its password.
     const shown =
-      name in files ? `${name}_FILE=${JSON.stringify(env[`${name}_FILE`])} (its content)` : `${name}=${JSON.stringify(picked[name])}`;
+      name in files
+        ? `${name}_FILE=${JSON.stringify(env[`${name}_FILE`])} (its content)`
+        : (SECRET_VARIABLES as readonly string[]).includes(name)
+          ? `${name} (its value, not shown: a secret)`
+          : `${name}=${JSON.stringify(picked[name])}`;
     throw new ConfigError(`Invalid environment variable ${shown}: ${firstError.message}`);
   }
   const e = picked as Env;

@@ -2,7 +2,7 @@
 // database itself (server/users/recover.ts). It reads the server's configuration (DATA_DIR, DATABASE_URL,
 // BASE_URL) as `npm start` does. The embedded database takes one process at a time: stop the server first.
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "./config";
+import { ConfigError, loadConfig, localProbeUrl } from "./config";
 import { openPostgres } from "./storage/postgres/client";
 import { recoveryLink } from "./users/recover";
 
@@ -36,11 +36,21 @@ try {
 }
 
 // PGlite holds its directory for one process: a running server must stop first (its data is not shared).
+// It is looked for where it listens (PORT on loopback, or HOST) as well as at BASE_URL: a public BASE_URL
+// (behind a proxy, or a name this machine cannot resolve) must not let two processes open the database.
 if (!config.databaseUrl) {
-  const running = await fetch(`${config.baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
-    () => true,
-    () => false,
-  );
+  const answers = (url: string) =>
+    fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+      () => true,
+      () => false,
+    );
+  const wildcard = ["0.0.0.0", "::", "127.0.0.1", "localhost"].includes(config.host);
+  const where = [
+    `${config.baseUrl}/healthz`,
+    localProbeUrl("/healthz", { PORT: String(config.port) }),
+    ...(wildcard ? [] : [`http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}/healthz`]),
+  ];
+  const running = (await Promise.all(where.map(answers))).some(Boolean);
   if (running) {
     console.error(`The server is running at ${config.baseUrl}. Stop it (Ctrl-C), run this again, then start it with npm start.`);
     process.exit(1);

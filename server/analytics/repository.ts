@@ -78,10 +78,8 @@ export async function countAccountLinks(
       ? sql`true`
       : a.linkIds.length === 0
         ? sql`false`
-        : sql`l.id in (${sql.join(
-            a.linkIds.map((id) => sql`${id}`),
-            sql`, `,
-          )})`;
+        : // One array parameter, not one per link: a tag may cover more links than a statement takes parameters (65,535).
+          sql`l.id = any(${`{${a.linkIds.join(",")}}`}::uuid[])`;
   const rows = await pg.query<Record<keyof LinkCounts, string | number>>(sql`
     select
       count(*) filter (where ${inDomain} and ${inLinks} and l.created_at < ((${a.rangeEnd}::date + 1)::timestamp at time zone 'UTC')) as total_links,

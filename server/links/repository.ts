@@ -27,9 +27,16 @@ export const findLinkIncludingDeleted = async (db: DbOrTx, accountId: string, id
       .where(and(eq(links.id, id), eq(links.accountId, accountId)))
   )[0];
 
-/** Keeps the destination a link had before a change of url. */
+/**
+ * Keeps the destination a link had before a change of url. Stamped when written, under the row's lock
+ * (now() would be the transaction's start, which need not follow the order the lock gave the changes).
+ */
 export const insertDestinationChange = (db: DbOrTx, linkId: string, previousUrl: string, newUrl: string) =>
-  db.insert(linkDestinations).values({ linkId, previousUrl, newUrl });
+  db.insert(linkDestinations).values({ linkId, previousUrl, newUrl, changedAt: sql`clock_timestamp()` });
+
+/** The link's destination as committed, its row locked until the transaction ends (a change of url reads what it replaces). */
+export const lockLinkDestination = async (tx: DbOrTx, id: string): Promise<string | undefined> =>
+  (await tx.select({ url: links.originalUrl }).from(links).where(eq(links.id, id)).for("update"))[0]?.url;
 
 /** A link's destination changes, newest first. */
 export const listDestinationChanges = (db: DbOrTx, linkId: string) =>

@@ -206,6 +206,8 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
   Object.assign(patch, targetingPatch(input, before));
 
   const { row, json } = await deps.pg.db.transaction(async (tx) => {
+    // What the url replaces is read under the row's lock: a concurrent PATCH may have changed it since `before`.
+    const replaced = destination !== undefined ? await repo.lockLinkDestination(tx, id) : undefined;
     let row: repo.LinkRow;
     try {
       row = await tx.transaction(async (sp) => repo.updateLinkRow(sp, id, patch));
@@ -217,7 +219,8 @@ export async function updateLink(deps: LinksDeps, account: AccountRecord, id: st
       }
       throw err;
     }
-    if (destination !== undefined) await repo.insertDestinationChange(tx, id, before.originalUrl, destination);
+    if (destination !== undefined && replaced !== undefined && replaced !== destination)
+      await repo.insertDestinationChange(tx, id, replaced, destination);
     const json = await serializeOne(deps, tx, row);
     await emitEvent(tx, account.id, "link.updated", json);
     return { row, json };

@@ -1,7 +1,12 @@
 // Liveness and readiness for orchestrators, as `application/health+json` (the IETF draft
-// "Health Check Response Format for HTTP APIs"): `status` pass or fail, and `checks` with each
-// store's round-trip time and each spool's unflushed bytes. Liveness asks nothing of the stores: a
-// ClickHouse outage makes an instance unready (taken out of the balancer) but never gets it restarted.
+// "Health Check Response Format for HTTP APIs"): `status` pass, warn or fail, and `checks` with each
+// store's round-trip time and each spool's unflushed bytes. Liveness asks nothing of the stores.
+//
+// Readiness fails (503) only when this instance cannot serve: Postgres (or Redis) does not answer. A
+// ClickHouse outage, and a spool over its bound because of it, are `warn` (200): every instance has them
+// at once, and an unready instance gets no traffic (a Kubernetes Service drops it from its endpoints,
+// Caddy's health check from its upstreams), so failing on them would stop the redirects everywhere,
+// which the spool exists to keep going.
 
 export const HEALTH_JSON = "application/health+json";
 
@@ -13,13 +18,15 @@ export interface HealthCheck {
   componentType: "datastore" | "component";
   observedValue: number;
   observedUnit: "ms" | "bytes";
-  status: "pass" | "fail";
+  status: HealthStatus;
   time: string;
   output?: string;
 }
 
+export type HealthStatus = "pass" | "warn" | "fail";
+
 export interface HealthReport {
-  status: "pass" | "fail";
+  status: HealthStatus;
   version: string;
   serviceId: string;
   description: string;
@@ -29,7 +36,8 @@ export interface HealthReport {
 export interface ReadinessSources {
   version: string;
   instanceId: string;
-  stores: { name: string; ping: () => Promise<void> }[];
+  /** `required`: down, this instance cannot serve (fail); otherwise down is a warning. */
+  stores: { name: string; ping: () => Promise<void>; required: boolean }[];
   spools: { name: string; unflushedBytes: number; isOverBound: boolean }[];
   spoolMaxBytes: number;
 }
@@ -53,15 +61,15 @@ export async function timed(check: () => Promise<void>, timeoutMs = CHECK_TIMEOU
 
 export async function readiness(src: ReadinessSources): Promise<HealthReport> {
   const time = new Date().toISOString();
-  const results = await Promise.all(src.stores.map(async (s) => ({ name: s.name, result: await timed(s.ping) })));
+  const results = await Promise.all(src.stores.map(async (s) => ({ name: s.name, required: s.required, result: await timed(s.ping) })));
   const checks: Record<string, HealthCheck[]> = {};
-  for (const { name, result } of results) {
+  for (const { name, required, result } of results) {
     checks[`${name}:responseTime`] = [
       {
         componentType: "datastore",
         observedValue: result.ms,
         observedUnit: "ms",
-        status: result.ok ? "pass" : "fail",
+        status: result.ok ? "pass" : required ? "fail" : "warn",
         time,
         ...(result.ok ? {} : { output: result.error }),
       },
@@ -72,18 +80,19 @@ export async function readiness(src: ReadinessSources): Promise<HealthReport> {
     componentType: "component",
     observedValue: s.unflushedBytes,
     observedUnit: "bytes",
-    status: s.isOverBound ? "fail" : "pass",
+    status: s.isOverBound ? "warn" : "pass",
     time,
     ...(s.isOverBound
       ? { output: `over SPOOL_MAX_BYTES (${src.spoolMaxBytes}): ingest answers 503 until ClickHouse takes the backlog` }
       : {}),
   }));
-  const pass = Object.values(checks).every((list) => list.every((c) => c.status === "pass"));
+  const all = Object.values(checks).flat();
+  const status = all.some((c) => c.status === "fail") ? "fail" : all.some((c) => c.status === "warn") ? "warn" : "pass";
   return {
-    status: pass ? "pass" : "fail",
+    status,
     version: src.version,
     serviceId: src.instanceId,
-    description: "readiness: the stores answer and the spools are under their limit",
+    description: "readiness: Postgres (and Redis) answer; ClickHouse and the spools warn, the spools hold the clicks",
     checks,
   };
 }

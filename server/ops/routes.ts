@@ -26,9 +26,9 @@ const hide = { detail: { tags: ["Operations"] } };
 
 export function opsRoutes(deps: OpsDeps) {
   const stores = [
-    { name: "postgres", ping: deps.pg.ping },
-    { name: "clickhouse", ping: deps.ch.ping },
-    ...(deps.kv.kind === "redis" ? [{ name: "redis", ping: () => deps.kv.ping() }] : []),
+    { name: "postgres", ping: deps.pg.ping, required: true },
+    { name: "clickhouse", ping: deps.ch.ping, required: false },
+    ...(deps.kv.kind === "redis" ? [{ name: "redis", ping: () => deps.kv.ping(), required: true }] : []),
   ];
   return new Elysia()
     .get("/livez", () => healthResponse({ status: "pass", version: pkg.version, serviceId: deps.instanceId }, true), hide)
@@ -42,7 +42,7 @@ export function opsRoutes(deps: OpsDeps) {
           spools: deps.spools(),
           spoolMaxBytes: deps.spoolMaxBytes,
         });
-        return healthResponse(report, report.status === "pass");
+        return healthResponse(report, report.status !== "fail");
       },
       hide,
     )

@@ -1,4 +1,4 @@
-// Who gets a preview page instead of a redirect: link unfurlers and crawlers (server/bots.ts), but not
+// Who gets a preview page instead of a redirect: link unfurlers and crawlers (server/visitors/bots.ts), but not
 // HTTP clients and scripts (curl, wget, libraries, a missing user agent), which want the redirect.
 // Memoized per user agent: the fast path asks on every request.
 import { classifyBot } from "../visitors/bots";

@@ -1,7 +1,7 @@
 // The one rule for text that reaches Postgres: no NUL character (`text` and `jsonb` refuse U+0000) and
 // no unpaired UTF-16 surrogate (`jsonb` refuses one; `text` would silently store U+FFFD instead, and
 // ClickHouse refuses one in JSON input). Text a caller sends is refused with the field named (see
-// server/http/text-guard.ts); text a remote site or webhook receiver sends is stored as storableText().
+// server/http/input-guard.ts); text a remote site or webhook receiver sends is stored as storableText().
 
 export const NUL_MESSAGE = "must not contain NUL (U+0000) characters";
 export const SURROGATE_MESSAGE = "must be valid Unicode (it contains an unpaired surrogate)";

@@ -2,6 +2,7 @@
 // the clicks sent to the links it names, which differ from the account's totals; another account's
 // link, tag or campaign is 404.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { get, P, UA, visit } from "./helpers";
 
@@ -113,6 +114,20 @@ describe("tag and campaign_id", () => {
     expect(todayOf(await report("timeseries", none))).toMatchObject({ clicks: 0 });
     expect(await report("summary", `tag=promo&link_id=${ids.a}`)).toMatchObject({ total_clicks: 2 });
   });
+});
+
+describe("a tag on very many links", () => {
+  test("more links than a statement takes parameters (65,535): the summary still counts them", async () => {
+    const { accountId, key: bigKey } = await t.createAccount({ tier: "scale" });
+    const n = 66_000;
+    await t.runtime.deps.pg.query(sql`
+      insert into links (account_id, short_code, original_url, tags)
+      select ${accountId}, 'many' || g, 'https://example.com/' || g, array['many']
+      from generate_series(1, ${n}) g`);
+    const res = await get(t, bigKey, "/analytics/summary?tag=many");
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
+    expect(res.body.data.analytics).toMatchObject({ total_clicks: 0, total_links: n });
+  }, 120_000);
 });
 
 describe("what is not the account's is 404", () => {

@@ -97,6 +97,18 @@ describe("the console in Chromium", () => {
     ]);
   }, 60_000);
 
+  test("a new key with journey:write and more scopes gets no tracker snippet to paste into a public page", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name").fill("everything");
+    await page.getByRole("button", { name: "Full access" }).click();
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.locator("#new-key-value").waitFor();
+    // Rendered together with the key: the warning instead of the snippet.
+    await expect(page.locator("#tracker-key-warning").textContent()).resolves.toContain("create a key with journey:write only");
+    expect(await page.locator("#tracker-snippet").count()).toBe(0);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+  }, 60_000);
+
   test("creates a tracker key (shown once) and ingests an event with it; the journey shows on the link", async () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByLabel("Name").fill("site tracker");

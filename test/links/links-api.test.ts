@@ -192,6 +192,19 @@ describe("GET/PATCH/DELETE /links/{id}", () => {
     expect((await t.call(`${P}/links/${link.id}/stats`, { key })).body.data.total_clicks).toBe(2);
   });
 
+  test("two PATCHes of url at once: the history keeps both, each change naming the URL it replaced", async () => {
+    const {
+      body: { data: link },
+    } = await create({ url: "https://example.com/start", title: "t", description: "d" });
+    const urls = ["https://example.com/one", "https://example.com/two"];
+    const answers = await Promise.all(urls.map((url) => t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { url } })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    const now = (await t.call(`${P}/links/${link.id}`, { key })).body.data.original_url;
+    const history = (await t.call(`${P}/links/${link.id}/destinations`, { key })).body.data.map((d: { url: string }) => d.url);
+    // The last change wins; the other destination was live between the two changes and stays in the history.
+    expect(history).toEqual([now, urls.find((u) => u !== now), "https://example.com/start"]);
+  });
+
   test("PATCH applies the documented rules and returns the updated link", async () => {
     const {
       body: { data: link },

@@ -1,5 +1,5 @@
 // Liveness and readiness over HTTP, with a real ClickHouse (the HTTP stand-in, its own process) stopped
-// and started again under a running server: unready (503, health+json naming the store) but alive, the
+// and started again under a running server: still ready (200, warn, naming the store) and alive, the
 // redirect still accepts clicks into the spool, and ready again with those clicks stored once it is back.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -9,6 +9,7 @@ import type { Subprocess } from "bun";
 import { freePort, serverProcess, spawnServer } from "../helpers/server-process";
 import { testDatabaseUrl, testRedisUrl } from "../helpers/stores";
 import { until } from "../helpers/until";
+import { readiness } from "../../server/ops/health";
 
 const STAND_IN = join(import.meta.dir, "..", "support", "clickhouse-http.ts");
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120 Safari/537.36";
@@ -37,7 +38,7 @@ const health = async (url: string) => {
   return { status: res.status, type: res.headers.get("content-type"), body: (await res.json()) as Record<string, any> };
 };
 
-test("readiness fails while ClickHouse is stopped, liveness does not; clicks taken meanwhile are stored once it is back", async () => {
+test("readiness warns while ClickHouse is stopped, it does not fail, nor does liveness; clicks taken meanwhile are stored once it is back", async () => {
   const chPort = freePort();
   const chPath = mkdtempSync(join(tmpdir(), "svc-health-ch-"));
   let clickhouse = await startClickhouse(chPort, chPath);
@@ -88,11 +89,12 @@ test("readiness fails while ClickHouse is stopped, liveness does not; clicks tak
   clickhouse.kill("SIGTERM");
   await clickhouse.exited;
 
+  // Still ready (200, warn): every instance loses ClickHouse at once, and unready ones get no traffic at all.
   const down = await health(`${url}/readyz`);
-  expect(down.status).toBe(503);
+  expect(down.status).toBe(200);
   expect(down.type).toBe("application/health+json");
-  expect(down.body.status).toBe("fail");
-  expect(down.body.checks["clickhouse:responseTime"][0].status).toBe("fail");
+  expect(down.body.status).toBe("warn");
+  expect(down.body.checks["clickhouse:responseTime"][0].status).toBe("warn");
   expect(down.body.checks["clickhouse:responseTime"][0].output).toBeString();
   expect(down.body.checks["postgres:responseTime"][0].status).toBe("pass");
   expect((await health(`${url}/livez`)).status).toBe(200);
@@ -104,15 +106,16 @@ test("readiness fails while ClickHouse is stopped, liveness does not; clicks tak
   await until(
     async () => {
       const spool = (await health(`${url}/readyz`)).body.checks["spool:unflushedBytes"];
-      return spool.find((c: { componentId: string }) => c.componentId === "clicks").status === "fail";
+      return spool.find((c: { componentId: string }) => c.componentId === "clicks").status === "warn";
     },
     20_000,
     "the held-back click puts the clicks spool over SPOOL_MAX_BYTES",
   );
   expect(server.exitCode).toBeNull();
+  expect((await health(`${url}/readyz`)).status).toBe(200); // the redirects go on through the balancer
 
   clickhouse = await startClickhouse(chPort, chPath);
-  await until(async () => (await health(`${url}/readyz`)).status === 200, 60_000, "ready again once ClickHouse is back");
+  await until(async () => (await health(`${url}/readyz`)).body.status === "pass", 60_000, "pass again once ClickHouse is back");
   await until(
     async () => {
       const stats = await fetch(`${url}/public-api/v1/links/${link.data.id}/stats`, { headers });
@@ -144,3 +147,26 @@ test("readiness checks every store this pass configures: Redis too when REDIS_UR
     server.remove();
   }
 }, 120_000);
+
+test("readiness fails only when a store this instance cannot serve without is down", async () => {
+  const down = () => Promise.reject(new Error("refused"));
+  const up = () => Promise.resolve();
+  const report = (stores: { name: string; ping: () => Promise<void>; required: boolean }[], isOverBound = false) =>
+    readiness({ version: "t", instanceId: "i", stores, spools: [{ name: "clicks", unflushedBytes: 1, isOverBound }], spoolMaxBytes: 1 });
+  expect((await report([{ name: "postgres", ping: up, required: true }])).status).toBe("pass");
+  expect((await report([{ name: "postgres", ping: up, required: true }], true)).status).toBe("warn");
+  expect(
+    (
+      await report([
+        { name: "postgres", ping: up, required: true },
+        { name: "clickhouse", ping: down, required: false },
+      ])
+    ).status,
+  ).toBe("warn");
+  const failed = await report([
+    { name: "postgres", ping: down, required: true },
+    { name: "clickhouse", ping: up, required: false },
+  ]);
+  expect(failed.status).toBe("fail");
+  expect(failed.checks["postgres:responseTime"][0]).toMatchObject({ status: "fail", output: "refused" });
+});

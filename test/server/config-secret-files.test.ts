@@ -46,6 +46,16 @@ describe("<NAME>_FILE", () => {
     expect(load).not.toThrow("short");
   });
 
+  test("an invalid secret set directly is named, its value never shown", () => {
+    const cases = { ADMIN_TOKEN: "tooshort", APP_SECRET: "s3cret-but-short", DATABASE_URL: "postgress://svc:hunter2@db/svc" };
+    for (const [name, value] of Object.entries(cases)) {
+      const load = () => loadConfig({ DATA_DIR: dir(), [name]: value });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(`Invalid environment variable ${name}`);
+      expect(load).not.toThrow(value);
+    }
+  });
+
   test("an unreadable file stops start-up naming the variable", () => {
     const load = () => loadConfig({ DATA_DIR: dir(), APP_SECRET_FILE: "/nonexistent/app-secret" });
     expect(load).toThrow(ConfigError);

@@ -39,10 +39,11 @@ async function stop() {
   await server?.exited;
   server = null;
 }
-async function recover(...args: string[]) {
+const recover = (...args: string[]) => recoverWith({}, ...args);
+async function recoverWith(extraEnv: Record<string, string>, ...args: string[]) {
   const proc = Bun.spawn(["npm", "run", "--silent", "recover", "--", ...args], {
     cwd: ROOT,
-    env: childEnv(env),
+    env: childEnv({ ...env, ...extraEnv }),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -72,6 +73,14 @@ afterAll(async () => {
 describe("npm run recover", () => {
   test("refuses while the embedded server runs, naming what to do", async () => {
     const r = await recover("owner@example.com");
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("Stop it (Ctrl-C)");
+  }, 60_000);
+
+  test("refuses while the server runs even when BASE_URL is a public name this machine does not reach", async () => {
+    // Behind a proxy BASE_URL is the public address; the server still listens on PORT here. Opening the
+    // embedded database beside the running server would corrupt it.
+    const r = await recoverWith({ BASE_URL: "https://short.invalid" }, "owner@example.com");
     expect(r.code).toBe(1);
     expect(r.err).toContain("Stop it (Ctrl-C)");
   }, 60_000);

@@ -1,4 +1,4 @@
-// One bot classification for the redirect and the enrichment (server/bots.ts). Pure: no stores.
+// One bot classification for the redirect and the enrichment (server/visitors/bots.ts). Pure: no stores.
 import { expect, test } from "bun:test";
 import { classifyBot } from "../../server/visitors/bots";
 import { wantsPreview } from "../../server/redirect/bots";

@@ -94,11 +94,19 @@ function ManageKeys() {
           <p class="secret">
             <code id="new-key-value">{created.key}</code> <CopyButton text={created.key} label="Copy key" />
           </p>
-          {created.scopes.includes("journey:write") && (
+          {/* The snippet goes into a public page, where anyone can read the key: only a journey:write-only key belongs there. */}
+          {created.scopes.length === 1 && created.scopes[0] === "journey:write" ? (
             <>
               <h3>Put the tracker on your site</h3>
               <TrackerSnippet trackerKey={created.key} />
             </>
+          ) : (
+            created.scopes.includes("journey:write") && (
+              <p class="muted" id="tracker-key-warning">
+                Do not put this key in a web page: anyone who reads the page could use its other scopes. For the tracker, create a key with
+                journey:write only.
+              </p>
+            )
           )}
           <button type="button" class="secondary" onClick={() => setCreated(null)}>
             I have copied it
