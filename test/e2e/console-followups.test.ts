@@ -79,3 +79,36 @@ describe("reserved aliases", () => {
     expect(errors).toEqual([]);
   }, 60_000);
 });
+
+describe("invitations", () => {
+  /** What the accept page would offer for a link's token: 200 while it works. */
+  const preview = (url: string) =>
+    fetch(`${server.url}/console/api/auth/invitation`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: server.url },
+      body: JSON.stringify({ token: new URL(url).hash.slice(1) }),
+    }).then((r) => r.status);
+
+  test("a pending invitation gets a new link to copy; the earlier link stops working", async () => {
+    await page.goto(`${server.url}/console/team`);
+    await page.getByLabel("Email").fill("late@example.com");
+    await page.getByRole("button", { name: "Invite" }).click();
+    const first = (await page.locator("#invitation-url").textContent())!;
+    expect(await preview(first)).toBe(200);
+    // Later, on another visit, the link is no longer on the page: a new one can be made.
+    await page.reload();
+    const renew = page.getByRole("button", { name: "New link for late@example.com" });
+    await renew.click();
+    const box = page.locator("#renewed-invitation-url");
+    await box.waitFor();
+    const second = (await box.textContent())!;
+    expect(second).not.toBe(first);
+    expect(await page.locator("section[aria-labelledby=pending] .secret").getByRole("button", { name: "Copy link" }).count()).toBe(1);
+    await screenshot(page, "followups-invitation-new-link");
+    expect(await preview(second)).toBe(200);
+    expect(await preview(first)).not.toBe(200);
+    // Still one open invitation for that address.
+    expect(await page.locator("section[aria-labelledby=pending] li").filter({ hasText: "late@example.com" }).count()).toBe(1);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
