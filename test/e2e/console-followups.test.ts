@@ -112,3 +112,48 @@ describe("invitations", () => {
     expect(errors).toEqual([]);
   }, 60_000);
 });
+
+describe("/dashboard", () => {
+  const widgetsSettled = (p: Page) =>
+    p.waitForFunction(
+      () => {
+        const all = [...document.querySelectorAll("#widgets > *")] as any[];
+        return all.length === 9 && all.every((w) => w.state === "loaded" || w.state === "empty");
+      },
+      undefined,
+      { timeout: 20_000 },
+    );
+
+  test("a signed-in console user sees their account's widgets without pasting a key", async () => {
+    await page.goto(`${server.url}/dashboard`);
+    await page.locator("#status").filter({ hasText: "Signed in to the console as owner@example.com" }).waitFor();
+    await widgetsSettled(page);
+    // The account's links to pick from, listed with the session.
+    expect(await page.locator("#link option").count()).toBeGreaterThan(1);
+    expect(await page.evaluate(() => localStorage.getItem("svc-dashboard:key"))).toBeNull();
+    await screenshot(page, "followups-dashboard-session", true);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  test("a refused key is said once, not again by every widget", async () => {
+    await page.getByLabel("API key").fill(`svc_${"a".repeat(28)}`);
+    await page.getByRole("button", { name: "Save key" }).click();
+    await page.locator("#status").filter({ hasText: "Unknown or revoked API key" }).waitFor();
+    expect(await page.locator("#widgets > *").count()).toBe(0);
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text.split("revoked").length - 1).toBe(1);
+    await page.evaluate(() => localStorage.removeItem("svc-dashboard:key"));
+  }, 60_000);
+
+  test("signed out, it asks for a key and logs no error", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const other = await ctx.newPage();
+    const logged = watchErrors(other);
+    await other.goto(`${server.url}/dashboard`);
+    await other.locator("#status").filter({ hasText: "Paste a read-only API key" }).waitFor();
+    await other.waitForLoadState("networkidle");
+    expect(await other.locator("#status").textContent()).toContain("Paste a read-only API key");
+    expect(logged).toEqual([]);
+    await ctx.close();
+  }, 60_000);
+});
