@@ -157,3 +157,34 @@ describe("/dashboard", () => {
     await ctx.close();
   }, 60_000);
 });
+
+describe("what a viewer is offered", () => {
+  test("no link form that can only fail with 403, and no pointer to a keys page they cannot use", async () => {
+    const session = await page.evaluate(async () => (await (await fetch("/console/api/session")).json()).data);
+    const link = await asOwner("POST", "/links", { url: "https://example.com/for-viewer" });
+    const invited = await t.admin("POST", `/accounts/${session.account.id}/invitations`, { role: "viewer", email: "viewer@example.com" });
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+    const viewer = await ctx.newPage();
+    await viewer.goto(invited.body.data.invitation_url);
+    await viewer.getByLabel("Password").fill("correct horse battery");
+    await viewer.getByRole("button", { name: "Accept the invitation" }).click();
+    await viewer.waitForURL(/\/console\/links$/);
+
+    await viewer.goto(`${server.url}/console/links/new`);
+    await viewer.locator(".not-allowed").filter({ hasText: "Your role (viewer) can't create links." }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Create link" }).count()).toBe(0);
+    expect(await viewer.locator("main input").count()).toBe(0);
+    await viewer.goto(`${server.url}/console/links/${link.body.data.id}/edit`);
+    await viewer.locator(".not-allowed").filter({ hasText: "Your role (viewer) can't change links." }).waitFor();
+    expect(await viewer.getByRole("button", { name: "Save changes" }).count()).toBe(0);
+    await screenshot(viewer, "followups-viewer-link-form");
+
+    // The tracker snippet on the link's page says who makes the key, not "API keys page".
+    await viewer.goto(`${server.url}/console/links/${link.body.data.id}`);
+    const hint = viewer.locator("p").filter({ hasText: "journey:write scope" }).first();
+    await hint.waitFor();
+    expect(await hint.textContent()).toContain("an owner or admin of this account makes it");
+    expect(await hint.textContent()).not.toContain("API keys page");
+    await ctx.close();
+  }, 60_000);
+});

@@ -13,7 +13,7 @@ import type { Campaign, Domain, Link } from "../../types";
 import type { UtmField } from "../../../../server/links/model";
 import { aliasProblem, RESERVED_CODES } from "../../../../server/links/aliases";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
+import { A, Alert, Failed, Field, Loading, NotAllowed, PageHeader, Select } from "../../ui/parts";
 import { RulesEditor } from "./rules-editor";
 import { ruleDraft, toRule, toVariant, variantDraft, weightSum, type RuleDraft, type VariantDraft } from "./targeting";
 import { VariantsEditor } from "./variants-editor";
@@ -28,6 +28,24 @@ void everyUtmField;
 type Values = Record<string, string>;
 
 export function LinkFormPage({ id }: { id?: string }) {
+  const { can, session } = useSession();
+  // Without links:write (viewers) the form could only fail with 403: a sentence instead.
+  if (!can("links:write"))
+    return (
+      <>
+        <PageHeader title={id ? "Edit link" : "New link"} />
+        <NotAllowed role={session.role} what={id ? "change links" : "create links"} />
+        {id && (
+          <p>
+            <A to={`/links/${id}`}>Back to the link</A>
+          </p>
+        )}
+      </>
+    );
+  return <LinkFormLoader id={id} />;
+}
+
+function LinkFormLoader({ id }: { id?: string }) {
   const { can } = useSession();
   const link = useAsync(() => (id ? ok(api.GET("/links/{id}", { params: { path: { id } } })) : Promise.resolve(null)), [id]);
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
