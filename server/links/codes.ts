@@ -1,7 +1,7 @@
 // Short codes: generated (7 base62 characters from crypto randomness) or chosen (custom aliases).
 import { validationError } from "../errors";
 import { requireTier, type Tier } from "../tiers";
-import { ALIAS_PATTERN, RESERVED_CODES } from "./model";
+import { aliasProblem } from "./aliases";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -17,7 +17,7 @@ export function generateShortCode(length = 7): string {
 
 export function validateAlias(alias: string, tier: Tier, field = "body.custom_alias"): string {
   requireTier(tier, "basic", "Custom aliases need", field);
-  if (!ALIAS_PATTERN.test(alias)) throw validationError(field, "must be 3 to 64 characters of A-Z, a-z, 0-9, _ and -");
-  if (RESERVED_CODES.has(alias.toLowerCase())) throw validationError(field, `"${alias}" is reserved`);
+  const problem = aliasProblem(alias);
+  if (problem) throw validationError(field, problem);
   return alias;
 }

@@ -325,33 +325,3 @@ export const QrLogoResult = t.Object(
   { qr_logo: Nullable(t.String({ description: "CDN_URL/qr-logo/<file>.png" })), message: t.String() },
   { $id: "QrLogoResult", additionalProperties: false },
 );
-
-export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
-/** Short codes that would shadow our own paths. */
-export const RESERVED_CODES = new Set([
-  "public-api",
-  "admin",
-  "cdn",
-  "healthz",
-  "livez",
-  "readyz",
-  "metrics",
-  "dashboard",
-  "console",
-  "widgets",
-  "widgets.js",
-  "t.js",
-  "t",
-  "tracker",
-  "api",
-  "docs",
-  "static",
-  "assets",
-  "favicon.ico",
-  "robots.txt",
-  "login",
-  "logout",
-  "app",
-  "www",
-  "_svc",
-]);

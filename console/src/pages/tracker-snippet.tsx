@@ -40,7 +40,12 @@ export function TrackerSnippet({ trackerKey, linkId }: { trackerKey?: string; li
       )}
       <p>
         Paste this into the <code>&lt;head&gt;</code> of the destination page
-        {trackerKey ? "" : ", with a key that has only the journey:write scope (API keys page) in place of YOUR_TRACKER_KEY"}:
+        {trackerKey
+          ? ""
+          : can("keys:manage")
+            ? ", with a key that has only the journey:write scope (API keys page) in place of YOUR_TRACKER_KEY"
+            : ", with a key that has only the journey:write scope (an owner or admin of this account makes it) in place of YOUR_TRACKER_KEY"}
+        :
       </p>
       <pre id="tracker-code">{code}</pre>
       <CopyButton text={code} label="Copy the snippet" />

@@ -11,8 +11,9 @@ import { navigate } from "../../router";
 import { useSession } from "../../session";
 import type { Campaign, Domain, Link } from "../../types";
 import type { UtmField } from "../../../../server/links/model";
+import { aliasProblem, RESERVED_CODES } from "../../../../server/links/aliases";
 import { useAsync, useSubmit } from "../../ui/async";
-import { A, Alert, Failed, Field, Loading, PageHeader, Select } from "../../ui/parts";
+import { A, Alert, Failed, Field, Loading, NotAllowed, PageHeader, Select } from "../../ui/parts";
 import { RulesEditor } from "./rules-editor";
 import { ruleDraft, toRule, toVariant, variantDraft, weightSum, type RuleDraft, type VariantDraft } from "./targeting";
 import { VariantsEditor } from "./variants-editor";
@@ -27,6 +28,24 @@ void everyUtmField;
 type Values = Record<string, string>;
 
 export function LinkFormPage({ id }: { id?: string }) {
+  const { can, session } = useSession();
+  // Without links:write (viewers) the form could only fail with 403: a sentence instead.
+  if (!can("links:write"))
+    return (
+      <>
+        <PageHeader title={id ? "Edit link" : "New link"} />
+        <NotAllowed role={session.role} what={id ? "change links" : "create links"} />
+        {id && (
+          <p>
+            <A to={`/links/${id}`}>Back to the link</A>
+          </p>
+        )}
+      </>
+    );
+  return <LinkFormLoader id={id} />;
+}
+
+function LinkFormLoader({ id }: { id?: string }) {
   const { can } = useSession();
   const link = useAsync(() => (id ? ok(api.GET("/links/{id}", { params: { path: { id } } })) : Promise.resolve(null)), [id]);
   const domains = useAsync(() => (can("domains:read") ? ok(api.GET("/domains")) : Promise.resolve([])), []);
@@ -81,8 +100,14 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
   const preview = fileUrl || v.og_image;
   const set = (k: string) => (e: Event) => setV({ ...v, [k]: (e.target as HTMLInputElement).value });
 
+  // An alias the API would refuse: a reserved one is named as it is typed, a malformed one on submit.
+  const aliasChanged = v.custom_alias !== "" && v.custom_alias !== (link?.short_code ?? "");
+  const reservedAlias = aliasChanged && RESERVED_CODES.has(v.custom_alias.toLowerCase()) ? aliasProblem(v.custom_alias) : null;
+
   const form = useSubmit(async (password: string) => {
     // What the form already knows is wrong is said here, not sent to be refused.
+    const badAlias = aliasChanged ? aliasProblem(v.custom_alias) : null;
+    if (badAlias) throw new ApiError(0, "FORM", `Custom alias: ${badAlias}.`, { fields: [{ field: "custom_alias", message: badAlias }] });
     const sum = weightSum(variants);
     if (variants.length > 0 && sum !== 100)
       throw new ApiError(0, "FORM", `The variants' weights add up to ${sum}%; they must add up to 100%.`, {
@@ -167,7 +192,12 @@ function LinkForm({ link, domains, campaigns }: { link: Link | null; domains: Do
         </fieldset>
         <fieldset>
           <legend>Short address</legend>
-          <Field {...bound("custom_alias")} label="Custom alias" hint="3–64 letters, digits, - or _. Left empty, a code is generated." />
+          <Field
+            {...bound("custom_alias")}
+            error={reservedAlias ?? err.custom_alias}
+            label="Custom alias"
+            hint="3–64 letters, digits, - or _. Left empty, a code is generated."
+          />
           <Select label="Domain" name="domain_id" value={v.domain_id} onChange={set("domain_id")} error={err.domain_id}>
             <option value="">Default domain</option>
             {domains.map((d) => (
