@@ -1,6 +1,7 @@
 // `bun run cli`: a thin client of the admin API (/admin/v1). Reads the server address and the admin
 // token from --url / --token or SVC_URL / ADMIN_TOKEN.
 import { parseArgs } from "node:util";
+import { secretVariable } from "./config";
 
 const HELP = `Usage: bun run cli <command> [options]
 
@@ -51,8 +52,13 @@ if (values.help || positionals.length === 0) {
 }
 
 const base = (values.url ?? Bun.env.SVC_URL ?? "http://localhost:3000").replace(/\/+$/, "");
-const token = values.token ?? Bun.env.ADMIN_TOKEN;
-if (!token) fail("No admin token: pass --token or set ADMIN_TOKEN (the server's ADMIN_TOKEN).");
+let token = values.token;
+try {
+  token ??= secretVariable("ADMIN_TOKEN");
+} catch (err) {
+  fail(String((err as Error).message));
+}
+if (!token) fail("No admin token: pass --token or set ADMIN_TOKEN or ADMIN_TOKEN_FILE (the server's ADMIN_TOKEN).");
 
 function fail(message: string): never {
   console.error(message);

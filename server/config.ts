@@ -243,6 +243,11 @@ function secretsFromFiles(env: Record<string, string | undefined>): Record<strin
   return values;
 }
 
+/** One secret variable as the server reads it: NAME, or the content of the file NAME_FILE names (the CLI's ADMIN_TOKEN). */
+export function secretVariable(name: (typeof SECRET_VARIABLES)[number], env: Record<string, string | undefined> = Bun.env) {
+  return env[name] || secretsFromFiles({ [`${name}_FILE`]: env[`${name}_FILE`] })[name] || undefined;
+}
+
 /** Where the container's health check finds this server: loopback on PORT (server/ops/probe.ts); a full URL as it is. */
 export function localProbeUrl(path: string, env: Record<string, string | undefined> = Bun.env): string {
   if (/^https?:\/\//.test(path)) return path;

@@ -1,4 +1,8 @@
 import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ADMIN_TOKEN } from "../helpers/app";
 import { childEnv } from "../helpers/stores";
 import { useCliServer } from "../helpers/cli";
 
@@ -37,4 +41,30 @@ test("limit overrides: a number sets one, none clears it, anything else is refus
   expect(typo.err).toContain("50k");
   expect(JSON.parse((await cli("account", "get", id)).out).limit_overrides).toEqual({ journey_events_per_month: 5000 });
   expect(JSON.parse((await cli("account", "limits", id, "--journey-limit", "none")).out).limit_overrides).toEqual({});
+});
+
+test("the admin token can come from ADMIN_TOKEN_FILE, as the server's does (containers, Kubernetes secrets)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "svc-cli-token-"));
+  const file = join(dir, "admin-token");
+  writeFileSync(file, `${ADMIN_TOKEN}\n`);
+  // Asynchronous: the server answering the CLI runs in this process.
+  const run = async (env: Record<string, string>) => {
+    const p = Bun.spawn(
+      [process.execPath, "server/cli.ts", "account", "create", "--name", "From File", "--tier", "free", "--url", app.url],
+      {
+        env: childEnv(env),
+        stdout: "pipe",
+        stderr: "pipe",
+      },
+    );
+    const [stdout, stderr, exitCode] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+    return { stdout, stderr, exitCode };
+  };
+  const ok = await run({ ADMIN_TOKEN_FILE: file });
+  expect(ok.exitCode).toBe(0);
+  expect(JSON.parse(ok.stdout).name).toBe("From File");
+  const missing = await run({ ADMIN_TOKEN_FILE: join(dir, "absent") });
+  expect(missing.exitCode).toBe(1);
+  expect(missing.stderr).toContain("ADMIN_TOKEN_FILE");
+  rmSync(dir, { recursive: true, force: true });
 });

@@ -22,10 +22,10 @@ export const isForeignKeyViolation = (err: unknown) => codeOf(err) === "23503";
 
 /**
  * The server could not be reached or dropped the connection: Bun's client codes (refused, closed,
- * timed out), SQLSTATE class 08 (connection exception) and 57P01–57P03 (shutting down, cannot connect
+ * timed out), SQLSTATE class 08 (connection exception) but 08P01 (a protocol violation, such as too many parameters, is our error) and 57P01–57P03 (shutting down, cannot connect
  * now); a bare socket error only inside a Postgres error (a webhook's or a fetch's is not Postgres's).
  */
-const POSTGRES_CONNECTION = /^(ERR_POSTGRES_(CONNECTION_\w+|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|08[0-9A-Z]{3}|57P0[123])$/;
+const POSTGRES_CONNECTION = /^(ERR_POSTGRES_(CONNECTION_\w+|IDLE_TIMEOUT|LIFETIME_TIMEOUT)|08(?!P01)[0-9A-Z]{3}|57P0[123])$/;
 const SOCKET = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH)$/;
 const POSTGRES_ERROR = /^(PostgresError|DrizzleQueryError)$/;
 export function isConnectionFailure(err: unknown): boolean {
