@@ -27,7 +27,11 @@ export const TERMS = {
   },
   conversionRate: {
     name: "Conversion rate",
-    definition: "Visitors who converted, as a share of the link's visitors.",
+    definition: "Tracked visitors who converted, as a share of the tracked visitors (the conversions report).",
+  },
+  clickConversionRate: {
+    name: "Click conversion rate",
+    definition: "Converters, as a share of the visitors who clicked (link stats and the numbers per variant, rule and source).",
   },
 } as const;
 

@@ -34,7 +34,7 @@ export class SvcLinkStatsElement extends SvcElement<LinkStats> {
         ["All clicks", f.n(d.total_clicks)],
         ["Visitors", f.n(d.unique_visitors), CLICK_VISITORS],
         ["Clicks per day", f.dec(d.average_clicks_per_day), `over ${f.n(d.days_active)} ${d.days_active == 1 ? "day" : "days"} active`],
-        ["Conversion rate", f.pct(d.conversion_rate)],
+        ["Click conversion rate", f.pct(d.conversion_rate)],
         ["Last click", f.dateTime(d.last_accessed_at)],
       ]) +
       hBars(`Human and bot clicks: ${f.n(d.human_clicks)} human, ${f.n(d.bot_clicks)} bot.`, kinds)

@@ -181,7 +181,10 @@ export const LinkStatsGroup = row("LinkStatsGroup", {
   unique_visitors: Visitors,
   conversions: Count,
   revenue: t.Number({ minimum: 0, description: "In the major unit (cents ÷ 100)" }),
-  conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
+  conversion_rate: t.Number({
+    minimum: 0,
+    description: "Click conversion rate: converters (tracker visitor ids) as a percent of the click visitors (unique_visitors)",
+  }),
 });
 
 export const LinkStats = row("LinkStats", {
@@ -195,7 +198,10 @@ export const LinkStats = row("LinkStats", {
   is_active: t.Boolean(),
   days_active: t.Integer({ minimum: 1 }),
   average_clicks_per_day: t.Number({ minimum: 0 }),
-  conversion_rate: t.Number({ minimum: 0, description: "Percent of unique visitors who converted" }),
+  conversion_rate: t.Number({
+    minimum: 0,
+    description: "Click conversion rate: converters (tracker visitor ids) as a percent of the click visitors (unique_visitors)",
+  }),
   groups: t.Optional(t.Array(LinkStatsGroup, { description: "Only with group_by" })),
 });
 export type LinkStats = Static<typeof LinkStats>;

@@ -17,7 +17,7 @@ describe("<svc-link-stats>", () => {
     expect(stat(el, "Bot clicks")).toBe(en(s.bot_clicks));
     expect(stat(el, "Clicks per day")).toBe(new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 }).format(s.average_clicks_per_day));
     expect(statNote(el, "Clicks per day")).toBe(`over ${en(s.days_active)} ${s.days_active === 1 ? "day" : "days"} active`);
-    expect(stat(el, "Conversion rate")).toBe(
+    expect(stat(el, "Click conversion rate")).toBe(
       new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1 }).format(s.conversion_rate / 100),
     );
     expect(stat(el, "Last click")).toBe(

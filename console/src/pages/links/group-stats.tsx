@@ -74,7 +74,7 @@ function GroupTable({ group, rows }: { group: Group; rows: LinkStatsGroup[] }) {
           TERMS.visitors.name,
           "Conversions",
           "Revenue",
-          TERMS.conversionRate.name,
+          TERMS.clickConversionRate.name,
         ]}
       />
       <tbody>
@@ -88,7 +88,7 @@ function GroupTable({ group, rows }: { group: Group; rows: LinkStatsGroup[] }) {
             <td data-label={TERMS.visitors.name}>{fmtNumber(r.unique_visitors)}</td>
             <td data-label="Conversions">{fmtNumber(r.conversions)}</td>
             <td data-label="Revenue">{fmtAmount(r.revenue)}</td>
-            <td data-label={TERMS.conversionRate.name}>{fmtRate(r.conversion_rate)}</td>
+            <td data-label={TERMS.clickConversionRate.name}>{fmtRate(r.conversion_rate)}</td>
           </tr>
         ))}
       </tbody>
