@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import type { TestApp } from "../helpers/app";
 import { launchBrowser, watchErrors } from "./browser";
-import { becomeOwner, HUMAN_UA, IPHONE_UA, screenshot, settled, startConsoleServer } from "./console-setup";
+import { asOwner as ownerApi, ownerPage, HUMAN_UA, IPHONE_UA, screenshot, settled, startConsoleServer } from "./console-setup";
 
 let t: TestApp;
 let server: { url: string; stop(): Promise<void> };
@@ -19,11 +19,7 @@ beforeAll(async () => {
   // No DNS record exists: every domain verification finds nothing (and asks no real resolver).
   ({ t, ...server } = await startConsoleServer({ TRUST_PROXY: "true" }, { resolveTxt: async () => [] }));
   browser = await launchBrowser();
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US", timezoneId: "UTC", colorScheme: "dark" });
-  page = await ctx.newPage();
-  errors = watchErrors(page);
-  page.on("dialog", (d) => void d.accept());
-  await becomeOwner(page, t);
+  ({ page, errors } = await ownerPage(browser, t));
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -31,21 +27,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** A public API call with the page's console session (cookie and CSRF token), as the console makes it. */
-async function asOwner(method: string, path: string, json?: unknown) {
-  return page.evaluate(
-    async ({ method, path, json }) => {
-      const session = await (await fetch("/console/api/session")).json();
-      const res = await fetch(`/public-api/v1${path}`, {
-        method,
-        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrf_token },
-        body: json === undefined ? undefined : JSON.stringify(json),
-      });
-      return { status: res.status, body: await res.json() };
-    },
-    { method, path, json },
-  );
-}
+/** A public API call with the owner's console session. */
+const asOwner = (method: string, path: string, json?: unknown) => ownerApi(page, method, path, json);
 
 const visit = (code: string, ua: string, ip: string, referrer?: string) =>
   fetch(`${server.url}/${code}`, {

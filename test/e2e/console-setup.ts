@@ -39,6 +39,44 @@ export async function becomeOwner(page: Page, t: TestApp, email = "owner@example
   await page.waitForURL(/\/console\/links$/);
 }
 
+/**
+ * A new browser context (the look given, en-US, UTC) whose page has become the owner; its errors are
+ * watched and its dialogs accepted.
+ */
+export async function ownerPage(
+  browser: Browser,
+  t: TestApp,
+  look: { width: number; height: number; colorScheme: "light" | "dark" } = { width: 1280, height: 900, colorScheme: "dark" },
+) {
+  const context = await browser.newContext({
+    viewport: { width: look.width, height: look.height },
+    locale: "en-US",
+    timezoneId: "UTC",
+    colorScheme: look.colorScheme,
+  });
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  page.on("dialog", (d) => void d.accept());
+  await becomeOwner(page, t);
+  return { context, page, errors };
+}
+
+/** A public API call with the page's console session (cookie and CSRF token), as the console makes it. */
+export async function asOwner(page: Page, method: string, path: string, json?: unknown) {
+  return page.evaluate(
+    async ({ method, path, json }) => {
+      const session = await (await fetch("/console/api/session")).json();
+      const res = await fetch(`/public-api/v1${path}`, {
+        method,
+        headers: { "content-type": "application/json", "x-csrf-token": session.data.csrf_token },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    { method, path, json },
+  );
+}
+
 /** Form controls with no accessible name: every input, select and textarea must have a label. */
 export const unlabelled = (p: Page) =>
   p.$$eval("main input, main select, main textarea, header select", (els) =>

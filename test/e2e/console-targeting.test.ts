@@ -13,7 +13,7 @@ import sharp from "sharp";
 import type { TestApp } from "../helpers/app";
 import { launchBrowser, watchErrors } from "./browser";
 import {
-  becomeOwner,
+  ownerPage,
   checkPage,
   inEveryLook,
   HUMAN_UA,
@@ -58,11 +58,7 @@ beforeAll(async () => {
     },
   });
   browser = await launchBrowser();
-  owner = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: "en-US", timezoneId: "UTC", colorScheme: "light" });
-  page = await owner.newPage();
-  errors = watchErrors(page);
-  page.on("dialog", (d) => void d.accept());
-  await becomeOwner(page, t);
+  ({ context: owner, page, errors } = await ownerPage(browser, t, { width: 1440, height: 900, colorScheme: "light" }));
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
