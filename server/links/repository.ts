@@ -1,7 +1,7 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, linkCounts, linkDestinations, links, purgedLinks } from "../storage/postgres/schema";
+import { domains, linkCounts, linkDestinations, links, purgedLinks, type LinkRuleJson, type LinkVariantJson } from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
@@ -318,3 +318,124 @@ export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, n
     from (values ${values}) as v(id, ts)
     where links.id = v.id`);
 }
+
+// What the reports read of links (offered to them through read.ts). A deleted link, in the trash or
+// purged, is in none of these answers: docs/api.md "Deleted links in reports".
+
+/** What a report shows of one link. */
+export interface LinkFacts {
+  id: string;
+  short_code: string;
+  original_url: string;
+  is_active: boolean;
+  created_at: Date;
+  last_accessed_at: Date | null;
+  rules: LinkRuleJson[] | null;
+  variants: LinkVariantJson[] | null;
+}
+
+/** The live link of the account, for its reports; null when unknown, deleted or another account's. */
+export async function findLinkFacts(db: DbOrTx, accountId: string, id: string): Promise<LinkFacts | null> {
+  const rows = await db
+    .select({
+      id: links.id,
+      short_code: links.shortCode,
+      original_url: links.originalUrl,
+      is_active: links.isActive,
+      created_at: links.createdAt,
+      last_accessed_at: links.lastAccessedAt,
+      rules: links.rules,
+      variants: links.variants,
+    })
+    .from(links)
+    .where(and(eq(links.id, id), eq(links.accountId, accountId), isNull(links.deletedAt)));
+  return rows[0] ?? null;
+}
+
+/** The ids among `ids` that are live links of the account. */
+export async function findLiveLinkIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: links.id })
+    .from(links)
+    .where(and(eq(links.accountId, accountId), inArray(links.id, [...ids]), isNull(links.deletedAt)));
+  return rows.map((r) => r.id);
+}
+
+/** Whether some live link of the account carries the tag. */
+export async function isLiveTag(db: DbOrTx, accountId: string, tag: string): Promise<boolean> {
+  const rows = await db
+    .select({ one: sql`1` })
+    .from(links)
+    .where(and(eq(links.accountId, accountId), isNull(links.deletedAt), sql`${links.tags} @> array[${tag}]::text[]`))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** What selects a report's links by what they are now. */
+export interface LinkSelection {
+  linkId?: string;
+  tag?: string;
+  campaignId?: string;
+  domainId?: string;
+}
+
+/** The account's live links meeting every condition given (an empty list when none does). */
+export async function findLiveLinkIdsWhere(db: DbOrTx, accountId: string, s: LinkSelection): Promise<string[]> {
+  const where: SQL[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
+  if (s.linkId !== undefined) where.push(eq(links.id, s.linkId));
+  if (s.tag !== undefined) where.push(sql`${links.tags} @> array[${s.tag}]::text[]`);
+  if (s.campaignId !== undefined) where.push(eq(links.campaignId, s.campaignId));
+  if (s.domainId !== undefined) where.push(eq(links.domainId, s.domainId));
+  const rows = await db
+    .select({ id: links.id })
+    .from(links)
+    .where(and(...where));
+  return rows.map((r) => r.id);
+}
+
+export interface LinkCounts {
+  total_links: number;
+  total_links_count: number;
+  links_this_month: number;
+}
+
+/**
+ * Live links of the account: total_links in the report's scope (created by the range's end, on the
+ * domain — null: a domain the account does not have — and among `linkIds` when given);
+ * total_links_count every one; links_this_month created since the month began (UTC).
+ */
+export async function countReportLinks(
+  db: DbOrTx,
+  a: { accountId: string; rangeEnd: string; monthStart: string; domainId?: string | null; linkIds?: string[] },
+): Promise<LinkCounts> {
+  const inDomain: SQL = a.domainId === undefined ? sql`true` : a.domainId === null ? sql`false` : sql`${links.domainId} = ${a.domainId}`;
+  const inLinks: SQL =
+    a.linkIds === undefined
+      ? sql`true`
+      : a.linkIds.length === 0
+        ? sql`false`
+        : // One array parameter, not one per link: a tag may cover more links than a statement takes parameters (65,535).
+          sql`${links.id} = any(${`{${a.linkIds.join(",")}}`}::uuid[])`;
+  const inRange = sql`${links.createdAt} < ((${a.rangeEnd}::date + 1)::timestamp at time zone 'UTC')`;
+  const [r] = await db
+    .select({
+      total_links: sql<number>`count(*) filter (where ${inDomain} and ${inLinks} and ${inRange})`.mapWith(Number),
+      total_links_count: sql<number>`count(*)`.mapWith(Number),
+      links_this_month: sql<number>`count(*) filter (where ${links.createdAt} >= (${a.monthStart}::timestamp at time zone 'UTC'))`.mapWith(
+        Number,
+      ),
+    })
+    .from(links)
+    .where(and(eq(links.accountId, a.accountId), isNull(links.deletedAt)));
+  return r;
+}
+
+/** Live links on the domain (a domain with links cannot be removed). */
+export const countLiveLinksOnDomain = async (db: DbOrTx, domainId: string): Promise<number> =>
+  (
+    await db
+      .select({ n: count() })
+      .from(links)
+      .where(and(eq(links.domainId, domainId), isNull(links.deletedAt)))
+  )[0].n;
