@@ -112,11 +112,7 @@ export async function getSummaryReport(
   const group = q.group_by;
   const groups = async () =>
     group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
-  const [l, { totals, active, recent }, grouped] = await Promise.all([
-    countScopeLinks(deps, r),
-    clicks(),
-    groups(),
-  ]);
+  const [l, { totals, active, recent }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
   const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
   return {
     analytics: {

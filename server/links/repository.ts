@@ -1,7 +1,15 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, linkCounts, linkDestinations, links, purgedLinks, type LinkRuleJson, type LinkVariantJson } from "../storage/postgres/schema";
+import {
+  domains,
+  linkCounts,
+  linkDestinations,
+  links,
+  purgedLinks,
+  type LinkRuleJson,
+  type LinkVariantJson,
+} from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
