@@ -1,15 +1,7 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
 import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import {
-  domains,
-  linkCounts,
-  linkDestinations,
-  links,
-  purgedLinks,
-  type LinkRuleJson,
-  type LinkVariantJson,
-} from "../storage/postgres/schema";
+import { linkCounts, linkDestinations, links, purgedLinks, type LinkRuleJson, type LinkVariantJson } from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
@@ -116,8 +108,11 @@ const SORT_KEYS: Record<SortField, (AnyPgColumn | SQL)[]> = {
 export const liveLinkCount = async (db: DbOrTx, accountId: string) =>
   (await db.select({ n: linkCounts.live }).from(linkCounts).where(eq(linkCounts.accountId, accountId)))[0]?.n ?? 0;
 
+/** The list's filters, with `domain` (a name) resolved by the domains feature: its id, or null when the account has none of that name. */
+export type ListFilter = ListLinksInput & { tagList: string[]; namedDomainId?: string | null };
+
 /** The list's filters as one condition; `unfiltered` when only the account's live links are asked for. */
-function listCondition(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
+function listCondition(accountId: string, q: ListFilter) {
   const where: (SQL | undefined)[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
   const unfiltered = where.length;
   if (q.search) {
@@ -129,16 +124,7 @@ function listCondition(db: DbOrTx, accountId: string, q: ListLinksInput & { tagL
   if (q.is_active !== undefined) where.push(eq(links.isActive, q.is_active));
   if (q.has_password !== undefined) where.push(q.has_password ? isNotNull(links.passwordHash) : isNull(links.passwordHash));
   if (q.domain_id) where.push(eq(links.domainId, q.domain_id));
-  if (q.domain)
-    where.push(
-      inArray(
-        links.domainId,
-        db
-          .select({ id: domains.id })
-          .from(domains)
-          .where(and(eq(domains.accountId, accountId), eq(domains.name, q.domain.toLowerCase()))),
-      ),
-    );
+  if (q.namedDomainId !== undefined) where.push(q.namedDomainId === null ? sql`false` : eq(links.domainId, q.namedDomainId));
   if (q.created_after) where.push(gte(links.createdAt, new Date(q.created_after)));
   if (q.created_before) where.push(lte(links.createdAt, new Date(q.created_before)));
   if (q.last_active_after) where.push(gt(links.lastAccessedAt, new Date(q.last_active_after)));
@@ -146,8 +132,8 @@ function listCondition(db: DbOrTx, accountId: string, q: ListLinksInput & { tagL
 }
 
 /** Every link meeting the list's filters, newest first: ids only (the clicks sort orders them itself). */
-export async function listLinkIds(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
-  const { condition } = listCondition(db, accountId, q);
+export async function listLinkIds(db: DbOrTx, accountId: string, q: ListFilter) {
+  const { condition } = listCondition(accountId, q);
   return (await db.select({ id: links.id }).from(links).where(condition).orderBy(desc(links.createdAt), desc(links.id))).map((r) => r.id);
 }
 
@@ -160,8 +146,8 @@ export const findLinkRowsByIds = (db: DbOrTx, accountId: string, ids: string[]) 
         .where(and(eq(links.accountId, accountId), inArray(links.id, ids)))
     : Promise.resolve([]);
 
-export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
-  const { condition, unfiltered } = listCondition(db, accountId, q);
+export async function listLinkRows(db: DbOrTx, accountId: string, q: ListFilter) {
+  const { condition, unfiltered } = listCondition(accountId, q);
   const page = q.page ?? 1;
   const perPage = q.per_page ?? 20;
   // id breaks ties in the same direction, so the links_live_* indexes give the order in one scan.
@@ -257,7 +243,7 @@ export interface ReachedLimit {
   max_clicks: number;
   max_clicks_url: string | null;
   counted_clicks: number | string;
-  domain_name: string | null;
+  domain_id: string | null;
 }
 
 /** Marks limited links whose count reached the limit (these ids, or any) as announced; returns them. */
@@ -278,8 +264,7 @@ export async function markReachedLimits(pg: Postgres, tx: DbOrTx, ids: string[] 
       for update skip locked)
     update links l set limit_notified_at = now()
     from due where l.id = due.id
-    returning l.id, l.account_id, l.short_code, l.original_url, l.max_clicks, l.max_clicks_url, l.counted_clicks,
-      (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+    returning l.id, l.account_id, l.short_code, l.original_url, l.max_clicks, l.max_clicks_url, l.counted_clicks, l.domain_id`,
     tx,
   );
 }
@@ -291,7 +276,7 @@ export interface ExpiredLink {
   original_url: string;
   expires_at: string | Date;
   expired_url: string | null;
-  domain_name: string | null;
+  domain_id: string | null;
 }
 
 /** Marks up to `batch` links whose expires_at has passed and that were not announced yet; returns them. */
@@ -306,8 +291,7 @@ export const markExpiredLinks = (pg: Postgres, tx: DbOrTx, batch: number) =>
       for update skip locked)
     update links l set expired_notified_at = now()
     from due where l.id = due.id
-    returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at, l.expired_url,
-      (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+    returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at, l.expired_url, l.domain_id`,
     tx,
   );
 

@@ -5,7 +5,7 @@ import { getAccountLinkClicks } from "../analytics/read";
 import type { Tier } from "../tiers";
 import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import { domainNamesByIds } from "../domains/read";
+import { domainNamesByIds, findAccountDomainIdByName } from "../domains/read";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
 import type { Page } from "../http/envelope";
@@ -125,8 +125,10 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
     created_before: utcTime(q, "created_before"),
     last_active_after: utcTime(q, "last_active_after"),
   };
-  if (q.sort_by === CLICKS_SORT) return listLinksByClicks(deps, accountId, { ...q, ...times, tagList });
-  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
+  const namedDomainId = q.domain ? await findAccountDomainIdByName(deps.pg.db, accountId, q.domain.toLowerCase()) : undefined;
+  const filter: repo.ListFilter = { ...q, ...times, tagList, namedDomainId };
+  if (q.sort_by === CLICKS_SORT) return listLinksByClicks(deps, accountId, filter);
+  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, filter);
   return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
 
@@ -135,7 +137,7 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
  * from the click analytics (one aggregate query), then one page of them read. Costs a scan of the
  * account's matching ids, so it is for the console's column, not for paging through huge accounts.
  */
-async function listLinksByClicks(deps: LinksDeps, accountId: string, q: ListLinksInput & { tagList: string[] }): Promise<Page<LinkJson>> {
+async function listLinksByClicks(deps: LinksDeps, accountId: string, q: repo.ListFilter): Promise<Page<LinkJson>> {
   const page = q.page ?? 1;
   const perPage = q.per_page ?? 20;
   const since = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);

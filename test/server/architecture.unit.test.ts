@@ -379,8 +379,6 @@ const TABLE_EXCEPTIONS = new Set([
   // Signing up and API-key lookups: the account, its owner and the membership in one transaction or statement.
   "server/accounts/repository.ts → users",
   "server/accounts/repository.ts → team_members",
-  // The links list's `domain` filter (a name) and the sweepers' webhook payloads name a link's domain in the same statement.
-  "server/links/repository.ts → domains",
 ]);
 
 /** The tables a file queries: drizzle table objects it imports for their values, and tables its SQL text names. */
