@@ -1,5 +1,22 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
-import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  gte,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  sql,
+  type SQL,
+  arrayOverlaps,
+  count,
+  getTableColumns,
+  inArray,
+} from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { linkCounts, linkDestinations, links, purgedLinks, type LinkRuleJson, type LinkVariantJson } from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
@@ -131,20 +148,39 @@ function listCondition(accountId: string, q: ListFilter) {
   return { condition: and(...where), unfiltered: where.length === unfiltered };
 }
 
-/** Every link meeting the list's filters, newest first: ids only (the clicks sort orders them itself). */
-export async function listLinkIds(db: DbOrTx, accountId: string, q: ListFilter) {
-  const { condition } = listCondition(accountId, q);
-  return (await db.select({ id: links.id }).from(links).where(condition).orderBy(desc(links.createdAt), desc(links.id))).map((r) => r.id);
+/**
+ * One page of the links meeting the list's filters ordered by `counts` (a link absent from it counts 0;
+ * sort_by=clicks_7d), ties newest first, and how many meet the filters. The counts join in Postgres as
+ * two array parameters, so only the page's rows come back, however many links the filters match.
+ */
+export async function listLinkRowsByCount(db: DbOrTx, accountId: string, q: ListFilter, counts: Map<string, number>) {
+  const { condition, unfiltered } = listCondition(accountId, q);
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 20;
+  const n = sql`coalesce(c.n, 0)`;
+  const byCount = q.sort_order === "asc" ? asc(n) : desc(n);
+  const [rows, total] = await Promise.all([
+    db
+      .select(getTableColumns(links))
+      .from(links)
+      .leftJoin(
+        sql`unnest(${`{${[...counts.keys()].join(",")}}`}::uuid[], ${`{${[...counts.values()].join(",")}}`}::bigint[]) as c(id, n)`,
+        sql`c.id = ${links.id}`,
+      )
+      .where(condition)
+      .orderBy(byCount, desc(links.createdAt), desc(links.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    unfiltered
+      ? liveLinkCount(db, accountId)
+      : db
+          .select({ n: count() })
+          .from(links)
+          .where(condition)
+          .then(([{ n }]) => n),
+  ]);
+  return { rows, total, page, perPage };
 }
-
-/** These links of the account, in no particular order. */
-export const findLinkRowsByIds = (db: DbOrTx, accountId: string, ids: string[]) =>
-  ids.length
-    ? db
-        .select()
-        .from(links)
-        .where(and(eq(links.accountId, accountId), inArray(links.id, ids)))
-    : Promise.resolve([]);
 
 export async function listLinkRows(db: DbOrTx, accountId: string, q: ListFilter) {
   const { condition, unfiltered } = listCondition(accountId, q);
