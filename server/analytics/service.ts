@@ -27,7 +27,7 @@ import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./qu
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { getLinkDailyClicks } from "./queries/link-days";
 import { checkQueryBounds } from "../http/query-bounds";
-import { countReportLinks, findLinkFacts, findLiveLinkIds, type LinkFacts } from "../links/read";
+import { countReportLinks, findLiveLinkIds, type LinkFacts } from "../links/read";
 import { findAccountDomainIdByName } from "../domains/read";
 import { resolveReportLinks } from "../reports/scope";
 import { DAY_MS } from "../reports/period";
@@ -224,11 +224,12 @@ export async function getLinkStats(
 ): Promise<LinkStats & { groups?: Record<string, unknown>[] }> {
   const { link } = await resolveReportLinks(deps.pg.db, accountId, { linkId });
   if (!link) throw notFound("Link");
+  const id = link.id;
   const [clicks, groupRows] = await Promise.all([
-    getLinkClickStats(deps.ch, { accountId, linkId }),
-    groupBy ? getLinkGroups(deps.ch, { accountId, linkId, group: groupBy }) : undefined,
+    getLinkClickStats(deps.ch, { accountId, linkId: id }),
+    groupBy ? getLinkGroups(deps.ch, { accountId, linkId: id, group: groupBy }) : undefined,
   ]);
-  const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId }) : 0;
+  const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId: id }) : 0;
   const total = clicks.human_clicks + clicks.bot_clicks;
   const daysActive = Math.max(1, Math.floor((Date.now() - link.created_at.getTime()) / DAY_MS));
   return {
