@@ -249,6 +249,20 @@ test("visitor classification (server/visitors/) is a leaf: it imports nothing of
   expect(offenders).toEqual([]);
 });
 
+test("what the reports share (server/reports/) reaches features only through their read.ts", () => {
+  // The report scope is one answer for three features: it asks the owners, never their tables or services.
+  const reports = files(join(ROOT, "server/reports"));
+  expect(reports.map(rel)).toContain("server/reports/scope.ts");
+  const offenders = reports.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.startsWith("."))
+      .map((i) => rel(resolveImport(f, i.spec)))
+      .filter((target) => FEATURES.includes(target.split("/")[1]) && !target.endsWith("/read.ts"))
+      .map((target) => `${rel(f)} → ${target}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
 /** The composition root: what builds the runtime, the app and the server out of the features. */
 const COMPOSITION_ROOT = ["runtime.ts", "app.ts", "features.ts", "serve.ts", "main.ts"].map((f) => join(ROOT, "server", f));
 
