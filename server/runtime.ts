@@ -13,7 +13,6 @@ import type { Postgres } from "./storage/postgres/client";
 import type { Clickhouse } from "./storage/clickhouse/client";
 import type { Kv } from "./storage/kv";
 import type { Streams } from "./ingest/streams";
-import type { Mailer } from "./mail/mailer";
 import { openPostgres } from "./storage/postgres/client";
 import { withAdvisoryLock } from "./storage/postgres/migrate";
 import { openClickhouse } from "./storage/clickhouse/client";
@@ -22,7 +21,6 @@ import { createMetrics } from "./http/metrics";
 import { createLogger } from "./http/logger";
 import { bootstrapDevAccount } from "./accounts/bootstrap";
 import { bootstrapSetupLink } from "./users/bootstrap";
-import { createMailer } from "./mail/mailer";
 import { openStreams } from "./ingest/streams";
 import { createClickFlusher } from "./ingest/clicks/flusher";
 import { journeyStream } from "./ingest/journey/sink";
@@ -57,8 +55,6 @@ interface RuntimeDeps {
   streams: Streams;
   /** TXT lookups for domain verification (injectable so tests can answer them). */
   resolveTxt: (name: string) => Promise<string[][]>;
-  /** Outgoing email, when SMTP_URL is set. */
-  mailer: Mailer | null;
   /** The guard of server-side fetches (webhooks, destination metadata). */
   outbound: OutboundPolicy;
   /** API keys and console sessions: the `scope` and `session` route options. */
@@ -106,7 +102,6 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     streams: ingest.streams,
     ...shared,
     resolveTxt: opts.resolveTxt ?? resolveTxt,
-    mailer: createMailer(config.smtpUrl, config.mailFrom),
     outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
     // The documents describe the finished app's route table, read when they are first requested.
     routeTable: () => built.app?.routes ?? [],
@@ -131,7 +126,6 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
         if (bytes > 0) stores.logger.info({ msg: "spool drain cut at SPOOL_DRAIN_MS: the next start flushes the rest", stream, bytes });
       await ingest.clickFlusher.close();
       deps.keys.close();
-      deps.mailer?.close();
       await stores.kv.close();
       await stores.ch.close();
       await stores.pg.close();
