@@ -211,7 +211,9 @@ function successResponses(spec: OperationSpec, facts: RouteFacts, c: SchemaCompo
   return Object.fromEntries(
     Object.entries(spec.responses).map(([status, doc]) => {
       if ("media" in doc) {
-        const content = Object.fromEntries(doc.media.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]));
+        const content = Object.fromEntries(
+          doc.media.map((type) => [type, { schema: { type: "string", contentMediaType: type, description: doc.mediaDescription } }]),
+        );
         return [status, { description: doc.description, headers: headersOf(facts, true, doc.headers), content }];
       }
       const d = { example: CAPTURED[spec.id]?.[status], ...doc };

@@ -85,20 +85,20 @@ describe("reports as CSV", () => {
 
   test("the numbers are the JSON answer's", async () => {
     const json = (await t.call(`${P}/analytics/referrers`, { key })).body.data.analytics;
-    const csv = parse((await csvOf("/analytics/referrers?format=csv")).text, { columns: true });
+    const csv = parse((await csvOf("/analytics/referrers?format=csv")).text, { columns: true }) as any[];
     expect(csv).toEqual(json.map((r: any) => ({ referrer: r.referrer, clicks: String(r.clicks), unique_visitors: String(r.unique_visitors) })));
     expect(json.length).toBe(2);
-    const summary = parse((await csvOf("/analytics/summary?days=7&format=csv")).text, { columns: true });
+    const summary = parse((await csvOf("/analytics/summary?days=7&format=csv")).text, { columns: true }) as any[];
     expect(summary[0].total_clicks).toBe("2");
     expect(summary[0].group_by).toBe("");
-    const grouped = parse((await csvOf("/analytics/summary?days=7&group_by=source&format=csv")).text, { columns: true });
+    const grouped = parse((await csvOf("/analytics/summary?days=7&group_by=source&format=csv")).text, { columns: true }) as any[];
     expect(grouped.slice(1)).toEqual([expect.objectContaining({ group_by: "source", group_value: "link", total_clicks: "2" })]);
-    const conv = parse((await csvOf("/conversions/summary?format=csv")).text, { columns: true });
+    const conv = parse((await csvOf("/conversions/summary?format=csv")).text, { columns: true }) as any[];
     expect(conv).toEqual([expect.objectContaining({ total_conversions: "1", total_revenue: "12.5" })]);
   });
 
   test("quotes, commas and newlines round-trip; cells a spreadsheet would run start with an apostrophe", async () => {
-    const events = parse((await csvOf("/journey/links/{link}/events?format=csv")).text, { columns: true });
+    const events = parse((await csvOf("/journey/links/{link}/events?format=csv")).text, { columns: true }) as any[];
     const custom = events.find((e: any) => e.event_type === "custom");
     expect(custom.event_name).toBe("'+cmd, \"quoted\"\nline");
     expect(events.find((e: any) => e.event_type === "page_view").page_title).toBe("'=HYPERLINK(\"x\")");
