@@ -161,12 +161,22 @@ ${FORMAT_SQL[format]}`;
 }
 
 /** One chunk's bytes, as ClickHouse formatted them (empty past the last row). */
-export async function readChunk(ch: Clickhouse, s: ExportScope, format: ExportFormat, rows: number): Promise<Buffer> {
+export async function readChunk(ch: Clickhouse, s: ExportScope, format: ExportFormat, rows: number | null): Promise<Buffer> {
   const { query, params } = chunkQuery(ch, s, format, rows);
   const result = await ch.client.exec({ query, query_params: params });
   const parts: Buffer[] = [];
   for await (const part of result.stream) parts.push(part as Buffer);
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/** Rows of the scope per UTC hour (unix seconds of its start), oldest first: how stream.ts cuts the export into reads. */
+export async function countByHour(ch: Clickhouse, s: ExportScope): Promise<{ hour: number; rows: number }[]> {
+  const w = scopeWhere(ch, s);
+  const rows = await ch.query<{ hour: number | string; rows: number | string }>(
+    `SELECT toUnixTimestamp(toStartOfHour(timestamp)) AS hour, count() AS rows FROM ${w.from} WHERE ${w.where} GROUP BY hour ORDER BY hour`,
+    w.params,
+  );
+  return rows.map((r) => ({ hour: Number(r.hour), rows: Number(r.rows) }));
 }
 
 /**

@@ -1,16 +1,20 @@
-// The body of a raw export: chunks of rows read one after another by cursor, each as ClickHouse
-// formatted it, pulled only as fast as the client reads (the stream holds the chunk being sent and
-// the next one), gzipped on the way when asked.
+// The body of a raw export: the rows read window by window (a run of hours holding about CHUNK_ROWS
+// rows, from an hourly count made first), each as ClickHouse formatted it, pulled only as fast as the
+// client reads (the stream holds the window being sent and the next one), gzipped on the way when
+// asked. A single hour with more rows than a window is read in chunks by (timestamp, id) cursor.
+// Each read touches about its own rows: a cursor over the whole range would make ClickHouse sort
+// everything after the cursor again for every chunk.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Cursor, ExportFormat } from "./model";
-import { readChunk, type ExportScope } from "./queries";
+import { chTime, countByHour, readChunk, type ExportScope } from "./queries";
 
 /** Rows per ClickHouse read: a few MB of text, whatever the size of the whole export. */
 export const CHUNK_ROWS = 50_000;
+const HOUR_MS = 3_600_000;
 
-/** The bytes of the export: the CSV header (when CSV), then every row of the scope, chunk by chunk. */
+/** The bytes of the export: the CSV header (when CSV), then every row of the scope, window by window. */
 export function exportBody(ch: Clickhouse, scope: ExportScope, format: ExportFormat, header: string | null, gzip: boolean) {
-  const chunks = readChunks(ch, scope, format, header);
+  const chunks = readWindows(ch, scope, format, header);
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -27,8 +31,48 @@ export function exportBody(ch: Clickhouse, scope: ExportScope, format: ExportFor
   return gzip ? body.pipeThrough(new CompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>) : body;
 }
 
-async function* readChunks(ch: Clickhouse, scope: ExportScope, format: ExportFormat, header: string | null) {
+export interface ExportWindow {
+  /** Unix ms, start inclusive, end exclusive. */
+  startMs: number;
+  endMs: number;
+  rows: number;
+}
+
+/** Consecutive hours packed into windows of at most `max` rows (an hour with more is a window alone). */
+export function planWindows(hours: { hour: number; rows: number }[], max: number): ExportWindow[] {
+  const out: ExportWindow[] = [];
+  for (const h of hours) {
+    const startMs = h.hour * 1000;
+    const last = out.at(-1);
+    if (last && last.rows + h.rows <= max) {
+      last.endMs = startMs + HOUR_MS;
+      last.rows += h.rows;
+    } else out.push({ startMs, endMs: startMs + HOUR_MS, rows: h.rows });
+  }
+  return out;
+}
+
+async function* readWindows(ch: Clickhouse, scope: ExportScope, format: ExportFormat, header: string | null) {
   if (header !== null) yield Buffer.from(header);
+  const windows = planWindows(await countByHour(ch, scope), CHUNK_ROWS);
+  for (const [i, w] of windows.entries()) {
+    // The windows tile the range, so that a row stored after the count (a late flush) is read too: the
+    // first starts at the range's start, each ends where the next starts, the last at the range's end.
+    const part: ExportScope = {
+      ...scope,
+      from: i === 0 ? scope.from : chTime(new Date(w.startMs).toISOString()),
+      to: i === windows.length - 1 ? scope.to : chTime(new Date(windows[i + 1].startMs).toISOString()),
+    };
+    if (w.rows <= CHUNK_ROWS) {
+      const bytes = await readChunk(ch, part, format, null);
+      if (bytes.length > 0) yield bytes;
+      continue;
+    }
+    yield* readByCursor(ch, part, format);
+  }
+}
+
+async function* readByCursor(ch: Clickhouse, scope: ExportScope, format: ExportFormat) {
   let after = scope.after;
   for (;;) {
     const bytes = await readChunk(ch, { ...scope, after }, format, CHUNK_ROWS);

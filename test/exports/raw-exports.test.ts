@@ -171,7 +171,7 @@ describe("GET /exports/clicks", () => {
   });
 
   test("gzip when Accept-Encoding offers it or compress=gzip asks", async () => {
-    for (const init of [{ path: "/exports/clicks", headers: { "accept-encoding": "gzip, deflate" } }, { path: "/exports/clicks?compress=gzip", headers: {} }]) {
+    for (const init of [{ path: "/exports/clicks", headers: { "accept-encoding": "gzip, deflate" } }, { path: "/exports/clicks?compress=gzip", headers: {} as Record<string, string> }]) {
       const res = await t.request(`${P}${init.path}`, { key, headers: init.headers });
       expect(res.headers.get("content-encoding")).toBe("gzip");
       const text = new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer())));
