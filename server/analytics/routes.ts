@@ -78,7 +78,14 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
       .get(
         "/analytics/devices",
         ({ account, query }) => service.getDevicesReport(d, account, query),
-        report("getAnalyticsDevices", "Clicks by device, browser and OS", t.Array(m.DeviceRow), "Sorted by clicks, top 1,000.", undefined, csv.csvDevices),
+        report(
+          "getAnalyticsDevices",
+          "Clicks by device, browser and OS",
+          t.Array(m.DeviceRow),
+          "Sorted by clicks, top 1,000.",
+          undefined,
+          csv.csvDevices,
+        ),
       )
       // GET /analytics/referrers
       .get(
@@ -97,7 +104,14 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
       .get(
         "/analytics/hourly",
         ({ account, query }) => service.getHourlyReport(d, account, query),
-        report("getAnalyticsHourly", "Clicks by hour of day", t.Array(m.HourlyRow), "Always 24 rows, hours 0–23 UTC.", undefined, csv.csvHourly),
+        report(
+          "getAnalyticsHourly",
+          "Clicks by hour of day",
+          t.Array(m.HourlyRow),
+          "Always 24 rows, hours 0–23 UTC.",
+          undefined,
+          csv.csvHourly,
+        ),
       )
       // GET /analytics/links
       .get(

@@ -27,7 +27,12 @@ const wantsGzip = (request: Request, compress: string | undefined) => {
   return !!acceptEncoding && new Negotiator({ headers: { "accept-encoding": acceptEncoding } }).encoding(["identity", "gzip"]) === "gzip";
 };
 
-async function answer(deps: ExportDeps, kind: "clicks" | "journey", file: string, ctx: { request: Request; query: ExportQuery; account: never }) {
+async function answer(
+  deps: ExportDeps,
+  kind: "clicks" | "journey",
+  file: string,
+  ctx: { request: Request; query: ExportQuery; account: never },
+) {
   const { request } = ctx;
   const query = checkQueryBounds(ctx.query, EXPORT_BOUNDS);
   const format = formatOf(request, query.format);
@@ -57,7 +62,7 @@ const COMMON =
   "(timestamp, id), streamed: CSV (RFC 4180, a header row, cells a spreadsheet would run as a formula prefixed with `'`) or NDJSON " +
   "(one JSON object per line, values as stored). gzip with `Accept-Encoding: gzip` or `compress=gzip`. An interrupted download " +
   "resumes with `cursor=<timestamp>,<id>` of the last complete row received; with `limit`, an answer that stops before the end says " +
-  "where to go on in X-Export-Next-Cursor and a `Link: rel=\"next\"` header. `link_id`, `campaign_id` and `domain` narrow it " +
+  'where to go on in X-Export-Next-Cursor and a `Link: rel="next"` header. `link_id`, `campaign_id` and `domain` narrow it ' +
   "(404 when not the account's).";
 
 export function exportRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {

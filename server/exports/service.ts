@@ -48,7 +48,8 @@ export async function startExport(deps: ExportDeps, account: AccountRecord, req:
       next = stop.last;
     }
   }
-  const header = req.format === "csv" ? `${(req.kind === "clicks" ? CLICK_COLUMNS : JOURNEY_COLUMNS).map((c) => c.name).join(",")}\r\n` : null;
+  const header =
+    req.format === "csv" ? `${(req.kind === "clicks" ? CLICK_COLUMNS : JOURNEY_COLUMNS).map((c) => c.name).join(",")}\r\n` : null;
   return { body: exportBody(deps.ch, scope, req.format, header, req.gzip), range, next: next && cursorText(next) };
 }
 

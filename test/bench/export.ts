@@ -87,7 +87,18 @@ async function baseline() {
 async function overHttp(extra = "", headers: string[] = []) {
   const started = performance.now();
   const curl = Bun.spawn(
-    ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "-H", `X-API-Key: ${key}`, ...headers.flatMap((h) => ["-H", h]), url + extra],
+    [
+      "curl",
+      "-sS",
+      "-o",
+      "/dev/null",
+      "-w",
+      "%{http_code} %{size_download}",
+      "-H",
+      `X-API-Key: ${key}`,
+      ...headers.flatMap((h) => ["-H", h]),
+      url + extra,
+    ],
     { stdout: "pipe" },
   );
   const [status, bytes] = (await new Response(curl.stdout).text()).split(" ").map(Number);

@@ -40,17 +40,23 @@ beforeAll(async () => {
     .insert(links)
     .values([
       { accountId: a.accountId, shortCode: `x${crypto.randomUUID().slice(0, 8)}`, originalUrl: "https://example.com/a" },
-      { accountId: a.accountId, shortCode: `y${crypto.randomUUID().slice(0, 8)}`, originalUrl: "https://example.com/b", campaignId, domainId },
+      {
+        accountId: a.accountId,
+        shortCode: `y${crypto.randomUUID().slice(0, 8)}`,
+        originalUrl: "https://example.com/b",
+        campaignId,
+        domainId,
+      },
       { accountId: b.accountId, shortCode: `z${crypto.randomUUID().slice(0, 8)}`, originalUrl: "https://example.com/z" },
     ])
     .returning({ id: links.id, code: links.shortCode });
   Object.assign(ids, { a: made[0].id, b: made[1].id, aCode: made[0].code, bCode: made[1].code });
   otherLinkId = made[2].id;
   const clicks = [
-    rawClick({ account_id: a.accountId, link_id: ids.a, ts: T0, referrer: "https://news.example/=1,\"q\"", ip: "203.0.113.9" }),
+    rawClick({ account_id: a.accountId, link_id: ids.a, ts: T0, referrer: 'https://news.example/=1,"q"', ip: "203.0.113.9" }),
     rawClick({ account_id: a.accountId, link_id: ids.a, ts: T0 + 1, ua: UA.curl, lang: "de-DE" }),
     rawClick({ account_id: a.accountId, link_id: ids.b, ts: T0 + 2, domain: domainName }),
-    rawClick({ account_id: a.accountId, link_id: ids.b, ts: T0 + 2, domain: domainName, referrer: "=HYPERLINK(\"http://evil\")" }),
+    rawClick({ account_id: a.accountId, link_id: ids.b, ts: T0 + 2, domain: domainName, referrer: '=HYPERLINK("http://evil")' }),
     rawClick({ account_id: a.accountId, link_id: ids.a, ts: T0 + 5, ua: UA.iphone }),
     rawClick({ account_id: b.accountId, link_id: otherLinkId, ts: T0 + 3 }),
   ];
@@ -58,7 +64,16 @@ beforeAll(async () => {
   await spoolClicks(t, clicks);
   const events = [
     { link_id: ids.a, visitor_id: "v1", session_id: "s1", event_type: "page_view", page_url: "https://shop.example/", page_title: "-2+3" },
-    { link_id: ids.b, visitor_id: "v2", event_type: "conversion", conversion_name: "buy", revenue_cents: 990, currency: "EUR", page_url: "https://shop.example/b", properties: { plan: "pro" } },
+    {
+      link_id: ids.b,
+      visitor_id: "v2",
+      event_type: "conversion",
+      conversion_name: "buy",
+      revenue_cents: 990,
+      currency: "EUR",
+      page_url: "https://shop.example/b",
+      properties: { plan: "pro" },
+    },
   ];
   expect((await postEvents(t, key, events)).status).toBe(202);
   await t.flush();
@@ -90,7 +105,7 @@ describe("GET /exports/clicks", () => {
       short_code: ids.aCode,
       domain: "",
       referrer: "news.example",
-      referrer_url: "https://news.example/=1,\"q\"",
+      referrer_url: 'https://news.example/=1,"q"',
       is_bot: "false",
       bot_kind: "",
       device_type: "desktop",
@@ -104,14 +119,17 @@ describe("GET /exports/clicks", () => {
 
   test("cells a spreadsheet would run get an apostrophe; NDJSON keeps the value as stored", async () => {
     const { rows } = await exportCsv("/exports/clicks");
-    expect(rows.find((r) => r.click_id === clickIds[3])!.referrer_url).toBe("'=HYPERLINK(\"http://evil\")");
+    expect(rows.find((r) => r.click_id === clickIds[3])!.referrer_url).toBe('\'=HYPERLINK("http://evil")');
     const res = await t.request(`${P}/exports/clicks?format=ndjson`, { key });
     expect(res.headers.get("content-type")).toBe("application/x-ndjson");
-    const lines = (await res.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(5);
     expect(Object.keys(lines[0])).toEqual(CLICK_HEADER.split(","));
     const evil = lines.find((l) => l.click_id === clickIds[3]);
-    expect(evil.referrer_url).toBe("=HYPERLINK(\"http://evil\")");
+    expect(evil.referrer_url).toBe('=HYPERLINK("http://evil")');
     expect(lines.find((l) => l.click_id === clickIds[1]).is_bot).toBe(true);
     const byAccept = await t.request(`${P}/exports/clicks`, { key, headers: { accept: "application/x-ndjson" } });
     expect(byAccept.headers.get("content-type")).toBe("application/x-ndjson");
@@ -171,7 +189,10 @@ describe("GET /exports/clicks", () => {
   });
 
   test("gzip when Accept-Encoding offers it or compress=gzip asks", async () => {
-    for (const init of [{ path: "/exports/clicks", headers: { "accept-encoding": "gzip, deflate" } }, { path: "/exports/clicks?compress=gzip", headers: {} as Record<string, string> }]) {
+    for (const init of [
+      { path: "/exports/clicks", headers: { "accept-encoding": "gzip, deflate" } },
+      { path: "/exports/clicks?compress=gzip", headers: {} as Record<string, string> },
+    ]) {
       const res = await t.request(`${P}${init.path}`, { key, headers: init.headers });
       expect(res.headers.get("content-encoding")).toBe("gzip");
       const text = new TextDecoder().decode(Bun.gunzipSync(new Uint8Array(await res.arrayBuffer())));
@@ -205,7 +226,10 @@ describe("GET /exports/journey-events", () => {
     const nd = await t.request(`${P}/exports/journey-events?format=ndjson&domain=${domainName}`, { key: readOnlyJourneyKey });
     expect(nd.status).toBe(404);
     const ndOwn = await t.request(`${P}/exports/journey-events?format=ndjson&domain=${domainName}`, { key });
-    const lines = (await ndOwn.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = (await ndOwn.text())
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([expect.objectContaining({ link_id: ids.b, revenue_cents: 990, scroll_percent: null })]);
     expect((await t.call(`${P}/exports/journey-events`, { key: otherKey })).status).toBe(200);
     expect((await exportCsv(`/exports/journey-events?link_id=${otherLinkId}`)).res.status).toBe(404);

@@ -22,9 +22,32 @@ beforeAll(async () => {
     rawClick({ account_id: accountId, link_id: link.id, ts: now - 30_000, referrer: "https://b.example/" }),
   ]);
   const events = [
-    { link_id: link.id, visitor_id: "v1", session_id: "s1", event_type: "page_view", page_url: "https://shop.example/", page_title: '=HYPERLINK("x")' },
-    { link_id: link.id, visitor_id: "v1", session_id: "s1", event_type: "custom", event_name: "+cmd, \"quoted\"\nline", page_url: "https://shop.example/a" },
-    { link_id: link.id, visitor_id: "v1", session_id: "s1", event_type: "conversion", conversion_name: "buy", revenue_cents: 1250, currency: "EUR", page_url: "https://shop.example/b" },
+    {
+      link_id: link.id,
+      visitor_id: "v1",
+      session_id: "s1",
+      event_type: "page_view",
+      page_url: "https://shop.example/",
+      page_title: '=HYPERLINK("x")',
+    },
+    {
+      link_id: link.id,
+      visitor_id: "v1",
+      session_id: "s1",
+      event_type: "custom",
+      event_name: '+cmd, "quoted"\nline',
+      page_url: "https://shop.example/a",
+    },
+    {
+      link_id: link.id,
+      visitor_id: "v1",
+      session_id: "s1",
+      event_type: "conversion",
+      conversion_name: "buy",
+      revenue_cents: 1250,
+      currency: "EUR",
+      page_url: "https://shop.example/b",
+    },
   ];
   expect((await postEvents(t, key, events)).status).toBe(202);
   await t.flush();
@@ -86,7 +109,9 @@ describe("reports as CSV", () => {
   test("the numbers are the JSON answer's", async () => {
     const json = (await t.call(`${P}/analytics/referrers`, { key })).body.data.analytics;
     const csv = parse((await csvOf("/analytics/referrers?format=csv")).text, { columns: true }) as any[];
-    expect(csv).toEqual(json.map((r: any) => ({ referrer: r.referrer, clicks: String(r.clicks), unique_visitors: String(r.unique_visitors) })));
+    expect(csv).toEqual(
+      json.map((r: any) => ({ referrer: r.referrer, clicks: String(r.clicks), unique_visitors: String(r.unique_visitors) })),
+    );
     expect(json.length).toBe(2);
     const summary = parse((await csvOf("/analytics/summary?days=7&format=csv")).text, { columns: true }) as any[];
     expect(summary[0].total_clicks).toBe("2");
@@ -100,8 +125,8 @@ describe("reports as CSV", () => {
   test("quotes, commas and newlines round-trip; cells a spreadsheet would run start with an apostrophe", async () => {
     const events = parse((await csvOf("/journey/links/{link}/events?format=csv")).text, { columns: true }) as any[];
     const custom = events.find((e: any) => e.event_type === "custom");
-    expect(custom.event_name).toBe("'+cmd, \"quoted\"\nline");
-    expect(events.find((e: any) => e.event_type === "page_view").page_title).toBe("'=HYPERLINK(\"x\")");
+    expect(custom.event_name).toBe('\'+cmd, "quoted"\nline');
+    expect(events.find((e: any) => e.event_type === "page_view").page_title).toBe('\'=HYPERLINK("x")');
     expect(JSON.parse(custom.properties)).toEqual({});
   });
 
