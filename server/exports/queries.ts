@@ -40,7 +40,9 @@ function outerColumns(kind: ExportScope["kind"], csv: boolean): string {
       "toString(r_click_id) AS click_id",
       `${iso("r_timestamp")} AS timestamp`,
       "toString(r_link_id) AS link_id",
-      `${text(csv, "transform(r_link_id, {code_ids:Array(UUID)}, {codes:Array(String)}, '')")} AS short_code`,
+      // Not neutralised: a code is [A-Za-z0-9_-] (no formula can be written with it), and the importer
+      // matches it to the link exactly, so "-sale" must stay "-sale".
+      "transform(r_link_id, {code_ids:Array(UUID)}, {codes:Array(String)}, '') AS short_code",
       ...["domain", "country_code", "region", "city", "device_type", "browser", "browser_version", "os", "os_version"].map(t),
       ...["referrer", "referrer_url", "language"].map(t),
       "toBool(r_is_bot) AS is_bot",
