@@ -162,12 +162,20 @@ ${FORMAT_SQL[format]}`;
   return { query, params };
 }
 
-/** One chunk's bytes, as ClickHouse formatted them (empty past the last row). */
-export async function readChunk(ch: Clickhouse, s: ExportScope, format: ExportFormat, rows: number | null): Promise<Buffer> {
+/**
+ * The bytes of a read, as ClickHouse formats them, piece by piece as they arrive (a ClickHouse server's
+ * answer streams; chDB hands over its result whole).
+ */
+export async function* streamChunk(ch: Clickhouse, s: ExportScope, format: ExportFormat, rows: number | null): AsyncGenerator<Buffer> {
   const { query, params } = chunkQuery(ch, s, format, rows);
   const result = await ch.client.exec({ query, query_params: params });
+  for await (const part of result.stream) yield part as Buffer;
+}
+
+/** One read's bytes in one buffer (empty past the last row). */
+export async function readChunk(ch: Clickhouse, s: ExportScope, format: ExportFormat, rows: number | null): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const part of result.stream) parts.push(part as Buffer);
+  for await (const part of streamChunk(ch, s, format, rows)) parts.push(part);
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 

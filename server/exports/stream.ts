@@ -1,12 +1,11 @@
 // The body of a raw export: the rows read window by window (a run of hours holding about CHUNK_ROWS
-// rows, from an hourly count made first), each as ClickHouse formatted it, pulled only as fast as the
-// client reads (the stream holds the window being sent and the next one), gzipped on the way when
-// asked. A single hour with more rows than a window is read in chunks by (timestamp, id) cursor.
+// rows, from an hourly count made first), each as ClickHouse formatted it and passed on as it arrives,
+// pulled only as fast as the client reads, gzipped on the way when asked. A single hour with more rows than a window is read in chunks by (timestamp, id) cursor.
 // Each read touches about its own rows: a cursor over the whole range would make ClickHouse sort
 // everything after the cursor again for every chunk.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Cursor, ExportFormat } from "./model";
-import { chTime, countByHour, readChunk, type ExportScope } from "./queries";
+import { chTime, countByHour, readChunk, streamChunk, type ExportScope } from "./queries";
 
 /** Rows per ClickHouse read: a few MB of text, whatever the size of the whole export. */
 export const CHUNK_ROWS = 50_000;
@@ -64,8 +63,7 @@ async function* readWindows(ch: Clickhouse, scope: ExportScope, format: ExportFo
       to: i === windows.length - 1 ? scope.to : chTime(new Date(windows[i + 1].startMs).toISOString()),
     };
     if (w.rows <= CHUNK_ROWS) {
-      const bytes = await readChunk(ch, part, format, null);
-      if (bytes.length > 0) yield bytes;
+      yield* streamChunk(ch, part, format, null);
       continue;
     }
     yield* readByCursor(ch, part, format);
