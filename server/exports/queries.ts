@@ -163,8 +163,10 @@ ${FORMAT_SQL[format]}`;
 }
 
 /**
- * The bytes of a read, as ClickHouse formats them, piece by piece as they arrive (a ClickHouse server's
- * answer streams; chDB hands over its result whole).
+ * The bytes of a read, as ClickHouse formats them, piece by piece as they arrive: a ClickHouse server's
+ * answer streams at the client's pace (chDB hands over its result whole). Reading the whole answer first
+ * doubled the garbage a download leaves behind; the price is that a client that stops reading for longer
+ * than the ClickHouse client's idle timeout (30 s) ends its download incomplete, to resume by cursor.
  */
 export async function* streamChunk(ch: Clickhouse, s: ExportScope, format: ExportFormat, rows: number | null): AsyncGenerator<Buffer> {
   const { query, params } = chunkQuery(ch, s, format, rows);

@@ -110,8 +110,9 @@ test("a million rows stream in constant memory, each once, in order, across read
   for (let i = 0; i < ROWS; i++) expectedXor ^= i;
   expect(sum).toBe((ROWS * (ROWS - 1)) / 2);
   expect(xor).toBe(expectedXor);
-  // Holding the export would add its 239 MB at least once more; a few reads of 50,000 rows and
-  // chDB's sort of the dense hour stay well under that.
+  // Holding the export would add its 239 MB at least once more (twice with chDB's own copy); a few reads
+  // of 50,000 rows, chDB's sort of the dense hour and the garbage the collector has not yet taken stay
+  // well under that (measured: 0–70 MB embedded, about 80 MB with a ClickHouse server).
   expect(bytes).toBeGreaterThan(200e6);
-  expect(peak - before).toBeLessThan(120);
+  expect(peak - before).toBeLessThan(140);
 }, 300_000);
