@@ -1,6 +1,7 @@
 // Raw export routes: GET /exports/clicks (analytics:read) and GET /exports/journey-events (journey:read).
 import { Elysia } from "elysia";
 import Negotiator from "negotiator";
+import type { AccountRecord } from "../accounts/principal";
 import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
@@ -27,12 +28,13 @@ const wantsGzip = (request: Request, compress: string | undefined) => {
   return !!acceptEncoding && new Negotiator({ headers: { "accept-encoding": acceptEncoding } }).encoding(["identity", "gzip"]) === "gzip";
 };
 
-async function answer(
-  deps: ExportDeps,
-  kind: "clicks" | "journey",
-  file: string,
-  ctx: { request: Request; query: ExportQuery; account: never },
-) {
+interface ExportContext {
+  request: Request;
+  query: ExportQuery;
+  account: AccountRecord;
+}
+
+async function answer(deps: ExportDeps, kind: "clicks" | "journey", file: string, ctx: ExportContext) {
   const { request } = ctx;
   const query = checkQueryBounds(ctx.query, EXPORT_BOUNDS);
   const format = formatOf(request, query.format);
@@ -71,7 +73,7 @@ export function exportRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth })
     new Elysia({ name: "exports", prefix: API_PREFIX })
       .use(deps.auth)
       // GET /exports/clicks
-      .get("/exports/clicks", (ctx) => answer(d, "clicks", "clicks", ctx as never), {
+      .get("/exports/clicks", (ctx) => answer(d, "clicks", "clicks", ctx), {
         scope: "analytics:read",
         query: ExportQuery,
         detail: operation({
@@ -91,7 +93,7 @@ export function exportRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth })
         }),
       })
       // GET /exports/journey-events
-      .get("/exports/journey-events", (ctx) => answer(d, "journey", "journey-events", ctx as never), {
+      .get("/exports/journey-events", (ctx) => answer(d, "journey", "journey-events", ctx), {
         scope: "journey:read",
         query: ExportQuery,
         detail: operation({

@@ -11,7 +11,7 @@ import { normalizeDomain } from "../visitors/hosts";
 import { CLICK_COLUMNS, JOURNEY_COLUMNS, cursorText, parseCursor, type Cursor, type ExportFormat, type ExportQuery } from "./model";
 import { chTime, findStop, type ExportScope } from "./queries";
 import { findAccountDomainId, findLinkCodes, isAccountLink } from "./repository";
-import { exportBody } from "./stream";
+import { exportBody, planExport } from "./stream";
 
 export interface ExportDeps {
   pg: Postgres;
@@ -50,7 +50,8 @@ export async function startExport(deps: ExportDeps, account: AccountRecord, req:
   }
   const header =
     req.format === "csv" ? `${(req.kind === "clicks" ? CLICK_COLUMNS : JOURNEY_COLUMNS).map((c) => c.name).join(",")}\r\n` : null;
-  return { body: exportBody(deps.ch, scope, req.format, header, req.gzip), range, next: next && cursorText(next) };
+  const windows = await planExport(deps.ch, scope);
+  return { body: exportBody(deps.ch, scope, windows, req.format, header, req.gzip), range, next: next && cursorText(next) };
 }
 
 /** The requested days (default: the 30 days to today), from no earlier than the tier keeps. */

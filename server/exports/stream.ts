@@ -12,8 +12,15 @@ export const CHUNK_ROWS = 50_000;
 const HOUR_MS = 3_600_000;
 
 /** The bytes of the export: the CSV header (when CSV), then every row of the scope, window by window. */
-export function exportBody(ch: Clickhouse, scope: ExportScope, format: ExportFormat, header: string | null, gzip: boolean) {
-  const chunks = readWindows(ch, scope, format, header);
+export function exportBody(
+  ch: Clickhouse,
+  scope: ExportScope,
+  windows: ExportWindow[],
+  format: ExportFormat,
+  header: string | null,
+  gzip: boolean,
+) {
+  const chunks = readWindows(ch, scope, windows, format, header);
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -51,9 +58,13 @@ export function planWindows(hours: { hour: number; rows: number }[], max: number
   return out;
 }
 
-async function* readWindows(ch: Clickhouse, scope: ExportScope, format: ExportFormat, header: string | null) {
+/** The windows of an export, counted before its answer starts (a store failure is then still a 503). */
+export async function planExport(ch: Clickhouse, scope: ExportScope): Promise<ExportWindow[]> {
+  return planWindows(await countByHour(ch, scope), CHUNK_ROWS);
+}
+
+async function* readWindows(ch: Clickhouse, scope: ExportScope, windows: ExportWindow[], format: ExportFormat, header: string | null) {
   if (header !== null) yield Buffer.from(header);
-  const windows = planWindows(await countByHour(ch, scope), CHUNK_ROWS);
   for (const [i, w] of windows.entries()) {
     // The windows tile the range, so that a row stored after the count (a late flush) is read too: the
     // first starts at the range's start, each ends where the next starts, the last at the range's end.
