@@ -35,14 +35,15 @@ export interface SvcClientOptions {
   headers?: Record<string, string>;
 }
 
-export type SvcClient = Client<paths>;
+/** JSON answers are typed; a CSV report or an export is read with `parseAs: "text"` or `"stream"`. */
+export type SvcClient = Client<paths, "application/json">;
 
 export const API_ROOT = "/public-api/v1";
 
 export function createSvcClient(options: SvcClientOptions): SvcClient {
   const base = options.baseUrl.replace(/\/+$/, "");
   const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  return createFetchClient<paths>({
+  return createFetchClient<paths, "application/json">({
     baseUrl: base.endsWith(API_ROOT) ? base : base + API_ROOT,
     headers: { ...options.headers, "X-API-Key": options.apiKey },
     fetch: options.retry === false ? send : retryingFetch(send, options.retry),

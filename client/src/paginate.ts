@@ -16,7 +16,7 @@ type Parameters<P extends PaginatedPath> = paths[P] extends { get: { parameters:
 export type PageParams<P extends PaginatedPath> = Omit<Parameters<P>, "header" | "cookie">;
 
 export async function* paginate<P extends PaginatedPath>(
-  client: Client<paths>,
+  client: Client<paths, "application/json">,
   path: P,
   params: PageParams<P>,
 ): AsyncGenerator<PageItem<P>, void, undefined> {

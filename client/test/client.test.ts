@@ -167,6 +167,26 @@ describe("analytics, journey and conversions", () => {
   });
 });
 
+describe("CSV reports and raw exports", () => {
+  test("a report as CSV text and an export as a stream, with typed parameters", async () => {
+    const link = await newLink("export");
+    const { response, data } = await client.GET("/analytics/geo", { params: { query: { days: 7, format: "csv" } }, parseAs: "text" });
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(data?.split("\r\n")[0]).toBe("country_code,clicks,unique_visitors");
+    const today = new Date().toISOString().slice(0, 10);
+    const exported = await client.GET("/exports/clicks", {
+      params: { query: { start_date: today, end_date: today, link_id: link.id, format: "ndjson" } },
+      parseAs: "stream",
+    });
+    expect(exported.response.status).toBe(200);
+    expect(exported.response.headers.get("x-export-range")).toBe(`${today}/${today}`);
+    expect(await new Response(exported.data as ReadableStream).text()).toBe("");
+    const other = await client.GET("/exports/journey-events", { params: { query: { link_id: crypto.randomUUID() } }, parseAs: "stream" });
+    expect(other.response.status).toBe(404);
+    expect(other.error && errorCode(other.error)).toBe("NOT_FOUND");
+  });
+});
+
 describe("webhooks, domains and campaigns", () => {
   test("webhook endpoints: create (secret once), list, get, update, test, deliveries, delete", async () => {
     receiver = startReceiver();

@@ -82,7 +82,7 @@ function failure(res: Response, payload: any): ApiError {
 }
 
 /** The public API, typed by the OpenAPI document. */
-export const api = createClient<paths>({ baseUrl: API, fetch: send, headers: { accept: "application/json" } });
+export const api = createClient<paths, "application/json">({ baseUrl: API, fetch: send, headers: { accept: "application/json" } });
 
 type Answer<T> = { data?: T; error?: unknown; response: Response };
 

@@ -8,6 +8,8 @@ import type { Postgres } from "../storage/postgres/client";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
 import * as m from "./model";
 import * as service from "./service";
+import { csvReports, type CsvTable } from "../http/csv-report";
+import * as csv from "./csv";
 
 /** A report's route options: its query, permission and document entry. */
 const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
@@ -16,8 +18,10 @@ const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
   analytics: TSchema,
   description: string,
   query?: Q,
+  table?: CsvTable,
 ) => ({
   scope: "analytics:read" as const,
+  csv: table as CsvTable,
   query: (query ?? m.AnalyticsQuery) as Q,
   detail: operation({
     id,
@@ -38,6 +42,7 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
   return (
     new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
+      .use(csvReports)
       // GET /analytics/summary
       .get(
         "/analytics/summary",
@@ -48,6 +53,7 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
           m.SummaryRow,
           "Totals over the range and filters; with `group_by`, `groups` splits them by A/B variant, targeting rule or source.",
           m.GroupedAnalyticsQuery,
+          csv.csvSummary,
         ),
       )
       // GET /analytics/timeseries
@@ -60,19 +66,27 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
           t.Array(m.TimeseriesRow),
           "One row per UTC day, oldest first, empty days as zeros; with `group_by`, each day's `groups`.",
           m.GroupedAnalyticsQuery,
+          csv.csvTimeseries,
         ),
       )
       // GET /analytics/geo
       .get(
         "/analytics/geo",
         ({ account, query }) => service.getGeoReport(d, account, query),
-        report("getAnalyticsGeo", "Clicks by country", t.Array(m.GeoRow), "Sorted by clicks, top 1,000."),
+        report("getAnalyticsGeo", "Clicks by country", t.Array(m.GeoRow), "Sorted by clicks, top 1,000.", undefined, csv.csvGeo),
       )
       // GET /analytics/devices
       .get(
         "/analytics/devices",
         ({ account, query }) => service.getDevicesReport(d, account, query),
-        report("getAnalyticsDevices", "Clicks by device, browser and OS", t.Array(m.DeviceRow), "Sorted by clicks, top 1,000."),
+        report(
+          "getAnalyticsDevices",
+          "Clicks by device, browser and OS",
+          t.Array(m.DeviceRow),
+          "Sorted by clicks, top 1,000.",
+          undefined,
+          csv.csvDevices,
+        ),
       )
       // GET /analytics/referrers
       .get(
@@ -83,13 +97,22 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
           "Clicks by referrer",
           t.Array(m.ReferrerRow),
           "Sorted by clicks, top 1,000; no referrer is `direct`.",
+          undefined,
+          csv.csvReferrers,
         ),
       )
       // GET /analytics/hourly
       .get(
         "/analytics/hourly",
         ({ account, query }) => service.getHourlyReport(d, account, query),
-        report("getAnalyticsHourly", "Clicks by hour of day", t.Array(m.HourlyRow), "Always 24 rows, hours 0–23 UTC."),
+        report(
+          "getAnalyticsHourly",
+          "Clicks by hour of day",
+          t.Array(m.HourlyRow),
+          "Always 24 rows, hours 0–23 UTC.",
+          undefined,
+          csv.csvHourly,
+        ),
       )
       // GET /analytics/links
       .get(
@@ -101,6 +124,7 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
           t.Array(m.LinkClicksRow),
           "For each link asked for, in that order: its clicks in the last `days` days (default 7) and one number per day (the links list's sparkline).",
           m.LinksClicksQuery,
+          csv.csvLinks,
         ),
       )
       // GET /links/{id}/stats
@@ -108,6 +132,7 @@ export function analyticsRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth
         scope: "analytics:read",
         params: m.LinkIdParams,
         query: m.LinkStatsQuery,
+        csv: csv.csvLinkStats,
         detail: operation({
           id: "getLinkStats",
           tag: "Links",

@@ -5,6 +5,8 @@ import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
+import { csvReports } from "../http/csv-report";
+import * as csv from "./csv";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
 import {
   BreakdownQuery,
@@ -34,16 +36,19 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
   return (
     new Elysia({ name: "conversions", prefix: API_PREFIX })
       .use(deps.auth)
+      .use(csvReports)
       // GET /conversions/summary
       .get("/conversions/summary", ({ account, query }) => getConversionSummary(reports, account.id, query), {
         scope: "conversions:read",
         query: ConversionsQuery,
+        csv: csv.csvConversionSummary,
         detail: report("getConversionSummary", "Conversion totals", ConversionSummary, "Conversions, converters, revenue and rate."),
       })
       // GET /conversions/timeseries
       .get("/conversions/timeseries", ({ account, query }) => getConversionTimeseries(reports, account.id, query), {
         scope: "conversions:read",
         query: TimeseriesQuery,
+        csv: csv.csvConversionTimeseries,
         detail: report(
           "getConversionTimeseries",
           "Conversions over time",
@@ -55,6 +60,7 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
       .get("/conversions/breakdown", ({ account, query }) => getConversionBreakdown(reports, account.id, query), {
         scope: "conversions:read",
         query: BreakdownQuery,
+        csv: csv.csvConversionBreakdown,
         detail: report(
           "getConversionBreakdown",
           "Conversions by dimension",
@@ -66,6 +72,7 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
       .get("/conversions/time-to-convert", ({ account, query }) => getTimeToConvert(reports, account.id, query), {
         scope: "conversions:read",
         query: ConversionsQuery,
+        csv: csv.csvTimeToConvert,
         detail: report("getTimeToConvert", "Time from click to conversion", TimeToConvert, "Four buckets, the average and the median."),
       })
   );

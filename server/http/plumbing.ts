@@ -6,10 +6,14 @@ import { beginRequest, requestFacts, requestIdOf } from "./request-context";
 import { errorResponseBody } from "./error-mapping";
 import { pathOf } from "./api-prefix";
 import { inputGuard } from "./input-guard";
+import { csvAnswer } from "./csv-report";
 import type { Metrics } from "./metrics";
 import type { Logger } from "./logger";
 
-/** A handler's Response (pages, redirects, the OpenAPI documents) is sent as it is; anything else is enveloped. */
+/**
+ * A handler's Response (pages, redirects, the OpenAPI documents) is sent as it is; a report asked for as
+ * CSV becomes its table (csv-report.ts); anything else is enveloped.
+ */
 export function httpPlumbing(deps: { metrics: Metrics; logger: Logger }) {
   return new Elysia({ name: "http-plumbing" })
     .onRequest(({ request, set }) => {
@@ -18,6 +22,8 @@ export function httpPlumbing(deps: { metrics: Metrics; logger: Logger }) {
     .use(inputGuard())
     .onAfterHandle({ as: "global" }, ({ request, response, set }) => {
       if (response instanceof Response) return;
+      const csv = csvAnswer(request, response);
+      if (csv) return csv;
       if (response instanceof Envelope) {
         set.status = response.status;
         if (response.headers) Object.assign(set.headers, response.headers);

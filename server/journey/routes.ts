@@ -13,6 +13,8 @@ import { operation, REPORT_ERRORS } from "../openapi/operation";
 import { getFunnel, getSummary, listEvents, listSessions } from "./service";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
+import { csvReports } from "../http/csv-report";
+import * as csv from "./csv";
 
 export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }, ingestDeps: IngestDeps) {
   const reports = { db: deps.pg.db, ch: deps.ch };
@@ -30,6 +32,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
         ({ request }) => new Response(null, { status: 204, headers: preflightHeaders(request.headers.get("origin")) }),
       )
       .use(deps.auth)
+      .use(csvReports)
       // POST /journey/events
       .post(
         "/journey/events",
@@ -79,6 +82,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
         scope: "journey:read",
         params: LinkParams,
         query: PeriodQuery,
+        csv: csv.csvJourneySummary,
         detail: operation({
           id: "getJourneySummary",
           tag: "Journey",
@@ -98,6 +102,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
           scope: "journey:read",
           params: LinkParams,
           query: SessionsQuery,
+          csv: csv.csvJourneySessions,
           detail: operation({
             id: "listJourneySessions",
             tag: "Journey",
@@ -117,6 +122,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
           scope: "journey:read",
           params: LinkParams,
           query: EventsQuery,
+          csv: csv.csvJourneyEvents,
           detail: operation({
             id: "listJourneyEvents",
             tag: "Journey",
@@ -132,6 +138,7 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
         scope: "journey:read",
         params: LinkParams,
         query: FunnelQuery,
+        csv: csv.csvFunnel,
         detail: operation({
           id: "getJourneyFunnel",
           tag: "Journey",

@@ -8,6 +8,7 @@ import { errorEnvelope, errorObject, HEADERS, RateLimitError, successEnvelope, t
 import { SchemaComponents, type Json } from "./json-schema";
 import { operationOf, type ErrorDoc, type OperationSpec, type SuccessDoc } from "./operation";
 import EXAMPLES from "./examples.json";
+import { CSV_DETAIL, type CsvDoc } from "../http/csv-report";
 
 /** Real answers by operationId and status, captured by test/fixtures/capture-examples.ts. */
 const CAPTURED = EXAMPLES as Record<string, Record<string, unknown>>;
@@ -118,9 +119,11 @@ function describeOperation(
   c: SchemaComponents,
 ) {
   const hooks = route.hooks as Record<string, TSchema | undefined>;
+  const csv = detail[CSV_DETAIL] as CsvDoc | undefined;
   const parameters = [
     ...objectParameters("path", hooks.params, route.path, c),
     ...objectParameters("query", hooks.query, route.path, c),
+    ...(csv ? [FORMAT_PARAMETER] : []),
     ...(spec.headers ?? []).map((h) => ({ name: h.name, in: "header", description: h.description, schema: c.convert(h.schema) })),
   ];
   const requestBody = describeBody(spec, hooks.body, c);
@@ -138,7 +141,7 @@ function describeOperation(
     description: [scope ? `Requires the \`${scope}\` permission.` : "", spec.description ?? ""].filter(Boolean).join(" ") || undefined,
     parameters: parameters.length ? parameters : undefined,
     requestBody,
-    responses: { ...successResponses(spec, facts, c), ...errorResponses(spec, facts, opts, c) },
+    responses: { ...successResponses(spec, facts, c, csv), ...errorResponses(spec, facts, opts, c) },
   };
   if (scope) op["x-required-scope"] = scope;
   return Object.fromEntries(Object.entries(op).filter(([, v]) => v !== undefined));
@@ -184,18 +187,42 @@ function headersOf(facts: RouteFacts, ok: boolean, extra: DocumentedHeader[] = [
   return Object.fromEntries(names.map(([n, r]) => headerObject(n, r)));
 }
 
-function successResponses(spec: OperationSpec, facts: RouteFacts, c: SchemaComponents) {
+/** The parameter every report with a CSV table takes (server/http/csv-report.ts). */
+const FORMAT_PARAMETER = {
+  name: "format",
+  in: "query",
+  required: false,
+  description:
+    "csv: the report as a CSV table (RFC 4180, a header row, cells that a spreadsheet would run as a formula prefixed with `'`); " +
+    "json (default): the envelope. Without it, an `Accept` header that prefers `text/csv` chooses CSV. Errors are JSON either way.",
+  schema: { type: "string", enum: ["json", "csv"] },
+};
+
+/** The text/csv answer of a report: its columns, in order, in the description. */
+const csvMedia = (doc: CsvDoc) => ({
+  schema: {
+    type: "string",
+    contentMediaType: "text/csv",
+    description: `${doc.rows} Columns, in order: ${doc.columns.map((col) => `\`${col.name}\` (${col.description})`).join("; ")}.`,
+  },
+});
+
+function successResponses(spec: OperationSpec, facts: RouteFacts, c: SchemaComponents, csv?: CsvDoc) {
   return Object.fromEntries(
     Object.entries(spec.responses).map(([status, doc]) => {
       if ("media" in doc) {
-        const content = Object.fromEntries(doc.media.map((type) => [type, { schema: { type: "string", contentMediaType: type } }]));
+        const content = Object.fromEntries(
+          doc.media.map((type) => [type, { schema: { type: "string", contentMediaType: type, description: doc.mediaDescription } }]),
+        );
         return [status, { description: doc.description, headers: headersOf(facts, true, doc.headers), content }];
       }
       const d = { example: CAPTURED[spec.id]?.[status], ...doc };
       const schema = c.convert(successEnvelope(d.data, { paginated: d.paginated, success: d.success }));
       const media: Json = { schema };
       if (d.example !== undefined) media.example = exampleEnvelope(d);
-      return [status, { description: d.description, headers: headersOf(facts, true, d.headers), content: { "application/json": media } }];
+      const content: Json = { "application/json": media };
+      if (csv && status === "200") content["text/csv"] = csvMedia(csv);
+      return [status, { description: d.description, headers: headersOf(facts, true, d.headers), content }];
     }),
   );
 }

@@ -105,6 +105,14 @@ export const HEADERS = {
     description: "Between 100% and 150% of the monthly journey event limit",
     schema: { type: "string", enum: ["soft_limit", "hard_limit_approaching"] },
   },
+  "X-Export-Range": {
+    description: "The UTC days the export reads, as start/end (after the tier's retention)",
+    schema: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}/[0-9]{4}-[0-9]{2}-[0-9]{2}$" },
+  },
+  "X-Export-Next-Cursor": {
+    description: "Only when `limit` stopped the answer before the end: the `cursor` that continues after its last row",
+    schema: { type: "string" },
+  },
   "X-Journey-Usage": {
     description: "Journey events this month and the monthly limit, as used/limit",
     schema: { type: "string", pattern: "^[0-9]+/[0-9]+$" },

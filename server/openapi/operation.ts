@@ -43,6 +43,8 @@ export interface SuccessDoc {
 export interface RawSuccessDoc {
   description: string;
   media: string[];
+  /** What the body holds (e.g. an export's columns), the description of every media type's schema. */
+  mediaDescription?: string;
   headers?: DocumentedHeader[];
 }
 

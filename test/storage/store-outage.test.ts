@@ -44,6 +44,9 @@ const REPORTS = () => [
   `/journey/links/${link.id}/summary`,
   `/journey/links/${link.id}/funnel?steps=page_view`,
   "/conversions/summary",
+  "/conversions/summary?format=csv",
+  "/exports/clicks",
+  "/exports/journey-events?format=ndjson",
 ];
 
 const summaryClicks = async () => {
