@@ -3,6 +3,8 @@
 // campaign or domain that is not the account's) and where the answer stops; stream.ts sends it.
 import type { AccountRecord } from "../accounts/principal";
 import { isAccountCampaign } from "../campaigns/read";
+import { findAccountDomainIdByName } from "../domains/read";
+import { findLinkCodes, findLinkFacts } from "../links/read";
 import { notFound, validationError } from "../errors";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
@@ -10,7 +12,6 @@ import { effectiveLimits } from "../tiers";
 import { normalizeDomain } from "../visitors/hosts";
 import { CLICK_COLUMNS, JOURNEY_COLUMNS, cursorText, parseCursor, type Cursor, type ExportFormat, type ExportQuery } from "./model";
 import { chTime, findStop, type ExportScope } from "./queries";
-import { findAccountDomainId, findLinkCodes, isAccountLink } from "./repository";
 import { exportBody, planExport } from "./stream";
 
 export interface ExportDeps {
@@ -75,15 +76,15 @@ async function resolveScope(
 ): Promise<ExportScope> {
   const domain = q.domain === undefined ? undefined : normalizeDomain(q.domain);
   const [link, campaign, domainId] = await Promise.all([
-    q.link_id === undefined || isAccountLink(deps.pg, accountId, q.link_id),
+    q.link_id === undefined || findLinkFacts(deps.pg.db, accountId, q.link_id).then((l) => l !== null),
     q.campaign_id === undefined || isAccountCampaign(deps.pg.db, accountId, q.campaign_id),
-    domain === undefined ? undefined : findAccountDomainId(deps.pg, accountId, domain),
+    domain === undefined ? undefined : findAccountDomainIdByName(deps.pg.db, accountId, domain),
   ]);
   if (!link) throw notFound("Link");
   if (!campaign) throw notFound("Campaign");
   if (domainId === null) throw notFound("Domain");
   const byLinks = q.link_id !== undefined || q.campaign_id !== undefined;
-  const codes = await findLinkCodes(deps.pg, accountId, {
+  const codes = await findLinkCodes(deps.pg.db, accountId, {
     linkId: q.link_id,
     campaignId: q.campaign_id,
     // Clicks carry the domain they came through; journey events only their link, so a domain means its links.

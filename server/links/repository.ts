@@ -380,6 +380,31 @@ export async function findLinkFacts(db: DbOrTx, accountId: string, id: string): 
   return rows[0] ?? null;
 }
 
+export interface LinkCodes {
+  ids: string[];
+  codes: string[];
+}
+
+/**
+ * The account's links and their short codes, narrowed by the filters given, deleted links included:
+ * their clicks stay exportable (docs/exports.md). One row per link: an export holds them while it runs.
+ */
+export async function findLinkCodes(
+  db: DbOrTx,
+  accountId: string,
+  f: { linkId?: string; campaignId?: string; domainId?: string },
+): Promise<LinkCodes> {
+  const conditions: SQL[] = [eq(links.accountId, accountId)];
+  if (f.linkId !== undefined) conditions.push(eq(links.id, f.linkId));
+  if (f.campaignId !== undefined) conditions.push(eq(links.campaignId, f.campaignId));
+  if (f.domainId !== undefined) conditions.push(eq(links.domainId, f.domainId));
+  const rows = await db
+    .select({ id: links.id, code: links.shortCode })
+    .from(links)
+    .where(and(...conditions));
+  return { ids: rows.map((r) => r.id), codes: rows.map((r) => r.code) };
+}
+
 /** The ids among `ids` that are live links of the account. */
 export async function findLiveLinkIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<string[]> {
   if (ids.length === 0) return [];

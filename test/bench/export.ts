@@ -15,7 +15,7 @@ import { openRuntime } from "../../server/runtime";
 import { serveApp } from "../../server/serve";
 import { SCOPES } from "../../server/scopes";
 import { chunkQuery, type ExportScope } from "../../server/exports/queries";
-import { findLinkCodes } from "../../server/exports/repository";
+import { findLinkCodes } from "../../server/links/read";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -71,7 +71,7 @@ const scope: ExportScope = {
   accountId: account.id,
   from: `${start} 00:00:00.000`,
   to: `${new Date(Date.parse(end) + 86_400_000).toISOString().slice(0, 10)} 00:00:00.000`,
-  codes: await findLinkCodes(pg, account.id, {}),
+  codes: await findLinkCodes(pg.db, account.id, {}),
 };
 const server = serveApp(runtime, { port: 0, hostname: "127.0.0.1" });
 const url = `http://127.0.0.1:${server.port}/public-api/v1/exports/clicks?start_date=${start}&end_date=${end}`;
