@@ -20,7 +20,13 @@ export async function dashboardFigures(
   if (viewer.shows(row, "summary"))
     jobs.push(
       viewer.clickReport(deps, row, account, "summary", { days: 30 }).then(({ analytics }) => {
-        const a = analytics as { total_clicks: number; unique_visitors: number; today_clicks: number; yesterday_clicks: number; last_click_at: string | null };
+        const a = analytics as {
+          total_clicks: number;
+          unique_visitors: number;
+          today_clicks: number;
+          yesterday_clicks: number;
+          last_click_at: string | null;
+        };
         out.summary = [
           ["Clicks", n.format(a.total_clicks)],
           ["Visitors", n.format(a.unique_visitors)],

@@ -18,7 +18,10 @@ export const MAX_ORIGINS = 20;
 
 const Report = t.Union(
   SHARE_REPORTS.map((r) => t.Literal(r)),
-  { description: "summary, timeseries, geo, devices, referrers, hourly (click reports); link_stats (a link share only); conversions (not on a campaign share)" },
+  {
+    description:
+      "summary, timeseries, geo, devices, referrers, hourly (click reports); link_stats (a link share only); conversions (not on a campaign share)",
+  },
 );
 const Reports = t.Array(Report, { minItems: 1, maxItems: SHARE_REPORTS.length, uniqueItems: true });
 const Origins = t.Array(

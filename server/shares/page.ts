@@ -41,7 +41,10 @@ const htmlDocument = (title: string, body: string) => `<!doctype html>
 </head><body>${body}</body></html>`;
 
 export const notAvailablePage = () =>
-  htmlDocument("Dashboard not available", `<main><section><h1>Dashboard not available</h1><p>This shared dashboard does not exist, has been turned off, or its address has expired.</p></section></main>`);
+  htmlDocument(
+    "Dashboard not available",
+    `<main><section><h1>Dashboard not available</h1><p>This shared dashboard does not exist, has been turned off, or its address has expired.</p></section></main>`,
+  );
 
 export const passwordPage = (title: string, token: string, error?: string) =>
   htmlDocument(
@@ -94,7 +97,11 @@ function widget(report: ShareReport, base: string, inner: string): string {
 const figures = (heading: string, list: Figure[]) =>
   `<section><h2>${escapeHtml(heading)}</h2><dl class="headline">${list.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join("")}</dl></section>`;
 
-const HEADINGS: Partial<Record<ShareReport, string>> = { summary: "Clicks, last 30 days", link_stats: "Link", conversions: "Conversions, last 30 days" };
+const HEADINGS: Partial<Record<ShareReport, string>> = {
+  summary: "Clicks, last 30 days",
+  link_stats: "Link",
+  conversions: "Conversions, last 30 days",
+};
 
 export function dashboardPage(v: DashboardView): string {
   const base = `/share/${escapeHtml(v.token)}/data`;

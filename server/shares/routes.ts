@@ -18,7 +18,16 @@ import { BOT_FILTERS } from "../analytics/model";
 import { PeriodSchema } from "../journey/model";
 import { INTERVALS } from "../conversions/model";
 import type { SharesFeatureDeps } from "./feature";
-import { CLICK_REPORTS, CreateShareBody, RotateShareBody, Share, ShareIdParams, ShareWithToken, UpdateShareBody, type ShareReport } from "./model";
+import {
+  CLICK_REPORTS,
+  CreateShareBody,
+  RotateShareBody,
+  Share,
+  ShareIdParams,
+  ShareWithToken,
+  UpdateShareBody,
+  type ShareReport,
+} from "./model";
 import * as shares from "./service";
 import * as viewer from "./viewer";
 import { dashboardFigures } from "./figures";
@@ -38,7 +47,9 @@ export function sharesApiRoutes(deps: SharesFeatureDeps) {
         id: "listShares",
         tag: "Shares",
         summary: "List shared dashboards",
-        responses: { 200: { description: "The account's shares, newest first (their tokens are never shown again)", data: t.Array(Share) } },
+        responses: {
+          200: { description: "The account's shares, newest first (their tokens are never shown again)", data: t.Array(Share) },
+        },
       }),
     })
     .post("/shares", async ({ principal, body }) => new Envelope(await shares.createShare(d, principal, body), 201), {
@@ -81,24 +92,20 @@ export function sharesApiRoutes(deps: SharesFeatureDeps) {
         errors: ["NOT_FOUND"],
       }),
     })
-    .post(
-      "/shares/:id/rotate",
-      ({ account, params, body }) => shares.rotateShare(d, account.id, params.id, body?.grace_minutes),
-      {
-        scope: "links:write",
-        params: ShareIdParams,
-        body: t.Optional(RotateShareBody),
-        detail: operation({
-          id: "rotateShare",
-          tag: "Shares",
-          summary: "Give a shared dashboard a new token",
-          description:
-            "The previous token keeps working for `grace_minutes` (default 10; 0 ends it now), then shows nothing; an earlier one ends at once.",
-          responses: { 200: { description: "The share, its new token and address", data: ShareWithToken } },
-          errors: ["NOT_FOUND"],
-        }),
-      },
-    )
+    .post("/shares/:id/rotate", ({ account, params, body }) => shares.rotateShare(d, account.id, params.id, body?.grace_minutes), {
+      scope: "links:write",
+      params: ShareIdParams,
+      body: t.Optional(RotateShareBody),
+      detail: operation({
+        id: "rotateShare",
+        tag: "Shares",
+        summary: "Give a shared dashboard a new token",
+        description:
+          "The previous token keeps working for `grace_minutes` (default 10; 0 ends it now), then shows nothing; an earlier one ends at once.",
+        responses: { 200: { description: "The share, its new token and address", data: ShareWithToken } },
+        errors: ["NOT_FOUND"],
+      }),
+    })
     .delete("/shares/:id", ({ account, params }) => shares.deleteShare(deps.pg, account.id, params.id), {
       scope: "links:write",
       params: ShareIdParams,
@@ -118,7 +125,10 @@ const ClickQuery = StrictQuery({
   days: t.Optional(t.Integer()),
   bot_filter: t.Optional(t.Union(BOT_FILTERS.map((f) => t.Literal(f)))),
 });
-const ConversionQuery = StrictQuery({ period: t.Optional(PeriodSchema), interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))) });
+const ConversionQuery = StrictQuery({
+  period: t.Optional(PeriodSchema),
+  interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))),
+});
 const CONVERSION_PARTS = ["summary", "timeseries", "time-to-convert"] as const;
 const hide = { hide: true };
 
@@ -146,71 +156,79 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
     return { row: open.row, account: subject.account };
   };
 
-  return (
-    new Elysia({ name: "shares-viewer" })
-      .onRequest(({ request, set }) => {
-        if (new URL(request.url).pathname.startsWith("/share/")) Object.assign(set.headers, SHARE_HEADERS);
-      })
-      .get(
-        "/share/:token",
-        async ({ request, params }) => {
-          const open = await viewer.openShare(deps.pg, params.token);
-          const subject = open && (await viewer.shareSubject(deps.pg, open.row));
-          if (!open || !subject) return html(404, notAvailablePage(), pageHeaders([]));
-          const headers = pageHeaders(open.row.allowedOrigins);
-          if (!hasSession(open, request)) return html(200, passwordPage(open.row.title, params.token), headers);
-          const headlines = await dashboardFigures(reports, open.row, subject.account);
-          const what = open.row.scope === "account" ? "All links" : `${open.row.scope === "link" ? "Link" : "Campaign"}: ${subject.name}`;
-          const page = dashboardPage({ title: open.row.title, subject: what, token: params.token, reports: open.row.reports as ShareReport[], headlines });
-          return html(200, page, headers);
-        },
-        { params: TokenParams, detail: hide },
-      )
-      .post(
-        "/share/:token",
-        async ({ request, params, body, server }) => {
-          const open = await viewer.openShare(deps.pg, params.token);
-          if (!open || !(await viewer.shareSubject(deps.pg, open.row))) return html(404, notAvailablePage(), pageHeaders([]));
-          const headers = pageHeaders(open.row.allowedOrigins);
-          const again = { ...headers, location: `/share/${params.token}` };
-          if (!open.row.passwordHash) return html(303, "", again);
-          try {
-            await viewer.countPasswordAttempt(deps.kv, open.row.id, clientAddress(request, server, deps.config.trustProxy));
-          } catch (err) {
-            if (!(err instanceof AppError) || err.code !== "RATE_LIMIT_EXCEEDED") throw err;
-            const wait = Number(err.headers?.["retry-after"] ?? 60);
-            return html(429, tooManyAttemptsPage(open.row.title, wait), { ...headers, "retry-after": String(wait) });
-          }
-          if (!(await viewer.passwordMatches(open.row, body?.password ?? "")))
-            return html(401, passwordPage(open.row.title, params.token, "Wrong password. Try again."), headers);
-          return html(303, "", { ...again, "set-cookie": sessions.issue(subjectOf(open), params.token) });
-        },
-        { params: TokenParams, body: t.Optional(t.Object({ password: t.Optional(t.String({ maxLength: 200 })) })), detail: hide },
-      )
-      .get(
-        "/share/:token/data/analytics/:report",
-        async ({ request, params, query }) => {
-          const report = params.report as (typeof CLICK_REPORTS)[number];
-          if (!CLICK_REPORTS.includes(report)) throw new AppError("NOT_FOUND", "This report is not shared");
-          const { row, account } = await guard(request, params.token, report);
-          return viewer.clickReport(reports, row, account, report, query);
-        },
-        { params: t.Object({ token: t.String({ maxLength: 100 }), report: t.String({ maxLength: 40 }) }), query: ClickQuery, detail: hide },
-      )
-      .get(
-        "/share/:token/data/links/shared/stats",
-        async ({ request, params }) => viewer.linkStats(reports, (await guard(request, params.token, "link_stats")).row),
-        { params: TokenParams, query: StrictQuery({}), detail: hide },
-      )
-      .get(
-        "/share/:token/data/conversions/:part",
-        async ({ request, params, query }) => {
-          const part = params.part as viewer.ConversionPart;
-          if (!CONVERSION_PARTS.includes(part)) throw new AppError("NOT_FOUND", "This report is not shared");
-          const { row } = await guard(request, params.token, "conversions");
-          return viewer.conversionReport(reports, row, part, query);
-        },
-        { params: t.Object({ token: t.String({ maxLength: 100 }), part: t.String({ maxLength: 40 }) }), query: ConversionQuery, detail: hide },
-      )
-  );
+  return new Elysia({ name: "shares-viewer" })
+    .onRequest(({ request, set }) => {
+      if (new URL(request.url).pathname.startsWith("/share/")) Object.assign(set.headers, SHARE_HEADERS);
+    })
+    .get(
+      "/share/:token",
+      async ({ request, params }) => {
+        const open = await viewer.openShare(deps.pg, params.token);
+        const subject = open && (await viewer.shareSubject(deps.pg, open.row));
+        if (!open || !subject) return html(404, notAvailablePage(), pageHeaders([]));
+        const headers = pageHeaders(open.row.allowedOrigins);
+        if (!hasSession(open, request)) return html(200, passwordPage(open.row.title, params.token), headers);
+        const headlines = await dashboardFigures(reports, open.row, subject.account);
+        const what = open.row.scope === "account" ? "All links" : `${open.row.scope === "link" ? "Link" : "Campaign"}: ${subject.name}`;
+        const page = dashboardPage({
+          title: open.row.title,
+          subject: what,
+          token: params.token,
+          reports: open.row.reports as ShareReport[],
+          headlines,
+        });
+        return html(200, page, headers);
+      },
+      { params: TokenParams, detail: hide },
+    )
+    .post(
+      "/share/:token",
+      async ({ request, params, body, server }) => {
+        const open = await viewer.openShare(deps.pg, params.token);
+        if (!open || !(await viewer.shareSubject(deps.pg, open.row))) return html(404, notAvailablePage(), pageHeaders([]));
+        const headers = pageHeaders(open.row.allowedOrigins);
+        const again = { ...headers, location: `/share/${params.token}` };
+        if (!open.row.passwordHash) return html(303, "", again);
+        try {
+          await viewer.countPasswordAttempt(deps.kv, open.row.id, clientAddress(request, server, deps.config.trustProxy));
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== "RATE_LIMIT_EXCEEDED") throw err;
+          const wait = Number(err.headers?.["retry-after"] ?? 60);
+          return html(429, tooManyAttemptsPage(open.row.title, wait), { ...headers, "retry-after": String(wait) });
+        }
+        if (!(await viewer.passwordMatches(open.row, body?.password ?? "")))
+          return html(401, passwordPage(open.row.title, params.token, "Wrong password. Try again."), headers);
+        return html(303, "", { ...again, "set-cookie": sessions.issue(subjectOf(open), params.token) });
+      },
+      { params: TokenParams, body: t.Optional(t.Object({ password: t.Optional(t.String({ maxLength: 200 })) })), detail: hide },
+    )
+    .get(
+      "/share/:token/data/analytics/:report",
+      async ({ request, params, query }) => {
+        const report = params.report as (typeof CLICK_REPORTS)[number];
+        if (!CLICK_REPORTS.includes(report)) throw new AppError("NOT_FOUND", "This report is not shared");
+        const { row, account } = await guard(request, params.token, report);
+        return viewer.clickReport(reports, row, account, report, query);
+      },
+      { params: t.Object({ token: t.String({ maxLength: 100 }), report: t.String({ maxLength: 40 }) }), query: ClickQuery, detail: hide },
+    )
+    .get(
+      "/share/:token/data/links/shared/stats",
+      async ({ request, params }) => viewer.linkStats(reports, (await guard(request, params.token, "link_stats")).row),
+      { params: TokenParams, query: StrictQuery({}), detail: hide },
+    )
+    .get(
+      "/share/:token/data/conversions/:part",
+      async ({ request, params, query }) => {
+        const part = params.part as viewer.ConversionPart;
+        if (!CONVERSION_PARTS.includes(part)) throw new AppError("NOT_FOUND", "This report is not shared");
+        const { row } = await guard(request, params.token, "conversions");
+        return viewer.conversionReport(reports, row, part, query);
+      },
+      {
+        params: t.Object({ token: t.String({ maxLength: 100 }), part: t.String({ maxLength: 40 }) }),
+        query: ConversionQuery,
+        detail: hide,
+      },
+    );
 }

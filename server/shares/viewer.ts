@@ -67,7 +67,9 @@ export async function countPasswordAttempt(kv: Kv, shareId: string, address: str
     const hit = await kv.hitWindow(rule.key(shareId, address), rule.limit, nowMs, PASSWORD_SLOT_MS, slots);
     if (hit.allowed) continue;
     const wait = Math.max(1, Math.ceil((hit.oldestMs + PASSWORD_SLOT_MS * slots - nowMs) / 1000));
-    throw new AppError("RATE_LIMIT_EXCEEDED", `Too many attempts. Try again in ${wait} seconds.`, undefined, { "retry-after": String(wait) });
+    throw new AppError("RATE_LIMIT_EXCEEDED", `Too many attempts. Try again in ${wait} seconds.`, undefined, {
+      "retry-after": String(wait),
+    });
   }
 }
 
@@ -117,16 +119,25 @@ export const linkStats = (deps: ReportDeps, share: repo.ShareRow) => analytics.g
 
 export type ConversionPart = "summary" | "timeseries" | "time-to-convert";
 
-const conversionScope = (share: repo.ShareRow, period?: Period) => ({ period, ...(share.scope === "link" ? { link_id: share.linkId! } : {}) });
+const conversionScope = (share: repo.ShareRow, period?: Period) => ({
+  period,
+  ...(share.scope === "link" ? { link_id: share.linkId! } : {}),
+});
 const conversionDeps = (deps: ReportDeps) => ({ db: deps.pg.db, ch: deps.ch });
 
 export const conversionSummary = (deps: ReportDeps, share: repo.ShareRow, q: { period?: Period }) =>
   conversions.getConversionSummary(conversionDeps(deps), share.accountId, conversionScope(share, q.period));
 
-export function conversionReport(deps: ReportDeps, share: repo.ShareRow, part: ConversionPart, q: { period?: Period; interval?: Interval }) {
+export function conversionReport(
+  deps: ReportDeps,
+  share: repo.ShareRow,
+  part: ConversionPart,
+  q: { period?: Period; interval?: Interval },
+) {
   const scope = conversionScope(share, q.period);
   if (part === "summary") return conversionSummary(deps, share, q);
-  if (part === "timeseries") return conversions.getConversionTimeseries(conversionDeps(deps), share.accountId, { ...scope, interval: q.interval });
+  if (part === "timeseries")
+    return conversions.getConversionTimeseries(conversionDeps(deps), share.accountId, { ...scope, interval: q.interval });
   return conversions.getTimeToConvert(conversionDeps(deps), share.accountId, scope);
 }
 
