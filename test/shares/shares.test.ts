@@ -343,7 +343,12 @@ test("every other route refuses the share token, as a key, a bearer token or a s
     // The routes open to anyone (sign-in, sign-up, the console's config) answer the token as they answer nobody.
     const anonymous = await ask(r.method, path, {});
     if (anonymous === 401) guarded++;
-    for (const headers of [{ "x-api-key": s.token }, { authorization: `Bearer ${s.token}` }, { cookie: `svc_session=${s.token}` }]) {
+    const credentials: Record<string, string>[] = [
+      { "x-api-key": s.token },
+      { authorization: `Bearer ${s.token}` },
+      { cookie: `svc_session=${s.token}` },
+    ];
+    for (const headers of credentials) {
       const status = await ask(r.method, path, headers);
       if (status !== anonymous) failures.push(`${r.method} ${r.path} ${Object.keys(headers)[0]} → ${status} (anonymous ${anonymous})`);
     }
