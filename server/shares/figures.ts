@@ -41,7 +41,7 @@ export async function dashboardFigures(
       viewer.linkStats(deps, row).then((s) => {
         out.link_stats = [
           ["Short code", s.short_code],
-          ["Total clicks", n.format(s.total_clicks)],
+          ["All clicks", n.format(s.total_clicks)],
           ["Visitors", n.format(s.unique_visitors)],
           ["Click conversion rate", pct(s.conversion_rate)],
         ];

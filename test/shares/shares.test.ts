@@ -129,7 +129,7 @@ describe("the page and its data", () => {
     const stats = (await t.call(`${P}/links/${link.id}/stats`, { key })).body.data;
     const summary = (await t.call(`${P}/analytics/summary?days=30&link_id=${link.id}`, { key })).body.data.analytics;
     expect(stats.total_clicks).toBe(3);
-    expect(page.text).toContain(`<dt>Total clicks</dt><dd>${stats.total_clicks}</dd>`);
+    expect(page.text).toContain(`<dt>All clicks</dt><dd>${stats.total_clicks}</dd>`);
     expect(page.text).toContain(`<dt>Clicks</dt><dd>${summary.total_clicks}</dd>`);
     expect(page.text).toContain(`api-base="/share/${s.token}/data"`);
     // Nothing that names a link (this one or another), nor a key.
@@ -203,7 +203,7 @@ describe("the password", () => {
     });
     const page = await html(await view(t, `/share/${s.token}`, { ip: "198.51.100.1" }));
     expect(page.text).toContain('type="password"');
-    expect(page.text).not.toContain("Total clicks");
+    expect(page.text).not.toContain("All clicks");
     expect((await view(t, `/share/${s.token}/data/analytics/summary`)).status).toBe(401);
     expect((await view(t, `/share/${s.token}/data/links/shared/stats`)).status).toBe(401);
 
@@ -219,7 +219,7 @@ describe("the password", () => {
     expect(setCookie.toLowerCase()).toContain("samesite=lax");
     expect(setCookie).toContain(`Path=/share/${s.token}`);
     const cookie = cookiePair(setCookie);
-    expect((await html(await view(t, `/share/${s.token}`, { cookie }))).text).toContain("Total clicks");
+    expect((await html(await view(t, `/share/${s.token}`, { cookie }))).text).toContain("All clicks");
     expect((await view(t, `/share/${s.token}/data/links/shared/stats`, { cookie })).status).toBe(200);
 
     // A session is not forged, not moved to another share, and ends with a new password.
