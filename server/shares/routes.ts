@@ -4,7 +4,7 @@
 // GET /share/{token}/data/…, where the token, the password session and the chosen reports are checked
 // on every request.
 import { Elysia, t } from "elysia";
-import { API_PREFIX } from "../http/api-prefix";
+import { API_PREFIX, pathOf } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
 import { Envelope } from "../http/envelope";
 import { clientAddress } from "../http/request-context";
@@ -158,7 +158,7 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
 
   return new Elysia({ name: "shares-viewer" })
     .onRequest(({ request, set }) => {
-      if (new URL(request.url).pathname.startsWith("/share/")) Object.assign(set.headers, SHARE_HEADERS);
+      if (pathOf(request.url).startsWith("/share/")) Object.assign(set.headers, SHARE_HEADERS);
     })
     .get(
       "/share/:token",
