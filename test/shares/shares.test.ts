@@ -172,6 +172,44 @@ describe("the page and its data", () => {
       expect((await view(t, `/share/${s.token}/data/analytics/summary`, { method })).status).toBe(404);
   });
 
+  test("a campaign share counts the campaign's links; conversions follow the account or the link", async () => {
+    const campaign = (await t.call(`${P}/campaigns`, { method: "POST", key, json: { name: "Spring <em>push</em>" } })).body.data;
+    await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { campaign_id: campaign.id } });
+    const s = await createShare(t, key, {
+      title: "campaign",
+      scope: "campaign",
+      campaign_id: campaign.id,
+      reports: ["summary", "referrers"],
+    });
+    const page = await html(await view(t, `/share/${s.token}`));
+    expect(page.text).toContain("Campaign: Spring &#60;em&#62;push&#60;/em&#62;");
+    expect(page.text).not.toContain(campaign.id);
+    const api = (await t.call(`${P}/analytics/summary?days=30&campaign_id=${campaign.id}`, { key })).body.data.analytics;
+    const shared = ((await (await view(t, `/share/${s.token}/data/analytics/summary?days=30`)).json()) as any).data.analytics;
+    expect(shared.total_clicks).toBe(api.total_clicks);
+    expect(shared.total_clicks).toBe(3);
+    const refs = ((await (await view(t, `/share/${s.token}/data/analytics/referrers`)).json()) as any).data.analytics;
+    expect(refs).toEqual((await t.call(`${P}/analytics/referrers?campaign_id=${campaign.id}`, { key })).body.data.analytics);
+    const bad = await t.call(`${P}/shares`, {
+      method: "POST",
+      key,
+      json: { title: "x", scope: "campaign", campaign_id: campaign.id, reports: ["conversions"] },
+    });
+    expect(bad.status).toBe(400);
+
+    const account = await createShare(t, key, { title: "acc", scope: "account", reports: ["conversions"] });
+    const linkConv = await createShare(t, key, { title: "lc", scope: "link", link_id: link.id, reports: ["conversions"] });
+    for (const part of ["summary", "timeseries", "time-to-convert"]) {
+      const q = part === "timeseries" ? "period=7d&interval=day" : "period=7d";
+      const accountAnswer = ((await (await view(t, `/share/${account.token}/data/conversions/${part}?${q}`)).json()) as any).data;
+      expect(accountAnswer).toEqual((await t.call(`${P}/conversions/${part}?${q}`, { key })).body.data);
+      const linkAnswer = ((await (await view(t, `/share/${linkConv.token}/data/conversions/${part}?${q}`)).json()) as any).data;
+      expect(linkAnswer).toEqual((await t.call(`${P}/conversions/${part}?${q}&link_id=${link.id}`, { key })).body.data);
+    }
+    expect((await view(t, `/share/${account.token}/data/conversions/breakdown`)).status).toBe(404);
+    expect((await view(t, `/share/${account.token}/data/conversions/summary?link_id=${other.id}`)).status).toBe(400);
+  });
+
   test("frame-ancestors lists exactly the owner's origins", async () => {
     const s = await createShare(t, key, {
       title: "embed",
