@@ -47,6 +47,12 @@ export async function dashboardFigures(
         ];
       }),
     );
+  if (viewer.shows(row, "funnel") && row.scope === "link" && row.funnelSteps)
+    jobs.push(
+      viewer.funnel(deps, row, { period: "30d" }).then((f) => {
+        out.funnel = [["Visitors", n.format(f.total_visitors)], ...f.steps.map((s): Figure => [s.step_name, n.format(s.visitors)])];
+      }),
+    );
   if (viewer.shows(row, "conversions"))
     jobs.push(
       viewer.conversionSummary(deps, row, { period: "30d" }).then((c) => {

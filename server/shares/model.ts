@@ -1,12 +1,23 @@
 // Wire schemas of shared dashboards (docs/sharing.md): the management API's bodies and answers, and
 // the reports a share may show.
 import { t, type Static } from "elysia";
+import { MAX_FUNNEL_STEPS } from "../journey/model";
 
 export const SHARE_SCOPES = ["account", "campaign", "link"] as const;
 export type ShareScope = (typeof SHARE_SCOPES)[number];
 
 /** The reports a share may show, each one widget of the page (and one or more data endpoints behind it). */
-export const SHARE_REPORTS = ["summary", "timeseries", "geo", "devices", "referrers", "hourly", "link_stats", "conversions"] as const;
+export const SHARE_REPORTS = [
+  "summary",
+  "timeseries",
+  "geo",
+  "devices",
+  "referrers",
+  "hourly",
+  "link_stats",
+  "funnel",
+  "conversions",
+] as const;
 export type ShareReport = (typeof SHARE_REPORTS)[number];
 export const CLICK_REPORTS = ["summary", "timeseries", "geo", "devices", "referrers", "hourly"] as const;
 export type ClickReport = (typeof CLICK_REPORTS)[number];
@@ -20,7 +31,7 @@ const Report = t.Union(
   SHARE_REPORTS.map((r) => t.Literal(r)),
   {
     description:
-      "summary, timeseries, geo, devices, referrers, hourly (click reports); link_stats (a link share only); conversions (not on a campaign share)",
+      "summary, timeseries, geo, devices, referrers, hourly (click reports); link_stats and funnel (a link share only; funnel with `funnel_steps`); conversions (not on a campaign share)",
   },
 );
 const Reports = t.Array(Report, { minItems: 1, maxItems: SHARE_REPORTS.length, uniqueItems: true });
@@ -31,6 +42,11 @@ const Origins = t.Array(
     description: "The origins whose pages may show the dashboard in an iframe (Content-Security-Policy frame-ancestors); empty: none",
   },
 );
+const FunnelSteps = t.Array(t.String({ minLength: 1, maxLength: 200, pattern: "^[^,]+$" }), {
+  minItems: 1,
+  maxItems: MAX_FUNNEL_STEPS,
+  description: "The funnel report's steps: event names in order (required with the funnel report)",
+});
 const Password = t.String({ minLength: 8, maxLength: 200, description: "Viewers enter it once per session; stored hashed" });
 const Title = t.String({ minLength: 1, maxLength: 200 });
 const ExpiresAt = t.String({ format: "date-time", description: "After this instant the share shows nothing" });
@@ -45,6 +61,7 @@ export const CreateShareBody = t.Object(
     link_id: t.Optional(t.String({ format: "uuid", description: "With scope link" })),
     campaign_id: t.Optional(t.String({ format: "uuid", description: "With scope campaign" })),
     reports: Reports,
+    funnel_steps: t.Optional(FunnelSteps),
     enabled: t.Optional(t.Boolean({ description: "Default true" })),
     expires_at: t.Optional(ExpiresAt),
     password: t.Optional(Password),
@@ -58,6 +75,7 @@ export const UpdateShareBody = t.Object(
   {
     title: t.Optional(Title),
     reports: t.Optional(Reports),
+    funnel_steps: t.Optional(FunnelSteps),
     enabled: t.Optional(t.Boolean()),
     expires_at: t.Optional(t.Union([ExpiresAt, t.Null()], { description: "null: never expires" })),
     password: t.Optional(t.Union([Password, t.Null()], { description: "null removes the password" })),
@@ -90,6 +108,7 @@ export const Share = t.Object(
     link_id: t.Union([t.String({ format: "uuid" }), t.Null()]),
     campaign_id: t.Union([t.String({ format: "uuid" }), t.Null()]),
     reports: t.Array(Report),
+    funnel_steps: t.Union([t.Array(t.String()), t.Null()]),
     enabled: t.Boolean(),
     expires_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
     has_password: t.Boolean(),

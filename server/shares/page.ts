@@ -68,6 +68,7 @@ export interface DashboardView {
   subject: string;
   token: string;
   reports: readonly ShareReport[];
+  funnelSteps: readonly string[];
   /** Server-rendered numbers per report, shown without JavaScript. */
   headlines: Partial<Record<ShareReport, Figure[]>>;
 }
@@ -75,7 +76,7 @@ export interface DashboardView {
 const NO_SCRIPT = `<p class="nojs">This chart needs JavaScript.</p>`;
 
 /** The widget tag of a report, its attributes pointing at the share's own data endpoints. */
-function widget(report: ShareReport, base: string, inner: string): string {
+function widget(report: ShareReport, base: string, inner: string, funnelSteps: readonly string[]): string {
   const a = `api-base="${base}"`;
   switch (report) {
     case "summary":
@@ -89,6 +90,8 @@ function widget(report: ShareReport, base: string, inner: string): string {
       return `<svc-breakdown id="w-${report}" ${a} dimension="${report}" days="30">${inner || NO_SCRIPT}</svc-breakdown>`;
     case "link_stats":
       return `<svc-link-stats id="w-link-stats" ${a} link-id="shared">${inner}</svc-link-stats>`;
+    case "funnel":
+      return `<svc-funnel id="w-funnel" ${a} link-id="shared" steps="${escapeHtml(funnelSteps.join(","))}" period="30d">${inner || NO_SCRIPT}</svc-funnel>`;
     case "conversions":
       return `<svc-conversions id="w-conversions" ${a} period="30d">${inner}</svc-conversions>`;
   }
@@ -100,6 +103,7 @@ const figures = (heading: string, list: Figure[]) =>
 const HEADINGS: Partial<Record<ShareReport, string>> = {
   summary: "Clicks, last 30 days",
   link_stats: "Link",
+  funnel: "Funnel, last 30 days",
   conversions: "Conversions, last 30 days",
 };
 
@@ -107,7 +111,7 @@ export function dashboardPage(v: DashboardView): string {
   const base = `/share/${escapeHtml(v.token)}/data`;
   const widgets = v.reports.map((r) => {
     const h = v.headlines[r];
-    return widget(r, base, h ? figures(HEADINGS[r] ?? r, h) : "");
+    return widget(r, base, h ? figures(HEADINGS[r] ?? r, h) : "", v.funnelSteps);
   });
   return htmlDocument(
     v.title,

@@ -10,7 +10,7 @@ import { Envelope } from "../http/envelope";
 import { clientAddress } from "../http/request-context";
 import { enforceRateLimit } from "../http/rate-limit";
 import { StrictQuery } from "../http/strict-query";
-import { AppError } from "../errors";
+import { AppError, validationError } from "../errors";
 import { MessageResult } from "../openapi/envelope";
 import { operation } from "../openapi/operation";
 import { TIER_LIMITS } from "../tiers";
@@ -129,6 +129,7 @@ const ConversionQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))),
 });
+const FunnelQuery = StrictQuery({ period: t.Optional(PeriodSchema), steps: t.Optional(t.String({ maxLength: 4100 })) });
 const CONVERSION_PARTS = ["summary", "timeseries", "time-to-convert"] as const;
 const hide = { hide: true };
 
@@ -175,6 +176,7 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
           subject: what,
           token: params.token,
           reports: open.row.reports as ShareReport[],
+          funnelSteps: open.row.funnelSteps ?? [],
           headlines,
         });
         return html(200, page, headers);
@@ -216,6 +218,17 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
       "/share/:token/data/links/shared/stats",
       async ({ request, params }) => viewer.linkStats(reports, (await guard(request, params.token, "link_stats")).row),
       { params: TokenParams, query: StrictQuery({}), detail: hide },
+    )
+    .get(
+      "/share/:token/data/journey/links/shared/funnel",
+      async ({ request, params, query }) => {
+        const { row } = await guard(request, params.token, "funnel");
+        // The widget sends the steps the page gave it; any other list is not the share's.
+        if (query.steps !== undefined && query.steps !== (row.funnelSteps ?? []).join(","))
+          throw validationError("query.steps", "are the share's own; leave them out or send them unchanged");
+        return viewer.funnel(reports, row, query);
+      },
+      { params: TokenParams, query: FunnelQuery, detail: hide },
     )
     .get(
       "/share/:token/data/conversions/:part",

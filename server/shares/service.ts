@@ -33,6 +33,7 @@ export const toShareJson = (s: repo.ShareRow): ShareJson => ({
   link_id: s.linkId,
   campaign_id: s.campaignId,
   reports: s.reports as ShareReport[],
+  funnel_steps: s.funnelSteps,
   enabled: s.enabled,
   expires_at: iso(s.expiresAt),
   has_password: s.passwordHash !== null,
@@ -54,11 +55,14 @@ const REPORT_SCOPE: Record<ShareReport, string> = {
   referrers: "analytics:read",
   hourly: "analytics:read",
   link_stats: "analytics:read",
+  funnel: "journey:read",
   conversions: "conversions:read",
 };
 
-function checkReports(principal: Principal, scope: ShareScope, reports: readonly ShareReport[]) {
+function checkReports(principal: Principal, scope: ShareScope, reports: readonly ShareReport[], funnelSteps: readonly string[] | null) {
   if (reports.includes("link_stats") && scope !== "link") throw validationError("body.reports", "link_stats is only for a link share");
+  if (reports.includes("funnel") && scope !== "link") throw validationError("body.reports", "funnel is only for a link share");
+  if (reports.includes("funnel") && !funnelSteps) throw validationError("body.funnel_steps", "is required with the funnel report");
   if (reports.includes("conversions") && scope === "campaign")
     throw validationError("body.reports", "conversions are reported by link or account, not by campaign");
   for (const r of reports) {
@@ -117,7 +121,7 @@ export async function getShare(pg: Postgres, accountId: string, id: string) {
 
 export async function createShare(deps: SharesDeps, principal: Principal, body: CreateShareBody): Promise<ShareWithTokenJson> {
   const accountId = principal.account.id;
-  checkReports(principal, body.scope, body.reports);
+  checkReports(principal, body.scope, body.reports, body.funnel_steps ?? null);
   const allowedOrigins = normalizeOrigins(body.allowed_origins ?? []);
   const expiresAt = body.expires_at === undefined ? null : futureDate(body.expires_at, "body.expires_at");
   await checkTarget(deps.pg, accountId, body);
@@ -129,6 +133,7 @@ export async function createShare(deps: SharesDeps, principal: Principal, body: 
     linkId: body.link_id?.toLowerCase() ?? null,
     campaignId: body.campaign_id?.toLowerCase() ?? null,
     reports: [...body.reports],
+    funnelSteps: body.funnel_steps ? [...body.funnel_steps] : null,
     enabled: body.enabled ?? true,
     expiresAt,
     tokenHash: hashShareToken(token),
@@ -145,9 +150,12 @@ export async function updateShare(pg: Postgres, principal: Principal, id: string
   if (!current) throw notFound("Share");
   const patch: Partial<repo.NewShare> = {};
   if (body.title !== undefined) patch.title = body.title;
-  if (body.reports !== undefined) {
-    checkReports(principal, current.scope as ShareScope, body.reports);
-    patch.reports = [...body.reports];
+  if (body.reports !== undefined || body.funnel_steps !== undefined) {
+    const reports = body.reports ?? (current.reports as ShareReport[]);
+    const steps = body.funnel_steps ?? current.funnelSteps;
+    checkReports(principal, current.scope as ShareScope, reports, steps);
+    patch.reports = [...reports];
+    patch.funnelSteps = steps ? [...steps] : null;
   }
   if (body.enabled !== undefined) patch.enabled = body.enabled;
   if (body.expires_at !== undefined) patch.expiresAt = body.expires_at === null ? null : futureDate(body.expires_at, "body.expires_at");

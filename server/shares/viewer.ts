@@ -10,6 +10,7 @@ import { findLink } from "../links/read";
 import { findCampaign } from "../campaigns/read";
 import * as analytics from "../analytics/read";
 import * as conversions from "../conversions/read";
+import { getFunnel } from "../journey/funnel-report";
 import type { Period } from "../journey/model";
 import type { BotFilter } from "../analytics/model";
 import type { Interval } from "../conversions/model";
@@ -116,6 +117,13 @@ export interface ClickQuery {
 }
 
 export const linkStats = (deps: ReportDeps, share: repo.ShareRow) => analytics.getLinkStats(deps, share.accountId, share.linkId!);
+
+/** The link's funnel over the share's own steps. */
+export const funnel = (deps: ReportDeps, share: repo.ShareRow, q: { period?: Period }) =>
+  getFunnel({ db: deps.pg.db, ch: deps.ch }, share.accountId, share.linkId!, {
+    period: q.period,
+    steps: (share.funnelSteps ?? []).join(","),
+  });
 
 export type ConversionPart = "summary" | "timeseries" | "time-to-convert";
 

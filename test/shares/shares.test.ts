@@ -210,6 +210,57 @@ describe("the page and its data", () => {
     expect((await view(t, `/share/${account.token}/data/conversions/summary?link_id=${other.id}`)).status).toBe(400);
   });
 
+  test("a link's funnel over the share's own steps", async () => {
+    const events = ["v1", "v2", "v3"].flatMap((v, i) => [
+      { link_id: link.id, visitor_id: v, session_id: `s-${v}`, event_type: "page_view", page_url: "https://example.com/shared" },
+      ...(i < 2
+        ? [
+            {
+              link_id: link.id,
+              visitor_id: v,
+              session_id: `s-${v}`,
+              event_type: "custom",
+              event_name: "signup",
+              page_url: "https://example.com/signup",
+            },
+          ]
+        : []),
+    ]);
+    const ingest = await t.call(`${P}/journey/events`, { method: "POST", key, json: { events } });
+    expect(ingest.body.error ?? null).toBeNull();
+    await t.flush();
+    const bad = await t.call(`${P}/shares`, {
+      method: "POST",
+      key,
+      json: { title: "f", scope: "link", link_id: link.id, reports: ["funnel"] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain("body.funnel_steps");
+    const onAccount = await t.call(`${P}/shares`, {
+      method: "POST",
+      key,
+      json: { title: "f", scope: "account", reports: ["funnel"], funnel_steps: ["a"] },
+    });
+    expect(onAccount.status).toBe(400);
+    const s = await createShare(t, key, {
+      title: "f",
+      scope: "link",
+      link_id: link.id,
+      reports: ["funnel"],
+      funnel_steps: ["page_view", "signup"],
+    });
+    const api = (await t.call(`${P}/journey/links/${link.id}/funnel?steps=page_view,signup&period=30d`, { key })).body.data;
+    expect(api.steps.map((x: any) => x.visitors)).toEqual([3, 2]);
+    const shared = (await (
+      await view(t, `/share/${s.token}/data/journey/links/shared/funnel?steps=page_view,signup&period=30d`)
+    ).json()) as any;
+    expect(shared.data).toEqual(api);
+    expect((await view(t, `/share/${s.token}/data/journey/links/shared/funnel?steps=page_view,purchase`)).status).toBe(400);
+    const page = await html(await view(t, `/share/${s.token}`));
+    expect(page.text).toContain('steps="page_view,signup"');
+    expect(page.text).toContain("<dt>signup</dt><dd>2</dd>");
+  });
+
   test("frame-ancestors lists exactly the owner's origins", async () => {
     const s = await createShare(t, key, {
       title: "embed",

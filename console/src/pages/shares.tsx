@@ -11,7 +11,7 @@ import { Alert, Checks, CopyButton, Field, FormCard, LoadedTable, NotAllowed, Pa
 
 type Scope = Share["scope"];
 type Report = Share["reports"][number];
-const REPORTS: Report[] = ["summary", "timeseries", "geo", "devices", "referrers", "hourly", "link_stats", "conversions"];
+const REPORTS: Report[] = ["summary", "timeseries", "geo", "devices", "referrers", "hourly", "link_stats", "funnel", "conversions"];
 const REPORT_NAMES: Record<Report, string> = {
   summary: "Click totals",
   timeseries: "Clicks per day",
@@ -20,10 +20,11 @@ const REPORT_NAMES: Record<Report, string> = {
   referrers: "Referrers",
   hourly: "Hours of the day",
   link_stats: "The link's totals",
+  funnel: "Funnel",
   conversions: "Conversions",
 };
 const offered = (scope: Scope) =>
-  REPORTS.filter((r) => (r !== "link_stats" || scope === "link") && (r !== "conversions" || scope !== "campaign"));
+  REPORTS.filter((r) => ((r !== "link_stats" && r !== "funnel") || scope === "link") && (r !== "conversions" || scope !== "campaign"));
 const origins = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 export function SharesPage() {
@@ -53,6 +54,7 @@ export function SharesPage() {
           ...(scope === "link" ? { link_id: text("link_id") } : {}),
           ...(scope === "campaign" ? { campaign_id: text("campaign_id") } : {}),
           reports: reports.filter((r) => offered(scope).includes(r)),
+          ...(scope === "link" && reports.includes("funnel") ? { funnel_steps: origins(text("funnel_steps")) } : {}),
           ...(text("password") ? { password: text("password") } : {}),
           ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
           allowed_origins: origins(text("allowed_origins")),
@@ -154,6 +156,15 @@ export function SharesPage() {
             onChange={setReports}
             error={err.reports}
           />
+          {scope === "link" && reports.includes("funnel") && (
+            <Field
+              label="Funnel steps"
+              name="funnel_steps"
+              required
+              hint="Event names in order, e.g. page_view signup purchase."
+              error={err.funnel_steps}
+            />
+          )}
           <Field
             label="Password (optional)"
             name="password"

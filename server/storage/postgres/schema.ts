@@ -394,6 +394,8 @@ export const shares = pgTable(
     linkId: uuid("link_id").references(() => links.id, { onDelete: "cascade" }),
     campaignId: uuid("campaign_id").references(() => campaigns.id, { onDelete: "cascade" }),
     reports: text("reports").array().notNull(),
+    /** The funnel report's steps (event names in order); null without that report. */
+    funnelSteps: text("funnel_steps").array(),
     enabled: boolean("enabled").notNull().default(true),
     expiresAt: ts("expires_at"),
     tokenHash: text("token_hash").notNull(),

@@ -8,6 +8,7 @@ CREATE TABLE "shares" (
 	"link_id" uuid,
 	"campaign_id" uuid,
 	"reports" text[] NOT NULL,
+	"funnel_steps" text[],
 	"enabled" boolean DEFAULT true NOT NULL,
 	"expires_at" timestamp with time zone,
 	"token_hash" text NOT NULL,
