@@ -120,7 +120,8 @@ export function sharesApiRoutes(deps: SharesFeatureDeps) {
 }
 
 const html = (status: number, body: string, headers: Record<string, string>) => new Response(body, { status, headers });
-const TokenParams = t.Object({ token: t.String({ maxLength: 100 }) });
+// Any token reaches the handler, which answers every one it does not know with the same 404 page.
+const TokenParams = t.Object({ token: t.String() });
 const ClickQuery = StrictQuery({
   days: t.Optional(t.Integer()),
   bot_filter: t.Optional(t.Union(BOT_FILTERS.map((f) => t.Literal(f)))),
@@ -212,7 +213,7 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
         const { row, account } = await guard(request, params.token, report);
         return viewer.clickReport(reports, row, account, report, query);
       },
-      { params: t.Object({ token: t.String({ maxLength: 100 }), report: t.String({ maxLength: 40 }) }), query: ClickQuery, detail: hide },
+      { params: t.Object({ token: t.String(), report: t.String({ maxLength: 40 }) }), query: ClickQuery, detail: hide },
     )
     .get(
       "/share/:token/data/links/shared/stats",
@@ -239,7 +240,7 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
         return viewer.conversionReport(reports, row, part, query);
       },
       {
-        params: t.Object({ token: t.String({ maxLength: 100 }), part: t.String({ maxLength: 40 }) }),
+        params: t.Object({ token: t.String(), part: t.String({ maxLength: 40 }) }),
         query: ConversionQuery,
         detail: hide,
       },

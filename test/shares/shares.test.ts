@@ -378,6 +378,7 @@ describe("a token that shows nothing", () => {
 
     await expectGone(`shr_${"A".repeat(43)}`);
     await expectGone("not-a-token");
+    await expectGone(`shr_${"A".repeat(500)}`);
   });
 
   test("rotation: the previous token works through the grace, then shows nothing; grace 0 ends it at once", async () => {
