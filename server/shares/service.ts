@@ -72,6 +72,8 @@ function checkReports(principal: Principal, scope: ShareScope, reports: readonly
   }
 }
 
+const ORIGIN = /^https?:\/\/(\*\.)?([a-z0-9-]+\.)*[a-z0-9-]+(:\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](:\d{1,5})?$/;
+
 /** Each origin as a browser names it (scheme, host, port); anything else is a 400 naming the entry. */
 export function normalizeOrigins(origins: readonly string[]): string[] {
   const out = origins.map((o, i) => {
@@ -84,6 +86,8 @@ export function normalizeOrigins(origins: readonly string[]): string[] {
       throw validationError(field, "must be an http or https origin, such as https://client.example");
     if (url.username || url.password || url.pathname !== "/" || url.search || url.hash || /[/?#]./.test(o.replace(/^https?:\/\//i, "")))
       throw validationError(field, "must be an origin only: scheme, host and port, without a path");
+    // The origin goes into a header: only host characters (and CSP's `*.` for any subdomain), no `;`.
+    if (!ORIGIN.test(url.origin)) throw validationError(field, "has a character a host name cannot have");
     return url.origin;
   });
   return [...new Set(out)];

@@ -56,6 +56,14 @@ describe("the management API", () => {
       [{ title: "x", scope: "account", link_id: link.id, reports: ["summary"] }, "body.link_id"],
       [{ title: "x", scope: "account", reports: ["summary"], allowed_origins: ["https://a.example/path"] }, "body.allowed_origins[0]"],
       [{ title: "x", scope: "account", reports: ["summary"], allowed_origins: ["'none'"] }, "body.allowed_origins[0]"],
+      [
+        { title: "x", scope: "account", reports: ["summary"], allowed_origins: ["https://ok.example", "https://a.example;script-src *"] },
+        "body.allowed_origins[1]",
+      ],
+      [
+        { title: "x", scope: "account", reports: ["summary"], allowed_origins: ["https://a.example;script-src"] },
+        "body.allowed_origins[0]",
+      ],
       [{ title: "x", scope: "account", reports: ["summary"], expires_at: "2001-01-01T00:00:00Z" }, "body.expires_at"],
       [{ title: "x", scope: "account", reports: ["summary"], password: "short" }, "password"],
     ];
@@ -266,9 +274,9 @@ describe("the page and its data", () => {
       title: "embed",
       scope: "account",
       reports: ["summary"],
-      allowed_origins: ["https://client.example", "http://localhost:8080", "https://client.example/"],
+      allowed_origins: ["https://client.example", "http://localhost:8080", "https://client.example/", "https://*.Agency.example"],
     });
-    expect(s.share.allowed_origins).toEqual(["https://client.example", "http://localhost:8080"]);
+    expect(s.share.allowed_origins).toEqual(["https://client.example", "http://localhost:8080", "https://*.agency.example"]);
     const res = await view(t, `/share/${s.token}`);
     const csp = res.headers.get("content-security-policy")!;
     expect(
@@ -276,7 +284,7 @@ describe("the page and its data", () => {
         .split(";")
         .map((d) => d.trim())
         .find((d) => d.startsWith("frame-ancestors")),
-    ).toBe("frame-ancestors https://client.example http://localhost:8080");
+    ).toBe("frame-ancestors https://client.example http://localhost:8080 https://*.agency.example");
     expect(res.headers.get("x-frame-options")).toBeNull();
   });
 });
