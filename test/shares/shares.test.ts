@@ -173,6 +173,9 @@ describe("the page and its data", () => {
       const res = await view(t, `/share/${s.token}/data/analytics/summary?${q}`);
       expect(res.status).toBe(400);
     }
+    const outOfRange = (await (await view(t, `/share/${s.token}/data/analytics/summary?days=0`)).json()) as any;
+    expect(outOfRange.error.code).toBe("VALIDATION_ERROR");
+    expect(outOfRange.error.message).toContain("days");
     const sum = (await (await view(t, `/share/${s.token}/data/analytics/summary?days=30`)).json()) as any;
     expect(sum.data.analytics.total_clicks).toBe(3);
     // No write: the share's paths take GET only (and POST for the password on the page).
