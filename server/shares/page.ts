@@ -56,8 +56,8 @@ ${error ? `<p class="err" role="alert">${escapeHtml(error)}</p>` : ""}
 <button type="submit">View the dashboard</button></form></main>`,
   );
 
-export const tooManyAttemptsPage = (title: string, retryAfter: number) =>
-  htmlDocument(title, `<main><section><h1>Too many attempts</h1><p>Try again in ${retryAfter} seconds.</p></section></main>`);
+export const tooManyPage = (title: string, what: "attempts" | "requests", retryAfter: number) =>
+  htmlDocument(title, `<main><section><h1>Too many ${what}</h1><p>Try again in ${retryAfter} seconds.</p></section></main>`);
 
 /** A headline figure: its label and its value, already formatted. */
 export type Figure = [label: string, value: string];

@@ -31,7 +31,7 @@ import {
 import * as shares from "./service";
 import * as viewer from "./viewer";
 import { dashboardFigures } from "./figures";
-import { dashboardPage, notAvailablePage, pageHeaders, passwordPage, SHARE_HEADERS, tooManyAttemptsPage } from "./page";
+import { dashboardPage, notAvailablePage, pageHeaders, passwordPage, SHARE_HEADERS, tooManyPage } from "./page";
 import { createShareSessions } from "./session";
 
 /** A share's data requests per hour, whatever the account's tier: a page view makes about ten. */
@@ -153,10 +153,12 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
     if (!viewer.shows(open.row, report)) throw new AppError("NOT_FOUND", "This report is not shared");
     const subject = await viewer.shareSubject(deps.pg, open.row);
     if (!subject) throw new AppError("NOT_FOUND", "Dashboard not found");
-    const budget = Math.max(TIER_LIMITS[subject.account.tier].requestsPerHour, SHARE_REQUESTS_PER_HOUR);
-    await enforceRateLimit(deps.kv, `share:${open.row.id}`, budget);
+    await countRequest(open.row, subject.account);
     return { row: open.row, account: subject.account };
   };
+  /** The page and its data requests share one hourly budget per share. */
+  const countRequest = (row: viewer.OpenShare["row"], account: { tier: keyof typeof TIER_LIMITS }) =>
+    enforceRateLimit(deps.kv, `share:${row.id}`, Math.max(TIER_LIMITS[account.tier].requestsPerHour, SHARE_REQUESTS_PER_HOUR));
 
   return new Elysia({ name: "shares-viewer" })
     .onRequest(({ request, set }) => {
@@ -170,6 +172,13 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
         if (!open || !subject) return html(404, notAvailablePage(), pageHeaders([]));
         const headers = pageHeaders(open.row.allowedOrigins);
         if (!hasSession(open, request)) return html(200, passwordPage(open.row.title, params.token), headers);
+        try {
+          await countRequest(open.row, subject.account);
+        } catch (err) {
+          const wait = err instanceof AppError ? err.headers?.["retry-after"] : undefined;
+          if (!wait) throw err;
+          return html(429, tooManyPage(open.row.title, "requests", Number(wait)), { ...headers, "retry-after": wait });
+        }
         const headlines = await dashboardFigures(reports, open.row, subject.account);
         const what = open.row.scope === "account" ? "All links" : `${open.row.scope === "link" ? "Link" : "Campaign"}: ${subject.name}`;
         const page = dashboardPage({
@@ -197,7 +206,7 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== "RATE_LIMIT_EXCEEDED") throw err;
           const wait = Number(err.headers?.["retry-after"] ?? 60);
-          return html(429, tooManyAttemptsPage(open.row.title, wait), { ...headers, "retry-after": String(wait) });
+          return html(429, tooManyPage(open.row.title, "attempts", wait), { ...headers, "retry-after": String(wait) });
         }
         if (!(await viewer.passwordMatches(open.row, body?.password ?? "")))
           return html(401, passwordPage(open.row.title, params.token, "Wrong password. Try again."), headers);

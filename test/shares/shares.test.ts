@@ -272,6 +272,26 @@ describe("the page and its data", () => {
     expect(page.text).toContain("<dt>signup</dt><dd>2</dd>");
   });
 
+  test("the page and its data share one hourly budget per share: 429 with Retry-After once it is spent", async () => {
+    // A Free account: its tier's 50 requests an hour are raised to the shares' floor of 3,600.
+    const free = await t.createAccount({ tier: "free" });
+    const s = await createShare(t, free.key, { title: "busy", scope: "account", reports: ["summary"] });
+    expect((await view(t, `/share/${s.token}`)).status).toBe(200);
+    // Spend the rest of the hour's budget in the same window the server counts in.
+    const now = Date.now();
+    for (let i = 1; i < 3_600; i++) await t.runtime.deps.kv.hitWindow(`rl:share:${s.share.id}`, 3_600, now, 60_000, 61);
+    const page = await view(t, `/share/${s.token}`);
+    expect(page.status).toBe(429);
+    expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await page.text()).toContain("Too many requests");
+    const data = await view(t, `/share/${s.token}/data/analytics/summary`);
+    expect(data.status).toBe(429);
+    expect(Number(data.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another share has its own budget.
+    const other = await createShare(t, free.key, { title: "calm", scope: "account", reports: ["summary"] });
+    expect((await view(t, `/share/${other.token}/data/analytics/summary`)).status).toBe(200);
+  });
+
   test("frame-ancestors lists exactly the owner's origins", async () => {
     const s = await createShare(t, key, {
       title: "embed",
