@@ -10,7 +10,7 @@ import { findLink } from "../links/read";
 import { findCampaign } from "../campaigns/read";
 import * as analytics from "../analytics/read";
 import * as conversions from "../conversions/read";
-import { getFunnel } from "../journey/funnel-report";
+import { getFunnel } from "../journey/read";
 import type { Period } from "../journey/model";
 import type { BotFilter } from "../analytics/model";
 import type { Interval } from "../conversions/model";
