@@ -16,6 +16,7 @@ import { analyticsFeature } from "./analytics/feature";
 import { journeyFeature } from "./journey/feature";
 import { conversionsFeature } from "./conversions/feature";
 import { exportsFeature } from "./exports/feature";
+import { sharesFeature } from "./shares/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -33,6 +34,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   journeyFeature,
   conversionsFeature,
   exportsFeature,
+  sharesFeature,
   consoleFeature,
   redirectFeature,
 ];

@@ -22,6 +22,8 @@ export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
+export type Share = Schemas["Share"];
+export type ShareWithToken = Schemas["ShareWithToken"];
 
 export interface SvcClientOptions {
   /** The server's origin (https://sho.rt) or its API root (https://sho.rt/public-api/v1). */

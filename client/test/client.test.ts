@@ -187,7 +187,7 @@ describe("CSV reports and raw exports", () => {
   });
 });
 
-describe("webhooks, domains and campaigns", () => {
+describe("webhooks, domains, campaigns and shares", () => {
   test("webhook endpoints: create (secret once), list, get, update, test, deliveries, delete", async () => {
     receiver = startReceiver();
     const created = await client.POST("/webhooks", { body: { url: receiver.url, events: ["link.created"] } });
@@ -223,6 +223,25 @@ describe("webhooks, domains and campaigns", () => {
     expect((await client.PATCH("/campaigns/{id}", { ...id, body: { description: "2026" } })).data?.data.description).toBe("2026");
     expect((await client.GET("/campaigns/{id}", id)).data?.data.name).toBe("Spring");
     expect((await client.DELETE("/campaigns/{id}", id)).response.status).toBe(200);
+  });
+
+  test("shared dashboards: create (token once), list, update, rotate, delete; the page answers the token", async () => {
+    const link = await newLink("shared");
+    const created = (
+      await client.POST("/shares", { body: { title: "For Acme", scope: "link", link_id: link.id, reports: ["summary", "link_stats"] } })
+    ).data!.data;
+    expect(created.token).toMatch(/^shr_/);
+    expect((await fetch(created.url.replace(t.config.baseUrl, server.url))).status).toBe(200);
+    const id = { params: { path: { id: created.share.id } } };
+    expect((await client.GET("/shares")).data?.data.map((s) => s.id)).toContain(created.share.id);
+    expect((await client.PATCH("/shares/{id}", { ...id, body: { enabled: false } })).data?.data.enabled).toBe(false);
+    const rotated = (await client.POST("/shares/{id}/rotate", { ...id, body: { grace_minutes: 0 } })).data!.data;
+    expect(rotated.token).not.toBe(created.token);
+    expect((await client.GET("/shares/{id}", id)).data?.data.token_prefix).toBe(rotated.share.token_prefix);
+    const bad = await client.POST("/shares", { body: { title: "x", scope: "account", reports: ["link_stats"] } });
+    expect(bad.response.status).toBe(400);
+    expect(errorCode(bad.error!)).toBe("VALIDATION_ERROR");
+    expect((await client.DELETE("/shares/{id}", id)).response.status).toBe(200);
   });
 });
 

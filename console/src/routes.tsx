@@ -10,6 +10,7 @@ import { LinkFormPage } from "./pages/links/form";
 import { LinksPage } from "./pages/links/list";
 import { TrashPage } from "./pages/links/trash";
 import { SettingsPage } from "./pages/settings";
+import { SharesPage } from "./pages/shares";
 import { TeamPage } from "./pages/team";
 import { WebhookPage } from "./pages/webhooks/detail";
 import { WebhooksPage } from "./pages/webhooks/list";
@@ -27,6 +28,8 @@ export function pageFor(path: string, query: URLSearchParams) {
       return <AnalyticsPage />;
     case "/campaigns":
       return <CampaignsPage />;
+    case "/shares":
+      return <SharesPage />;
     case "/keys":
       return <KeysPage />;
     case "/webhooks":

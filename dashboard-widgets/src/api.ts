@@ -32,8 +32,9 @@ export class ApiError extends Error implements ApiErrorInfo {
   }
 }
 
+/** `base` may be relative to the page (a shared dashboard's `/share/{token}/data`). */
 export function buildUrl(base: string, path: string, query: Query = {}): string {
-  const url = new URL(base.replace(/\/+$/, "") + path);
+  const url = new URL(base.replace(/\/+$/, "") + path, globalThis.location?.href);
   for (const [k, v] of Object.entries(query)) if (v != null && v !== "") url.searchParams.set(k, String(v));
   return url.href;
 }

@@ -180,6 +180,6 @@ export const countNote = (text: string) => `<p class="note">${esc(text)}</p>`;
 
 export function usageNote(usage: AnalyticsUsage | undefined, fmt: Fmt): string {
   return usage?.limit_exceeded
-    ? `<p class="note" role="note">Monthly click limit reached (${esc(usage.tier)} tier): showing data since ${esc(usage.cutoff_date ? fmt.date(usage.cutoff_date) : "the cutoff date")}.</p>`
+    ? `<p class="note" role="note">Monthly click limit reached${usage.tier === undefined ? "" : ` (${esc(usage.tier)} tier)`}: showing data since ${esc(usage.cutoff_date ? fmt.date(usage.cutoff_date) : "the cutoff date")}.</p>`
     : "";
 }

@@ -18,7 +18,10 @@ export class SvcSummaryElement extends AnalyticsElement<SummaryRow> {
         ["Yesterday", f.n(a.yesterday_clicks)],
         ["Links", f.n(a.total_links)],
         ["Links with clicks", f.n(a.active_links), `of ${f.n(a.total_links_count)}; ${f.n(a.links_this_month)} new this month`],
-        ["All clicks this month", f.n(u.clicks_this_month), `${limit} (${u.tier}); bots included`],
+        // A shared dashboard's answer leaves the account's own figures out (docs/sharing.md).
+        ...(u.tier === undefined
+          ? []
+          : [["All clicks this month", f.n(u.clicks_this_month), `${limit} (${u.tier}); bots included`] as [string, string, string]]),
         ["Last click", f.dateTime(a.last_click_at)],
       ]) + usageNote(u, f)
     );

@@ -375,3 +375,41 @@ export const serviceInstances = pgTable("service_instances", {
   startedAt: ts("started_at").notNull().defaultNow(),
   heartbeatAt: ts("heartbeat_at").notNull().defaultNow(),
 });
+
+/**
+ * Read-only shared dashboards: the account, a campaign or one link, shown at /share/{token}. Only the
+ * SHA-256 of the token is stored; after a rotation the previous token's hash works until
+ * previous_valid_until (the grace period). The password is a Bun.password hash.
+ */
+export const shares = pgTable(
+  "shares",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    /** account, campaign or link */
+    scope: text("scope").notNull(),
+    linkId: uuid("link_id").references(() => links.id, { onDelete: "cascade" }),
+    campaignId: uuid("campaign_id").references(() => campaigns.id, { onDelete: "cascade" }),
+    reports: text("reports").array().notNull(),
+    /** The funnel report's steps (event names in order); null without that report. */
+    funnelSteps: text("funnel_steps").array(),
+    enabled: boolean("enabled").notNull().default(true),
+    expiresAt: ts("expires_at"),
+    tokenHash: text("token_hash").notNull(),
+    tokenPrefix: text("token_prefix").notNull(),
+    previousTokenHash: text("previous_token_hash"),
+    previousValidUntil: ts("previous_valid_until"),
+    passwordHash: text("password_hash"),
+    allowedOrigins: text("allowed_origins").array().notNull().default(sql`'{}'::text[]`),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("shares_token_hash_idx").on(t.tokenHash),
+    index("shares_previous_token_hash_idx").on(t.previousTokenHash).where(sql`${t.previousTokenHash} IS NOT NULL`),
+    index("shares_account_idx").on(t.accountId, t.createdAt),
+  ],
+);
