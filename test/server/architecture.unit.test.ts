@@ -25,6 +25,7 @@ const FEATURES = [
   "users",
   "console",
   "shares",
+  "exports",
 ];
 
 function files(dir: string): string[] {
