@@ -15,6 +15,7 @@ import { webhooksFeature } from "./webhooks/feature";
 import { analyticsFeature } from "./analytics/feature";
 import { journeyFeature } from "./journey/feature";
 import { conversionsFeature } from "./conversions/feature";
+import { insightsFeature } from "./insights/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -31,6 +32,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   analyticsFeature,
   journeyFeature,
   conversionsFeature,
+  insightsFeature,
   consoleFeature,
   redirectFeature,
 ];
