@@ -62,9 +62,10 @@ const nodeOf = (e: Ev) =>
 const STEP = new Set(["page_view", "custom", "conversion"]);
 
 /** The paths as docs/insights.md defines them, from the events sent. */
-function model(fromMs: number, target: string, direction: "forward" | "backward", steps: number) {
+function model(fromMs: number, target: string, direction: "forward" | "backward", steps: number, toMs = Infinity) {
   const sessions = new Map<string, Ev[]>();
   for (const e of events) {
+    if (e.at >= toMs) continue;
     const k = `${e.visitor_id}|${e.session_id ?? ""}`;
     sessions.set(k, [...(sessions.get(k) ?? []), e]);
   }
@@ -212,4 +213,29 @@ test("bad input is refused naming the field; another account's link is not found
   const other = await t.createAccount();
   const res = await t.call(`/public-api/v1/journey/links/${link}/paths?start=/a`, { key: other.key });
   expect(res.status).toBe(404);
+});
+
+test("compare=previous gives the same report over the period a week earlier, with the change of its figures", async () => {
+  const report = await get("paths?period=7d&start=/pricing&steps=4&limit=50&compare=previous");
+  const comparison = report.comparison;
+  const WEEK = 7 * 24 * HOUR;
+  // Within the hour the test runs in: the period start is FROM_7D, the compared window a week before it.
+  expect(Date.parse(comparison.from)).toBe(FROM_7D - WEEK);
+  const to = Date.parse(comparison.to);
+  expect(to).toBeGreaterThan(NOW - WEEK - 1);
+  const expected = model(FROM_7D - WEEK, "/pricing", "forward", 4, to);
+  expect(shape(comparison.data)).toEqual(expected);
+  expect(expected.visitors).toBeGreaterThan(5);
+  expect(shape(report)).toEqual(model(FROM_7D, "/pricing", "forward", 4));
+  const change = (report.visitors - expected.visitors) / expected.visitors;
+  expect(comparison.change.visitors).toEqual({
+    current: report.visitors,
+    previous: expected.visitors,
+    change_percent: Math.round(change * 10_000) / 100,
+  });
+  // A year before, nothing: the change has no percentage.
+  const year = (await get("paths?period=7d&start=/pricing&compare=year")).comparison;
+  expect(Date.parse(year.from)).toBe(FROM_7D - 52 * WEEK);
+  expect(year.data.visitors).toBe(0);
+  expect(year.change.visitors.change_percent).toBeNull();
 });
