@@ -141,7 +141,9 @@ describe("analytics, journey and conversions", () => {
     });
     expect(paths.data?.data.steps.map((s) => s.nodes.map((n) => n.name))).toEqual([["https://example.com/"], ["buy"]]);
     expect(paths.data?.data.comparison?.change.visitors).toEqual({ current: 1, previous: 0, change_percent: null });
-    const retention = await client.GET("/journey/links/{link_id}/retention", { params: { path: { link_id: link.id }, query: { weeks: 2 } } });
+    const retention = await client.GET("/journey/links/{link_id}/retention", {
+      params: { path: { link_id: link.id }, query: { weeks: 2 } },
+    });
     expect(retention.data?.data.cohorts.map((c) => c.visitors)).toEqual([0, 1]);
 
     const conv = await client.GET("/conversions/summary", { params: { query: { link_id: link.id, period: "24h" } } });

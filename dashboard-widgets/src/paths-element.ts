@@ -2,7 +2,7 @@
 // event, or came from before one, from GET /journey/links/{link_id}/paths (docs/insights.md).
 import { JOURNEY_VISITORS, SvcElement } from "./base-element";
 import { compareAttr, changeNote } from "./compare";
-import { dataTable, hBars, stats } from "./charts";
+import { dataTable, esc, hBars, stats } from "./charts";
 import type { Fmt } from "./format";
 import type { Compared, PathsReport } from "./types";
 
@@ -52,16 +52,12 @@ export class SvcPathsElement extends SvcElement<Paths> {
         [`Reached ${stepName(last?.step ?? 1).toLowerCase()}`, f.n(last?.visitors ?? 0)],
       ]) +
       d.steps
-        .map((s) =>
-          hBars(
-            `${stepName(s.step)}: ${f.n(s.visitors)} visitors, ${f.n(s.left)} ${back ? "began here" : "left here"}`,
-            [
-              ...s.nodes.map((n) => ({ label: n.name, value: n.visitors, text: f.n(n.visitors) })),
-              ...(s.other_visitors ? [{ label: "Other", value: s.other_visitors, text: f.n(s.other_visitors) }] : []),
-            ],
-            d.visitors || undefined,
-          ),
-        )
+        .map((s) => {
+          const label = `${stepName(s.step)}: ${f.n(s.visitors)} visitors, ${f.n(s.left)} ${back ? "began here" : "left here"}`;
+          const bars = s.nodes.map((n) => ({ label: n.name, value: n.visitors, text: f.n(n.visitors) }));
+          if (s.other_visitors) bars.push({ label: "Other", value: s.other_visitors, text: f.n(s.other_visitors) });
+          return `<p class="note">${esc(label)}</p>${hBars(label, bars, d.visitors || undefined)}`;
+        })
         .join("") +
       dataTable(
         "Path steps",

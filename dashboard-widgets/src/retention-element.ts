@@ -40,7 +40,7 @@ export class SvcRetentionElement extends SvcElement<Retention> {
     const grid = d.cohorts
       .map(
         (c) =>
-          `<tr><th scope="row">${esc(f.date(c.week))}</th><td>${esc(f.n(c.visitors))}</td>${c.returns.map((r) => cell(r.rate, f.pct(r.rate))).join("")}</tr>`,
+          `<tr><th scope="row">${esc(f.date(c.week))}</th><td>${esc(f.n(c.visitors))}</td>${c.returns.map((r) => cell(r.rate, c.visitors ? f.pct(r.rate) : "—")).join("")}</tr>`,
       )
       .join("");
     return (

@@ -42,7 +42,10 @@ const Rate = t.Number({ minimum: 0, maximum: 100, description: "Percent of the c
 const PathNode = t.Object(
   {
     id: t.String({ description: "`<step>_<kind>:<name>`, unique in the report; edges name their ends by it" }),
-    kind: t.String({ description: "The event type: page_view (named by its URL), custom or conversion (by event_name), or the type of the start or end event" }),
+    kind: t.String({
+      description:
+        "The event type: page_view (named by its URL), custom or conversion (by event_name), or the type of the start or end event",
+    }),
     name: t.String(),
     visitors: Count,
     left: t.Integer({ minimum: 0, description: "Of these visitors, those with no further step" }),
@@ -59,7 +62,10 @@ export const Paths = t.Object(
         {
           step: t.Integer({ minimum: 1 }),
           visitors: t.Integer({ minimum: 0, description: "Visitors with this many steps; the first step's equals `visitors`" }),
-          left: t.Integer({ minimum: 0, description: "Of them, those with no further step (forward: the session ended; backward: it began here)" }),
+          left: t.Integer({
+            minimum: 0,
+            description: "Of them, those with no further step (forward: the session ended; backward: it began here)",
+          }),
           other_visitors: t.Integer({ minimum: 0, description: "Visitors at nodes beyond `limit`" }),
           nodes: t.Array(PathNode),
         },
@@ -92,13 +98,9 @@ export const Retention = t.Object(
         {
           week: t.String({ format: "date", description: "Monday (UTC) of the week of the cohort's first visits" }),
           visitors: Count,
-          returns: t.Array(
-            t.Object(
-              { week_offset: t.Integer({ minimum: 1 }), visitors: Count, rate: Rate },
-              strict,
-            ),
-            { description: "Each following week up to the report's end (the current week included, partial)" },
-          ),
+          returns: t.Array(t.Object({ week_offset: t.Integer({ minimum: 1 }), visitors: Count, rate: Rate }, strict), {
+            description: "Each following week up to the report's end (the current week included, partial)",
+          }),
         },
         strict,
       ),
@@ -122,7 +124,9 @@ const ComparisonOf = <T extends TSchema>(report: T) =>
           {
             current: t.Number(),
             previous: t.Number(),
-            change_percent: t.Union([t.Number(), t.Null()], { description: "(current − previous) ÷ previous × 100, null when previous is 0" }),
+            change_percent: t.Union([t.Number(), t.Null()], {
+              description: "(current − previous) ÷ previous × 100, null when previous is 0",
+            }),
           },
           strict,
         ),

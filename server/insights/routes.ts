@@ -7,7 +7,15 @@ import { checkQueryBounds } from "../http/query-bounds";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
-import { ComparablePaths, ComparableRetention, InsightLinkParams, PATHS_BOUNDS, PathsQuery, RETENTION_BOUNDS, RetentionQuery } from "./model";
+import {
+  ComparablePaths,
+  ComparableRetention,
+  InsightLinkParams,
+  PATHS_BOUNDS,
+  PathsQuery,
+  RETENTION_BOUNDS,
+  RetentionQuery,
+} from "./model";
 import { getPaths, getRetention } from "./service";
 
 const COMPARE_DOC =

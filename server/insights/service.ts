@@ -70,14 +70,24 @@ async function buildPaths(
   }
   const shown = new Map<number, Set<string>>();
   const hashes = new Set<string>();
-  const byStep = [...steps.keys()].sort((a, b) => a - b).map((k) => {
-    const all = [...steps.get(k)!.values()].sort((a, b) => b.visitors - a.visitors || nodeKey(a.ty, a.lb).localeCompare(nodeKey(b.ty, b.lb)));
-    const top = all.slice(0, limit);
-    shown.set(k, new Set(top.map((n) => nodeKey(n.ty, n.lb))));
-    for (const n of top) if (n.lb !== "0") hashes.add(n.lb);
-    const sum = (xs: typeof all, f: (n: (typeof all)[number]) => number) => xs.reduce((a, n) => a + f(n), 0);
-    return { k, top, visitors: sum(all, (n) => n.visitors), left: sum(all, (n) => n.left), other: sum(all.slice(limit), (n) => n.visitors) };
-  });
+  const byStep = [...steps.keys()]
+    .sort((a, b) => a - b)
+    .map((k) => {
+      const all = [...steps.get(k)!.values()].sort(
+        (a, b) => b.visitors - a.visitors || nodeKey(a.ty, a.lb).localeCompare(nodeKey(b.ty, b.lb)),
+      );
+      const top = all.slice(0, limit);
+      shown.set(k, new Set(top.map((n) => nodeKey(n.ty, n.lb))));
+      for (const n of top) if (n.lb !== "0") hashes.add(n.lb);
+      const sum = (xs: typeof all, f: (n: (typeof all)[number]) => number) => xs.reduce((a, n) => a + f(n), 0);
+      return {
+        k,
+        top,
+        visitors: sum(all, (n) => n.visitors),
+        left: sum(all, (n) => n.left),
+        other: sum(all.slice(limit), (n) => n.visitors),
+      };
+    });
   const names = await labels([...hashes]);
   const nameOf = (ty: number, lb: string) =>
     lb === "0" ? (BUNDLE_EVENT_TYPES[ty - 1] ?? "event") : (names.get(labelKey(ty, lb)) ?? `#${lb}`);
@@ -101,7 +111,13 @@ async function buildPaths(
       visitors: s.visitors,
       left: s.left,
       other_visitors: s.other,
-      nodes: s.top.map((n) => ({ id: idOf(s.k, n.ty, n.lb), kind: kindOf(n.ty), name: nameOf(n.ty, n.lb), visitors: n.visitors, left: n.left })),
+      nodes: s.top.map((n) => ({
+        id: idOf(s.k, n.ty, n.lb),
+        kind: kindOf(n.ty),
+        name: nameOf(n.ty, n.lb),
+        visitors: n.visitors,
+        left: n.left,
+      })),
     })),
     edges,
   };

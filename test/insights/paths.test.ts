@@ -56,9 +56,9 @@ function randomEvents(): Ev[] {
 }
 let events: Ev[];
 
-const matches = (e: Ev, target: string) => e.event_type === target || e.event_name === target || (e.event_type === "page_view" && e.page_url === target);
-const nodeOf = (e: Ev) =>
-  e.event_type === "page_view" ? `page_view:${e.page_url}` : `${e.event_type}:${e.event_name ?? e.event_type}`;
+const matches = (e: Ev, target: string) =>
+  e.event_type === target || e.event_name === target || (e.event_type === "page_view" && e.page_url === target);
+const nodeOf = (e: Ev) => (e.event_type === "page_view" ? `page_view:${e.page_url}` : `${e.event_type}:${e.event_name ?? e.event_type}`);
 const STEP = new Set(["page_view", "custom", "conversion"]);
 
 /** The paths as docs/insights.md defines them, from the events sent. */
@@ -81,7 +81,10 @@ function model(fromMs: number, target: string, direction: "forward" | "backward"
     const rest =
       direction === "forward"
         ? seq.slice(i + 1).filter((e) => STEP.has(e.event_type))
-        : seq.slice(0, i).filter((e) => STEP.has(e.event_type) && e.at >= fromMs).reverse();
+        : seq
+            .slice(0, i)
+            .filter((e) => STEP.has(e.event_type) && e.at >= fromMs)
+            .reverse();
     const all = [seq[i], ...rest];
     return all.filter((e, j) => j === 0 || nodeOf(e) !== nodeOf(all[j - 1])).slice(0, steps);
   });

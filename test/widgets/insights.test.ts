@@ -6,7 +6,9 @@ import { apiData, en, loaded, mount, settled, setupWidgetTests, spyFetch, stat, 
 setupWidgetTests();
 const b = useBackend();
 const pct = (v: number, signed = false) =>
-  new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1, signDisplay: signed ? "exceptZero" : "auto" }).format(v / 100);
+  new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1, signDisplay: signed ? "exceptZero" : "auto" }).format(
+    v / 100,
+  );
 
 describe("<svc-paths>", () => {
   test("shows every node of every step and the edges, as the API gives them", async () => {
@@ -27,7 +29,13 @@ describe("<svc-paths>", () => {
   test("end= walks back; compare= shows the figure's previous value with its change", async () => {
     const spy = spyFetch();
     try {
-      const el = mount("svc-paths", { "api-base": b.base, "api-key": b.keys.full, "link-id": b.linkId, end: "purchase", compare: "previous" });
+      const el = mount("svc-paths", {
+        "api-base": b.base,
+        "api-key": b.keys.full,
+        "link-id": b.linkId,
+        end: "purchase",
+        compare: "previous",
+      });
       const d = await loaded(el);
       const u = spy.urls[0];
       expect(u.searchParams.get("end")).toBe("purchase");
@@ -67,7 +75,9 @@ describe("<svc-retention>", () => {
     expect(stat(el, "Came back")).toBe(en(api.returning));
     const grid = table(el, "Returning visitors by week after their first visit");
     expect(grid[0]).toEqual(["Week", "New visitors", "Week 1", "Week 2", "Week 3"]);
-    expect(grid.slice(1).map((r) => r.slice(1))).toEqual(api.cohorts.map((c: any) => [en(c.visitors), ...c.returns.map((r: any) => pct(r.rate))]));
+    expect(grid.slice(1).map((r) => r.slice(1))).toEqual(
+      api.cohorts.map((c: any) => [en(c.visitors), ...c.returns.map((r: any) => (c.visitors ? pct(r.rate) : "—"))]),
+    );
   });
 
   test("a link without journey events shows the empty state", async () => {
