@@ -52,6 +52,17 @@ function pathsSql(ch: Clickhouse, direction: PathsArgs["direction"]) {
     direction === "forward"
       ? `arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 < {to:Int64}, arraySlice(ev, i0 + 1))`
       : `arrayReverse(arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 >= {from:Int64}, arraySlice(ev, 1, i0 - 1)))`;
+  const at = `${ms} + o`;
+  /** The time of the first event of a bundle meeting `cond`, NONE without one. */
+  const first = (cond: string, lambda: string, columns: string) =>
+    `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${at}, ${NONE}), ${columns})))`;
+  // Each visitor's session with their first target event of the window (ties: the lower session hash).
+  const chosen = `
+                SELECT vh, argMin(sid, (tm, sid)) AS sid FROM (
+                  SELECT vh, sid, least(${first(`${hit} AND ${inWindow(at)}`, "(o, ty, lb)", "times, types, labels")},
+                    ${first(`nm = h AND ${inWindow(at)}`, "(o, nm)", "named_views, view_names")}) AS tm
+                  FROM ${bundles} WHERE ${scope} AND tm != ${NONE})
+                GROUP BY vh`;
   return `
     WITH cityHash64({target:String}) AS h
     SELECT k, ty, toString(lb) AS lb, nty, toString(nlb) AS nlb, count() AS n, quantileExactIf(0.5)(dt, nty != 0) AS med
@@ -60,26 +71,22 @@ function pathsSql(ch: Clickhouse, direction: PathsArgs["direction"]) {
         if(k < length(p), p[k + 1].2, 0) AS nty, if(k < length(p), p[k + 1].3, 0) AS nlb,
         if(k < length(p), abs(p[k + 1].1 - p[k].1), 0) AS dt
       FROM (
-        SELECT vh, argMin(path, (T, sid)) AS p FROM (
-          SELECT vh, sid, T, arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS path
+        SELECT arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS p
+        FROM (
+          SELECT ev, ${i0} AS i0, arrayConcat([ev[i0]], ${after}) AS seq
           FROM (
-            SELECT vh, sid, T, ev, ${i0} AS i0, arrayConcat([ev[i0]], ${after}) AS seq
+            SELECT ev, least(
+              arrayMin(arrayMap(e -> if(${inWindow("e.1")} AND (e.3 = h OR e.2 = {tt:UInt8}), e.1, ${NONE}), ev)),
+              arrayMin(arrayMap(x -> if(${inWindow("x")}, x, ${NONE}), arrayPushBack(nv, ${NONE})))) AS T
             FROM (
-              SELECT vh, sid, ev, least(
-                arrayMin(arrayMap(e -> if(${inWindow("e.1")} AND (e.3 = h OR e.2 = {tt:UInt8}), e.1, ${NONE}), ev)),
-                arrayMin(arrayMap(x -> if(${inWindow("x")}, x, ${NONE}), arrayPushBack(nv, ${NONE})))) AS T
-              FROM (
-                SELECT vh, sid,
-                  arraySort(groupArrayArray(arrayMap((o, ty, lb) -> (${ms} + o, ty, lb), times, types, labels))) AS ev,
-                  groupArrayArray(arrayMap(o -> ${ms} + o, arrayFilter((o, nm) -> nm = h, named_views, view_names))) AS nv
-                FROM ${bundles}
-                WHERE ${scope} AND (vh, sid) IN (
-                  SELECT vh, sid FROM ${bundles} WHERE ${scope}
-                    AND (arrayExists((o, ty, lb) -> ${hit} AND ${inWindow(`${ms} + o`)}, times, types, labels)
-                      OR arrayExists((o, nm) -> nm = h AND ${inWindow(`${ms} + o`)}, named_views, view_names)))
-                GROUP BY vh, sid))
-            WHERE T != ${NONE}))
-        GROUP BY vh)
+              -- The chosen sessions' steps and target events, in time order.
+              SELECT vh, sid,
+                arraySort(groupArrayArray(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
+                  arrayMap((o, ty, lb) -> (${at}, ty, lb), times, types, labels)))) AS ev,
+                groupArrayArray(arrayMap(o -> ${at}, arrayFilter((o, nm) -> nm = h, named_views, view_names))) AS nv
+              FROM ${bundles}
+              WHERE ${scope} AND (vh, sid) IN (${chosen})
+              GROUP BY vh, sid))))
       ARRAY JOIN arrayEnumerate(p) AS k)
     GROUP BY k, ty, lb, nty, nlb`;
 }
