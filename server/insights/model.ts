@@ -92,7 +92,7 @@ export const Retention = t.Object(
   {
     weeks: t.Integer({ minimum: 1 }),
     visitors: t.Integer({ minimum: 0, description: "New visitors: first event on the link in one of the cohort weeks" }),
-    returning: t.Integer({ minimum: 0, description: "Of them, those with an event in a later week" }),
+    returning: t.Integer({ minimum: 0, description: "Of them, those with an event in a later week of the report" }),
     cohorts: t.Array(
       t.Object(
         {

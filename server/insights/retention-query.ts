@@ -15,28 +15,44 @@ export interface RetentionRow {
   returns: Map<number, number>;
 }
 
-/** Per cohort week whose first visits fall in the window: its visitors and their returns. */
-export async function queryRetention(ch: Clickhouse, accountId: string, linkId: string, w: Window): Promise<RetentionRow[]> {
+const WEEK_MS = 604_800_000;
+
+/**
+ * Per cohort week whose first visits fall in the window (which starts on a Monday, 00:00 UTC): its
+ * visitors and their returns. Each visitor's active weeks of the window are one bit each (week i after
+ * the window's start), so the per-visitor work is a min and a bitwise or.
+ */
+export async function queryRetention(ch: Clickhouse, accountId: string, linkId: string, w: Window, weeks: number): Promise<RetentionRow[]> {
   const bundles = ch.table("journey_event_bundles");
-  const rows = await ch.query<{ cohort: string; n: string; ret: string; offsets: number[]; counts: string[] }>(
+  const week = "intDiv(toUnixTimestamp64Milli(started) - {from:Int64}, {week:Int64})";
+  const rows = await ch.query<{ c: number; n: string; ret: string; by_week: string[] }>(
     `
-    SELECT toString(cohort) AS cohort, count() AS n, countIf(length(offs) > 0) AS ret,
-      sumMap(offs, arrayMap(x -> toUInt64(1), offs)) AS m, m.1 AS offsets, arrayMap(x -> toString(x), m.2) AS counts
+    SELECT c, count() AS n, countIf(bitShiftRight(mask, c + 1) != 0) AS ret,
+      arrayMap(x -> toString(x), sumForEach(arrayMap(i -> toUInt64(bitTest(mask, i)), range({weeks:UInt8})))) AS by_week
     FROM (
-      SELECT vh, toMonday(min(started)) AS cohort,
-        arrayFilter(x -> x > 0, arrayMap(wk -> toUInt32(dateDiff('week', cohort, wk)), groupUniqArray(toMonday(started)))) AS offs
+      SELECT vh, intDiv(toUnixTimestamp64Milli(min(started)) - {from:Int64}, {week:Int64}) AS c,
+        bitAnd(groupBitOrIf(bitShiftLeft(toUInt64(1), toUInt8(least(63, ${week}))), started >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')),
+          {mask:UInt64}) AS mask
       FROM ${bundles}
       WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND started < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
       GROUP BY vh
       HAVING min(started) >= fromUnixTimestamp64Milli({from:Int64}, 'UTC'))
-    GROUP BY cohort
-    ORDER BY cohort`,
-    { account: accountId, link: linkId, from: w.fromMs, to: w.toMs },
+    WHERE c < {weeks:UInt8}
+    GROUP BY c
+    ORDER BY c`,
+    { account: accountId, link: linkId, from: w.fromMs, to: w.toMs, week: WEEK_MS, weeks, mask: (2n ** BigInt(weeks) - 1n).toString() },
   );
-  return rows.map((r) => ({
-    cohort: r.cohort,
-    visitors: Number(r.n),
-    returning: Number(r.ret),
-    returns: new Map(r.offsets.map((o, i) => [Number(o), Number(r.counts[i])])),
-  }));
+  return rows.map((r) => {
+    const c = Number(r.c);
+    const returns = new Map<number, number>();
+    r.by_week.forEach((n, i) => {
+      if (i > c) returns.set(i - c, Number(n));
+    });
+    return {
+      cohort: new Date(w.fromMs + c * WEEK_MS).toISOString().slice(0, 10),
+      visitors: Number(r.n),
+      returning: Number(r.ret),
+      returns,
+    };
+  });
 }

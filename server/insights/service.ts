@@ -139,7 +139,7 @@ export async function getRetention(
   const weeks = q.weeks ?? 8;
   const window = { fromMs: mondayOf(nowMs) - (weeks - 1) * WEEK_MS, toMs: nowMs };
   return withComparison(q.compare, window, weeks * WEEK_MS, async (w): Promise<RetentionReport> => {
-    const rows = await queryRetention(deps.ch, accountId, link, w);
+    const rows = await queryRetention(deps.ch, accountId, link, w, weeks);
     return buildRetention(rows, weeks, w);
   });
 }
