@@ -79,14 +79,16 @@ function pathsSql(ch: Clickhouse, direction: PathsArgs["direction"]) {
               arrayMin(arrayMap(e -> if(${inWindow("e.1")} AND (e.3 = h OR e.2 = {tt:UInt8}), e.1, ${NONE}), ev)),
               arrayMin(arrayMap(x -> if(${inWindow("x")}, x, ${NONE}), arrayPushBack(nv, ${NONE})))) AS T
             FROM (
-              -- The chosen sessions' steps and target events, in time order.
-              SELECT vh, sid,
-                arraySort(groupArrayArray(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
-                  arrayMap((o, ty, lb) -> (${at}, ty, lb), times, types, labels)))) AS ev,
-                groupArrayArray(arrayMap(o -> ${at}, arrayFilter((o, nm) -> nm = h, named_views, view_names))) AS nv
-              FROM ${bundles}
-              WHERE ${scope} AND (vh, sid) IN (${chosen})
-              GROUP BY vh, sid))))
+              -- The chosen sessions' steps and target events, in time order (gathered as plain arrays:
+              -- arrays of tuples cost ~40% more to aggregate).
+              SELECT arraySort(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
+                  arrayMap((a, b, c) -> (a, b, c), t, y, l))) AS ev, nv
+              FROM (
+                SELECT vh, sid, groupArrayArray(arrayMap(o -> ${at}, times)) AS t, groupArrayArray(types) AS y, groupArrayArray(labels) AS l,
+                  groupArrayArray(arrayMap(o -> ${at}, arrayFilter((o, nm) -> nm = h, named_views, view_names))) AS nv
+                FROM ${bundles}
+                WHERE ${scope} AND (vh, sid) IN (${chosen})
+                GROUP BY vh, sid)))))
       ARRAY JOIN arrayEnumerate(p) AS k)
     GROUP BY k, ty, lb, nty, nlb`;
 }
