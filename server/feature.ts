@@ -4,6 +4,21 @@
 // satisfies all of them.
 import type { Server } from "bun";
 import type { AnyElysia } from "elysia";
+import type { Config } from "./config";
+import type { Logger } from "./http/logger";
+import type { CacheSync } from "./cluster/sync";
+import type { Postgres } from "./storage/postgres/client";
+
+/**
+ * What a feature's shared part (its `shared.ts`: a cache or store other features use too) is made from,
+ * before any feature is created. The runtime starts the cache sync once every shared part listens.
+ */
+export interface SharedFrom {
+  config: Config;
+  pg: Postgres;
+  sync: CacheSync;
+  logger: Logger;
+}
 
 /**
  * Background work of a feature (dispatchers, sweepers, counters written out). Made by `create`, so the

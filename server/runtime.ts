@@ -5,65 +5,56 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import type { InternalRoute } from "elysia";
 import type { Config } from "./config";
 import { createApp, type App } from "./app";
-import type { FrontHandler, Job } from "./feature";
+import type { FrontHandler, Job, SharedFrom } from "./feature";
 import { authPlugin, type Auth } from "./http/auth";
 import type { Metrics } from "./http/metrics";
 import type { Logger } from "./http/logger";
 import type { Postgres } from "./storage/postgres/client";
 import type { Clickhouse } from "./storage/clickhouse/client";
 import type { Kv } from "./storage/kv";
-import type { CachedKeyResolver } from "./accounts/api-keys";
 import type { Streams } from "./ingest/streams";
-import type { SessionStore } from "./users/sessions";
-import type { Mailer } from "./mail/mailer";
 import { openPostgres } from "./storage/postgres/client";
 import { withAdvisoryLock } from "./storage/postgres/migrate";
 import { openClickhouse } from "./storage/clickhouse/client";
 import { openKv } from "./storage/kv";
 import { createMetrics } from "./http/metrics";
 import { createLogger } from "./http/logger";
-import { createKeyResolver } from "./accounts/api-keys";
 import { bootstrapDevAccount } from "./accounts/bootstrap";
 import { bootstrapSetupLink } from "./users/bootstrap";
-import { createSessionStore } from "./users/sessions";
-import { createMailer } from "./mail/mailer";
 import { openStreams } from "./ingest/streams";
 import { createClickFlusher } from "./ingest/clicks/flusher";
 import { journeyStream } from "./ingest/journey/sink";
 import { FEATURES } from "./features";
-import { openLinkShared } from "./links/shared";
-import type { LinkCache } from "./links/cache";
-import type { ClickLimiter } from "./links/click-limit";
+import { openAccountShared, type AccountShared } from "./accounts/shared";
+import { openDomainShared, type DomainShared } from "./domains/shared";
+import { openLinkShared, type LinkShared } from "./links/shared";
+import { openUserShared, type UserShared } from "./users/shared";
 import { CacheSync } from "./cluster/sync";
 import { readOrCreateInstanceId } from "./cluster/instance-id";
-import { DomainHostCache } from "./domains/host-cache";
 import { resolveTxt } from "node:dns/promises";
 import type { OutboundPolicy } from "./net/outbound";
 
 const CLICKHOUSE_MIGRATION_LOCK_ID = 727_002; // arbitrary, constant for this application
 
-/** Everything a feature may ask for; each feature's `create` names the part it needs. */
-export interface AppDeps {
+/**
+ * Everything a feature may ask for; each feature's `create` names the part it needs. The runtime makes
+ * the stores, the streams, the outside world's ports and the auth plugin; what features share (API keys,
+ * links and click limits, custom domains, console sessions) is each its owner's, with its owner's type.
+ */
+export type AppDeps = RuntimeDeps & AccountShared & LinkShared & DomainShared & UserShared;
+
+interface RuntimeDeps {
   config: Config;
   /** This instance's id, kept in DATA_DIR (cluster/instance-id.ts). */
   instanceId: string;
   pg: Postgres;
   ch: Clickhouse;
   kv: Kv;
-  keys: CachedKeyResolver;
   metrics: Metrics;
   logger: Logger;
   streams: Streams;
-  linkCache: LinkCache;
-  domainCache: DomainHostCache;
-  /** Exact max_clicks counting for the redirect. */
-  clickLimits: ClickLimiter;
   /** TXT lookups for domain verification (injectable so tests can answer them). */
   resolveTxt: (name: string) => Promise<string[][]>;
-  /** Console sessions (cookie, lookup, CSRF tokens). */
-  sessions: SessionStore;
-  /** Outgoing email, when SMTP_URL is set. */
-  mailer: Mailer | null;
   /** The guard of server-side fetches (webhooks, destination metadata). */
   outbound: OutboundPolicy;
   /** API keys and console sessions: the `scope` and `session` route options. */
@@ -111,7 +102,6 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     streams: ingest.streams,
     ...shared,
     resolveTxt: opts.resolveTxt ?? resolveTxt,
-    mailer: createMailer(config.smtpUrl, config.mailFrom),
     outbound: { ...opts.outbound, allowPrivate: config.webhookAllowInsecure },
     // The documents describe the finished app's route table, read when they are first requested.
     routeTable: () => built.app?.routes ?? [],
@@ -136,7 +126,6 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
         if (bytes > 0) stores.logger.info({ msg: "spool drain cut at SPOOL_DRAIN_MS: the next start flushes the rest", stream, bytes });
       await ingest.clickFlusher.close();
       deps.keys.close();
-      deps.mailer?.close();
       await stores.kv.close();
       await stores.ch.close();
       await stores.pg.close();
@@ -190,23 +179,23 @@ function openIngest(config: Config, { logger, metrics, pg, ch }: Stores) {
 }
 
 /**
- * Phase 3: what several features share, each made by the feature that owns it: API keys (accounts),
- * links and click limits (links), custom domains (domains), console sessions (users), and the auth
- * plugin over keys and sessions. The cache sync starts once every cache listens (see cluster/sync.ts).
+ * Phase 3: what several features share, each made by the feature that owns it (its `shared.ts`): API
+ * keys (accounts), links and click limits (links), custom domains (domains), console sessions (users);
+ * then the auth plugin over keys and sessions. The cache sync starts once every cache listens (see cluster/sync.ts).
  */
 async function openShared(config: Config, { logger, pg, kv, sync }: Stores) {
-  const keys = await createKeyResolver(pg, sync);
-  const domainCache = new DomainHostCache(pg, sync);
-  const [links] = await Promise.all([openLinkShared({ pg, sync, baseUrl: config.baseUrl, logger }), domainCache.listen()]);
+  const from: SharedFrom = { config, pg, sync, logger };
+  const [accounts, links, domains] = await Promise.all([openAccountShared(from), openLinkShared(from), openDomainShared(from)]);
   await sync.start();
-  const sessions = createSessionStore(pg, {
-    appSecret: config.appSecret,
-    idleMs: config.sessionIdleMs,
-    maxMs: config.sessionMaxMs,
-    secure: config.baseUrl.startsWith("https://"),
+  const users = openUserShared(from);
+  const auth = authPlugin({
+    keys: accounts.keys,
+    sessions: users.sessions,
+    kv,
+    trustProxy: config.trustProxy,
+    origins: [new URL(config.baseUrl).origin],
   });
-  const auth = authPlugin({ keys, sessions, kv, trustProxy: config.trustProxy, origins: [new URL(config.baseUrl).origin] });
-  return { keys, ...links, domainCache, sessions, auth };
+  return { ...accounts, ...links, ...domains, ...users, auth };
 }
 
 /** Phase 4: every feature once; their routes make the app, their front handlers one front, their jobs a table by name. */

@@ -39,16 +39,16 @@ const reportFilters = {
       { description: "real (default), bot or all" },
     ),
   ),
-  link_id: t.Optional(t.String({ format: "uuid", description: "Only this link's clicks (404 when it is not the account's)" })),
+  link_id: t.Optional(t.String({ format: "uuid", description: "Only this link's clicks (404 when it is not the account's, or deleted)" })),
   tag: t.Optional(
     t.String({
       minLength: 1,
       maxLength: 64,
-      description: "Only clicks of links carrying this tag (404 when no link of the account has it)",
+      description: "Only clicks of the live links carrying this tag (404 when no live link of the account has it)",
     }),
   ),
   campaign_id: t.Optional(
-    t.String({ format: "uuid", description: "Only clicks of the campaign's links (404 when it is not the account's)" }),
+    t.String({ format: "uuid", description: "Only clicks of the campaign's live links (404 when it is not the account's)" }),
   ),
   domain: t.Optional(t.String(DOMAIN)),
   domain_name: t.Optional(t.String({ ...DOMAIN, description: "The former name of `domain`, still accepted" })),
@@ -71,7 +71,7 @@ export const LinksClicksQuery = StrictQuery({
     minLength: 36,
     maxLength: MAX_LINKS_PER_CALL * 37,
     pattern: "^[0-9a-fA-F-]{36}(,[0-9a-fA-F-]{36})*$",
-    description: `Comma-separated link ids, 1 to ${MAX_LINKS_PER_CALL} (404 when one is not the account's)`,
+    description: `Comma-separated link ids, 1 to ${MAX_LINKS_PER_CALL} (404 when one is not the account's, or deleted)`,
   }),
   days: t.Optional(t.Integer({ description: "Days including today, 1 to 90 (default 7)" })),
   bot_filter: reportFilters.bot_filter,

@@ -4,13 +4,11 @@ import { validationError } from "../errors";
 import { checkQueryBounds } from "../http/query-bounds";
 import type { AnalyticsQuery, DateRange } from "./model";
 
-const DAY_MS = 86_400_000;
+import { addDays, isoDay, monthStart } from "../reports/period";
+
+export { addDays, isoDay, monthStart };
 export const DEFAULT_DAYS = 30;
 export const MAX_DAYS = 365;
-
-export const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-export const addDays = (day: string, n: number) => isoDay(Date.parse(day) + n * DAY_MS);
-export const monthStart = (day: string) => `${day.slice(0, 7)}-01`;
 
 function parseDay(field: string, value: string): string {
   const ms = Date.parse(`${value}T00:00:00Z`);

@@ -25,7 +25,8 @@ const report = <Q extends TSchema = typeof m.AnalyticsQuery>(
     summary,
     description:
       `${description} Ranges are clamped to the tier's retention and, past the monthly click budget, to \`usage.cutoff_date\`. ` +
-      "`link_id`, `tag` and `campaign_id` narrow it to those links (404 when the account has no such link, tag or campaign); " +
+      "Without them it counts every click of the account, deleted links' too; `link_id`, `tag` and `campaign_id` narrow it to those live links " +
+      "(404 when the account has no such link, tag or campaign, or the link is deleted); " +
       "a query parameter the report does not take is a 400 naming it.",
     responses: { 200: { description: "The report and the account's click usage", data: m.analyticsResult(analytics) } },
     errors: ["NOT_FOUND", ...REPORT_ERRORS],

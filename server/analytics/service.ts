@@ -4,7 +4,6 @@ import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { AccountRecord } from "../accounts/principal";
 import { notFound, validationError } from "../errors";
-import { isAccountCampaign } from "../campaigns/read";
 import type {
   ClickGroup,
   GroupedAnalyticsQuery,
@@ -28,7 +27,11 @@ import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./qu
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { getLinkDailyClicks } from "./queries/link-days";
 import { checkQueryBounds } from "../http/query-bounds";
-import { countAccountLinks, findAccountLink, findAccountLinkIds, findFilteredLinkIds, isAccountTag, type LinkFacts } from "./repository";
+import { countReportLinks, findLiveLinkIds, type LinkFacts } from "../links/read";
+import { findAccountDomainIdByName } from "../domains/read";
+import { resolveReportLinks } from "../reports/scope";
+import { DAY_MS } from "../reports/period";
+import { percent, round2 } from "../reports/numbers";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
 
@@ -52,7 +55,10 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
   const today = isoDay(Date.now());
   const requested = resolveRange(q, today);
   const domain = reportDomain(q);
-  const [{ usage, floor }, linkIds] = await Promise.all([getClickUsage(deps, account, today), resolveLinkFilter(deps, account.id, q)]);
+  const [{ usage, floor }, { linkIds }] = await Promise.all([
+    getClickUsage(deps, account, today),
+    resolveReportLinks(deps.pg.db, account.id, { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id }),
+  ]);
   const scope: ClickScope = {
     accountId: account.id,
     range: clampRange(requested, floor),
@@ -73,30 +79,17 @@ function reportDomain(q: AnalyticsQuery): string | undefined {
   return domain ?? former;
 }
 
-/**
- * The links link_id, tag and campaign_id cover together, once per report; undefined without them.
- * A link, tag or campaign the account does not have is 404, whoever else has it.
- */
-async function resolveLinkFilter(deps: AnalyticsDeps, accountId: string, q: AnalyticsQuery): Promise<string[] | undefined> {
-  const f = { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id };
-  if (f.linkId === undefined && f.tag === undefined && f.campaignId === undefined) return undefined;
-  const [link, tag, campaign] = await Promise.all([
-    f.linkId === undefined || findAccountLink(deps.pg, accountId, f.linkId),
-    f.tag === undefined || isAccountTag(deps.pg, accountId, f.tag),
-    f.campaignId === undefined || isAccountCampaign(deps.pg.db, accountId, f.campaignId),
-  ]);
-  if (!link) throw notFound("Link");
-  if (!tag) throw notFound("Tag");
-  if (!campaign) throw notFound("Campaign");
-  // link_id alone (the console's link page): the link found above is the whole list.
-  if (f.tag === undefined && f.campaignId === undefined) return [f.linkId as string];
-  return findFilteredLinkIds(deps.pg, accountId, f);
-}
-
 const emptyWhenNoRange = async <T>(r: Report, empty: T, run: () => Promise<T>) => (isEmptyRange(r.scope.range) ? empty : run());
 
 /** A group row as the reports show it: the group's value under its own name (variant, rule or source). */
 const groupJson = (group: ClickGroup, { date, value, ...rest }: ClickGroupRow) => ({ [group]: value, ...rest });
+
+/** The summary's link counts: the scope's domain is a name, which the account may not have (then no link is on it). */
+async function countScopeLinks(deps: AnalyticsDeps, r: Report) {
+  const { accountId, domain, range, linkIds } = r.scope;
+  const domainId = domain === undefined ? undefined : await findAccountDomainIdByName(deps.pg.db, accountId, domain);
+  return countReportLinks(deps.pg.db, { accountId, rangeEnd: range.end, monthStart: monthStart(r.today), domainId, linkIds });
+}
 
 export async function getSummaryReport(
   deps: AnalyticsDeps,
@@ -119,17 +112,7 @@ export async function getSummaryReport(
   const group = q.group_by;
   const groups = async () =>
     group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
-  const [l, { totals, active, recent }, grouped] = await Promise.all([
-    countAccountLinks(deps.pg, {
-      accountId: account.id,
-      rangeEnd: r.scope.range.end,
-      monthStart: monthStart(r.today),
-      domain: r.scope.domain,
-      linkIds: r.scope.linkIds,
-    }),
-    clicks(),
-    groups(),
-  ]);
+  const [l, { totals, active, recent }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
   const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
   return {
     analytics: {
@@ -218,7 +201,7 @@ export async function getLinksClicks(
   const ids = [...new Set(q.link_ids.toLowerCase().split(","))];
   if (ids.length > 100) throw validationError("query.link_ids", "names more than 100 links");
   if (!ids.every((id) => UUID.test(id))) throw validationError("query.link_ids", "must be link ids (UUIDs), comma-separated");
-  const owned = new Set(await findAccountLinkIds(deps.pg, account.id, ids));
+  const owned = new Set(await findLiveLinkIds(deps.pg.db, account.id, ids));
   if (ids.some((id) => !owned.has(id))) throw notFound("Link");
   const r = await prepareReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter });
   const scope = { ...r.scope, linkIds: ids };
@@ -232,9 +215,6 @@ export async function getLinksClicks(
   return { analytics, usage: r.usage };
 }
 
-const DAY_MS = 86_400_000;
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
 /** Lifetime numbers of one link of the account (404 for unknown, deleted or another account's). */
 export async function getLinkStats(
   deps: AnalyticsDeps,
@@ -242,13 +222,14 @@ export async function getLinkStats(
   linkId: string,
   groupBy?: ClickGroup,
 ): Promise<LinkStats & { groups?: Record<string, unknown>[] }> {
-  const link = await findAccountLink(deps.pg, accountId, linkId);
+  const { link } = await resolveReportLinks(deps.pg.db, accountId, { linkId });
   if (!link) throw notFound("Link");
+  const id = link.id;
   const [clicks, groupRows] = await Promise.all([
-    getLinkClickStats(deps.ch, { accountId, linkId }),
-    groupBy ? getLinkGroups(deps.ch, { accountId, linkId, group: groupBy }) : undefined,
+    getLinkClickStats(deps.ch, { accountId, linkId: id }),
+    groupBy ? getLinkGroups(deps.ch, { accountId, linkId: id, group: groupBy }) : undefined,
   ]);
-  const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId }) : 0;
+  const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId: id }) : 0;
   const total = clicks.human_clicks + clicks.bot_clicks;
   const daysActive = Math.max(1, Math.floor((Date.now() - link.created_at.getTime()) / DAY_MS));
   return {
@@ -262,7 +243,7 @@ export async function getLinkStats(
     is_active: link.is_active,
     days_active: daysActive,
     average_clicks_per_day: round2(total / daysActive),
-    conversion_rate: clicks.unique_visitors > 0 ? round2((converters / clicks.unique_visitors) * 100) : 0,
+    conversion_rate: percent(converters, clicks.unique_visitors),
     ...(groupBy && groupRows ? { groups: linkGroups(link, groupBy, groupRows) } : {}),
   };
 }
@@ -297,7 +278,7 @@ function linkGroups(link: LinkFacts, group: ClickGroup, rows: LinkGroupRow[]) {
       unique_visitors: r.unique_visitors,
       conversions: r.conversions,
       revenue: Math.round(r.revenue_cents) / 100,
-      conversion_rate: r.unique_visitors > 0 ? round2((r.converters / r.unique_visitors) * 100) : 0,
+      conversion_rate: percent(r.converters, r.unique_visitors),
     };
   });
 }

@@ -17,7 +17,8 @@ import {
 } from "./model";
 import { getConversionBreakdown, getConversionSummary, getConversionTimeseries, getTimeToConvert } from "./service";
 
-const SCOPE = "Scoped to the account, or to `link_id` / `domain_id` (404 when not the account's); `period` 24h, 7d, 30d (default) or 90d.";
+const SCOPE =
+  "Scoped to the account (deleted links' conversions included), or to `link_id` / `domain_id` (404 when not the account's or a deleted link; `domain_id` covers the live links on the domain); `period` 24h, 7d, 30d (default) or 90d.";
 const report = (id: string, summary: string, data: TSchema, description: string) =>
   operation({
     id,

@@ -1,9 +1,9 @@
 // The conversion reports (docs/api.md "Conversions"); no Elysia here.
-import { notFound } from "../errors";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
-import type { Period } from "../journey/model";
-import { findDomainLinkIds, isOwnedLink, periodStartMs } from "../journey/read";
+import { periodStartMs, type Period } from "../reports/period";
+import { money, percent, round2 } from "../reports/numbers";
+import { resolveReportScope } from "../reports/scope";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
 import * as queries from "./queries";
 
@@ -17,24 +17,10 @@ export interface ScopeQuery {
   link_id?: string;
 }
 
-const money = (cents: number) => Math.round(cents) / 100;
-const round2 = (n: number) => Math.round(n * 100) / 100;
-const percent = (part: number, whole: number) => (whole > 0 ? round2((part / whole) * 100) : 0);
-
-/** The account's scope; 404 when link_id or domain_id is unknown or another account's. */
+/** The account's scope (reports/scope.ts); 404 when link_id or domain_id is unknown, another account's, or a deleted link. */
 async function resolveScope(db: DbOrTx, accountId: string, q: ScopeQuery, nowMs: number): Promise<queries.Scope> {
-  const scope: queries.Scope = { accountId, fromMs: periodStartMs(q.period, nowMs) };
-  if (q.link_id) {
-    const id = q.link_id.toLowerCase();
-    if (!(await isOwnedLink(db, accountId, id))) throw notFound("Link");
-    scope.linkIds = [id];
-  }
-  if (q.domain_id) {
-    const ids = await findDomainLinkIds(db, accountId, q.domain_id.toLowerCase());
-    if (!ids) throw notFound("Domain");
-    scope.linkIds = scope.linkIds ? scope.linkIds.filter((id) => ids.includes(id)) : ids;
-  }
-  return scope;
+  const s = await resolveReportScope(db, accountId, { linkId: q.link_id, domainId: q.domain_id }, periodStartMs(q.period, nowMs));
+  return { accountId, fromMs: s.period, ...(s.linkIds ? { linkIds: s.linkIds } : {}) };
 }
 
 export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ScopeQuery) {

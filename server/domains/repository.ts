@@ -1,7 +1,7 @@
 // The domains table: every query of the domains feature, and the reads other features make of it
-// (the links feature's domain checks and names, the redirect's host lookup).
-import { and, count, eq, inArray, isNotNull, isNull } from "drizzle-orm";
-import { domains, links } from "../storage/postgres/schema";
+// (the links feature's domain checks and names, the redirect's host lookup, the reports' domain scope).
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { domains } from "../storage/postgres/schema";
 import type { DbOrTx } from "../storage/postgres/client";
 
 export type DomainRow = typeof domains.$inferSelect;
@@ -34,14 +34,14 @@ export const markDomainVerified = async (db: DbOrTx, id: string): Promise<Domain
 
 export const deleteDomainRow = (db: DbOrTx, id: string) => db.delete(domains).where(eq(domains.id, id));
 
-/** Live (not deleted) links on the domain. */
-export const countLiveLinksOnDomain = async (db: DbOrTx, id: string): Promise<number> =>
+/** The id of the account's domain of this name; null when the account has none of that name. */
+export const findAccountDomainIdByName = async (db: DbOrTx, accountId: string, name: string): Promise<string | null> =>
   (
     await db
-      .select({ n: count() })
-      .from(links)
-      .where(and(eq(links.domainId, id), isNull(links.deletedAt)))
-  )[0].n;
+      .select({ id: domains.id })
+      .from(domains)
+      .where(and(eq(domains.accountId, accountId), eq(domains.name, name)))
+  )[0]?.id ?? null;
 
 /** Names of the given domain ids (unknown ids are left out). */
 export async function domainNamesByIds(db: DbOrTx, ids: readonly string[]): Promise<Map<string, string>> {

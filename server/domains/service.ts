@@ -4,6 +4,7 @@ import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
 import type { Postgres } from "../storage/postgres/client";
 import * as repo from "./repository";
+import { countLiveLinksOnDomain } from "../links/read";
 import type { DomainHostCache } from "./host-cache";
 import { isHostname, verificationRecord, type DomainJson } from "./model";
 
@@ -98,7 +99,7 @@ export async function verifyDomain(deps: DomainsDeps, accountId: string, id: str
 
 export async function deleteDomain(deps: DomainsDeps, accountId: string, id: string) {
   const domain = await getDomainOrThrow(deps.pg, accountId, id);
-  const n = await repo.countLiveLinksOnDomain(deps.pg.db, id);
+  const n = await countLiveLinksOnDomain(deps.pg.db, id);
   if (n > 0) throw new AppError("CONFLICT", `${n} link(s) still use ${domain.name}; delete or move them first`, { links: n });
   await repo.deleteDomainRow(deps.pg.db, id);
   await deps.domainCache.invalidate(domain.name);

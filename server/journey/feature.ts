@@ -14,7 +14,7 @@ import type { Kv } from "../storage/kv";
 import type { Postgres } from "../storage/postgres/client";
 import { IngestAdmission } from "./admission";
 import { openIdempotencyGuard } from "./idempotency/guard";
-import { createLinkOwnership } from "./link-cache";
+import { createLinkOwnership } from "../links/read";
 import { IDEMPOTENCY_WINDOW_MS } from "./model";
 import { journeyRoutes } from "./routes";
 import { createUsageMeter } from "./usage";

@@ -10,7 +10,7 @@ import { ALREADY_PROCESSED, type IdempotencyGuard, type Ticket } from "./idempot
 import type { DbOrTx } from "../storage/postgres/client";
 import type { Metrics } from "../http/metrics";
 import type { Logger } from "../http/logger";
-import type { LinkOwnership } from "./link-cache";
+import type { LinkOwnership } from "../links/read";
 import type { IngestAdmission, Refusal } from "./admission";
 import type { UsageMeter, Reservation } from "./usage";
 import { validateBatch } from "./validate";

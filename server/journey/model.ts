@@ -5,6 +5,7 @@ import { StrictQuery } from "../http/strict-query";
 import type { TSchema } from "@sinclair/typebox";
 import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
+import { PERIODS, type Period } from "../reports/period";
 
 export const EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
 export const DEVICE_TYPES = ["mobile", "desktop", "tablet"] as const;
@@ -79,8 +80,7 @@ export const FIELD_MESSAGES: Record<string, string> = {
   properties: `must be a flat object of at most ${MAX_PROPERTIES} keys with string, number, boolean or null values`,
 };
 
-export const PERIODS = { "24h": 86_400, "7d": 7 * 86_400, "30d": 30 * 86_400, "90d": 90 * 86_400 } as const;
-export type Period = keyof typeof PERIODS;
+export { PERIODS, type Period } from "../reports/period";
 export const PeriodSchema = t.Union(Object.keys(PERIODS).map((p) => t.Literal(p as Period)));
 
 export const LinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });

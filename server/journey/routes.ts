@@ -83,7 +83,8 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
           id: "getJourneySummary",
           tag: "Journey",
           summary: "Journey summary of a link",
-          description: "`period` is 24h, 7d, 30d (default) or 90d, in whole UTC hours.",
+          description:
+            "`period` is 24h, 7d, 30d (default) or 90d, in whole UTC hours. A deleted link's reports are 404, as an unknown link's.",
           responses: { 200: { description: "Visitors, sessions, events and the top pages and events", data: m.JourneySummary } },
           errors: ["NOT_FOUND", ...REPORT_ERRORS],
         }),

@@ -1,11 +1,12 @@
 // The journey reports (summary, sessions, events, funnel) of one link; no Elysia here.
-import { notFound, validationError } from "../errors";
+import { validationError } from "../errors";
 import type { Page } from "../http/envelope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
-import { periodStartMs } from "./read";
-import { isOwnedLink } from "./repository";
+import { periodStartMs } from "../reports/period";
+import { percent } from "../reports/numbers";
+import { resolveReportScope } from "../reports/scope";
 import * as queries from "./queries";
 import { listJourneySessions } from "./sessions-query";
 
@@ -14,11 +15,10 @@ export interface ReportDeps {
   ch: Clickhouse;
 }
 
-/** The link's range for queries; 404 for an unknown link and for another account's link alike. */
+/** The link's range for queries; 404 for an unknown, deleted or another account's link alike (reports/scope.ts). */
 export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: string, period?: Period): Promise<queries.LinkRange> {
-  const id = linkId.toLowerCase();
-  if (!(await isOwnedLink(db, accountId, id))) throw notFound("Link");
-  return { accountId, linkId: id, fromMs: periodStartMs(period) };
+  const scope = await resolveReportScope(db, accountId, { linkId }, periodStartMs(period));
+  return { accountId, linkId: scope.link!.id, fromMs: scope.period };
 }
 
 export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period }) {
@@ -56,8 +56,6 @@ export function parseSteps(raw: string): string[] {
   if (steps.length > MAX_FUNNEL_STEPS) throw validationError("query.steps", `at most ${MAX_FUNNEL_STEPS} steps`);
   return steps;
 }
-
-const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0);
 
 export async function getFunnel(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; steps: string }) {
   const steps = parseSteps(q.steps);

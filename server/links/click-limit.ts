@@ -14,6 +14,7 @@ import type { Postgres } from "../storage/postgres/client";
 import type { CachedLink } from "./cache";
 import { countLimitedClicks, markReachedLimits, returnLeasedClicks, type ReachedLimit } from "./repository";
 import { shortUrl } from "./urls";
+import { domainNamesOf } from "./domain-names";
 
 interface Ask {
   links: CachedLink[];
@@ -147,15 +148,16 @@ export const LIMIT_SWEEP_BATCH = 200;
 export async function announceReachedLimits(pg: Postgres, baseUrl: string, ids: string[] | null = null): Promise<number> {
   return pg.db.transaction(async (tx) => {
     const rows = await markReachedLimits(pg, tx, ids, LIMIT_SWEEP_BATCH);
-    for (const link of rows) await emitEvent(tx, link.account_id, "link.expired", limitExpiredPayload(baseUrl, link));
+    const names = await domainNamesOf(tx, rows);
+    for (const link of rows) await emitEvent(tx, link.account_id, "link.expired", limitExpiredPayload(baseUrl, link, names));
     return rows.length;
   });
 }
 
-const limitExpiredPayload = (baseUrl: string, link: ReachedLimit) => ({
+const limitExpiredPayload = (baseUrl: string, link: ReachedLimit, domainNames: Map<string, string>) => ({
   id: link.id,
   short_code: link.short_code,
-  short_url: shortUrl(baseUrl, link.short_code, link.domain_name),
+  short_url: shortUrl(baseUrl, link.short_code, link.domain_id && domainNames.get(link.domain_id)),
   original_url: link.original_url,
   reason: "max_clicks",
   max_clicks: link.max_clicks,

@@ -8,6 +8,7 @@ import { periodicJob } from "../periodic-job";
 import { announceReachedLimits, LIMIT_SWEEP_BATCH } from "./click-limit";
 import { markExpiredLinks } from "./repository";
 import { shortUrl } from "./urls";
+import { domainNamesOf } from "./domain-names";
 
 export const SWEEP_INTERVAL_MS = 30_000;
 const BATCH = 200;
@@ -16,11 +17,12 @@ const BATCH = 200;
 export async function sweepExpiredLinks(pg: Postgres, baseUrl: string): Promise<number> {
   return pg.db.transaction(async (tx) => {
     const rows = await markExpiredLinks(pg, tx, BATCH);
+    const names = await domainNamesOf(tx, rows);
     for (const link of rows) {
       await emitEvent(tx, link.account_id, "link.expired", {
         id: link.id,
         short_code: link.short_code,
-        short_url: shortUrl(baseUrl, link.short_code, link.domain_name),
+        short_url: shortUrl(baseUrl, link.short_code, link.domain_id && names.get(link.domain_id)),
         original_url: link.original_url,
         expires_at: new Date(link.expires_at).toISOString(),
         reason: "expires_at",

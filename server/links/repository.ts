@@ -1,7 +1,24 @@
 // Postgres access for links (the only file of this feature that touches drizzle).
-import { and, asc, desc, eq, gt, gte, isNotNull, isNull, lt, lte, sql, type SQL, arrayOverlaps, count, inArray } from "drizzle-orm";
+import {
+  and,
+  asc,
+  desc,
+  eq,
+  gt,
+  gte,
+  isNotNull,
+  isNull,
+  lt,
+  lte,
+  sql,
+  type SQL,
+  arrayOverlaps,
+  count,
+  getTableColumns,
+  inArray,
+} from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import { domains, linkCounts, linkDestinations, links, purgedLinks } from "../storage/postgres/schema";
+import { linkCounts, linkDestinations, links, purgedLinks, type LinkRuleJson, type LinkVariantJson } from "../storage/postgres/schema";
 import type { Db, DbOrTx, Postgres } from "../storage/postgres/client";
 import type { ListLinksInput, SortField } from "./model";
 
@@ -108,8 +125,11 @@ const SORT_KEYS: Record<SortField, (AnyPgColumn | SQL)[]> = {
 export const liveLinkCount = async (db: DbOrTx, accountId: string) =>
   (await db.select({ n: linkCounts.live }).from(linkCounts).where(eq(linkCounts.accountId, accountId)))[0]?.n ?? 0;
 
+/** The list's filters, with `domain` (a name) resolved by the domains feature: its id, or null when the account has none of that name. */
+export type ListFilter = ListLinksInput & { tagList: string[]; namedDomainId?: string | null };
+
 /** The list's filters as one condition; `unfiltered` when only the account's live links are asked for. */
-function listCondition(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
+function listCondition(accountId: string, q: ListFilter) {
   const where: (SQL | undefined)[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
   const unfiltered = where.length;
   if (q.search) {
@@ -121,39 +141,49 @@ function listCondition(db: DbOrTx, accountId: string, q: ListLinksInput & { tagL
   if (q.is_active !== undefined) where.push(eq(links.isActive, q.is_active));
   if (q.has_password !== undefined) where.push(q.has_password ? isNotNull(links.passwordHash) : isNull(links.passwordHash));
   if (q.domain_id) where.push(eq(links.domainId, q.domain_id));
-  if (q.domain)
-    where.push(
-      inArray(
-        links.domainId,
-        db
-          .select({ id: domains.id })
-          .from(domains)
-          .where(and(eq(domains.accountId, accountId), eq(domains.name, q.domain.toLowerCase()))),
-      ),
-    );
+  if (q.namedDomainId !== undefined) where.push(q.namedDomainId === null ? sql`false` : eq(links.domainId, q.namedDomainId));
   if (q.created_after) where.push(gte(links.createdAt, new Date(q.created_after)));
   if (q.created_before) where.push(lte(links.createdAt, new Date(q.created_before)));
   if (q.last_active_after) where.push(gt(links.lastAccessedAt, new Date(q.last_active_after)));
   return { condition: and(...where), unfiltered: where.length === unfiltered };
 }
 
-/** Every link meeting the list's filters, newest first: ids only (the clicks sort orders them itself). */
-export async function listLinkIds(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
-  const { condition } = listCondition(db, accountId, q);
-  return (await db.select({ id: links.id }).from(links).where(condition).orderBy(desc(links.createdAt), desc(links.id))).map((r) => r.id);
+/**
+ * One page of the links meeting the list's filters ordered by `counts` (a link absent from it counts 0;
+ * sort_by=clicks_7d), ties newest first, and how many meet the filters. The counts join in Postgres as
+ * two array parameters, so only the page's rows come back, however many links the filters match.
+ */
+export async function listLinkRowsByCount(db: DbOrTx, accountId: string, q: ListFilter, counts: Map<string, number>) {
+  const { condition, unfiltered } = listCondition(accountId, q);
+  const page = q.page ?? 1;
+  const perPage = q.per_page ?? 20;
+  const n = sql`coalesce(c.n, 0)`;
+  const byCount = q.sort_order === "asc" ? asc(n) : desc(n);
+  const [rows, total] = await Promise.all([
+    db
+      .select(getTableColumns(links))
+      .from(links)
+      .leftJoin(
+        sql`unnest(${`{${[...counts.keys()].join(",")}}`}::uuid[], ${`{${[...counts.values()].join(",")}}`}::bigint[]) as c(id, n)`,
+        sql`c.id = ${links.id}`,
+      )
+      .where(condition)
+      .orderBy(byCount, desc(links.createdAt), desc(links.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    unfiltered
+      ? liveLinkCount(db, accountId)
+      : db
+          .select({ n: count() })
+          .from(links)
+          .where(condition)
+          .then(([{ n }]) => n),
+  ]);
+  return { rows, total, page, perPage };
 }
 
-/** These links of the account, in no particular order. */
-export const findLinkRowsByIds = (db: DbOrTx, accountId: string, ids: string[]) =>
-  ids.length
-    ? db
-        .select()
-        .from(links)
-        .where(and(eq(links.accountId, accountId), inArray(links.id, ids)))
-    : Promise.resolve([]);
-
-export async function listLinkRows(db: DbOrTx, accountId: string, q: ListLinksInput & { tagList: string[] }) {
-  const { condition, unfiltered } = listCondition(db, accountId, q);
+export async function listLinkRows(db: DbOrTx, accountId: string, q: ListFilter) {
+  const { condition, unfiltered } = listCondition(accountId, q);
   const page = q.page ?? 1;
   const perPage = q.per_page ?? 20;
   // id breaks ties in the same direction, so the links_live_* indexes give the order in one scan.
@@ -249,7 +279,7 @@ export interface ReachedLimit {
   max_clicks: number;
   max_clicks_url: string | null;
   counted_clicks: number | string;
-  domain_name: string | null;
+  domain_id: string | null;
 }
 
 /** Marks limited links whose count reached the limit (these ids, or any) as announced; returns them. */
@@ -270,8 +300,7 @@ export async function markReachedLimits(pg: Postgres, tx: DbOrTx, ids: string[] 
       for update skip locked)
     update links l set limit_notified_at = now()
     from due where l.id = due.id
-    returning l.id, l.account_id, l.short_code, l.original_url, l.max_clicks, l.max_clicks_url, l.counted_clicks,
-      (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+    returning l.id, l.account_id, l.short_code, l.original_url, l.max_clicks, l.max_clicks_url, l.counted_clicks, l.domain_id`,
     tx,
   );
 }
@@ -283,7 +312,7 @@ export interface ExpiredLink {
   original_url: string;
   expires_at: string | Date;
   expired_url: string | null;
-  domain_name: string | null;
+  domain_id: string | null;
 }
 
 /** Marks up to `batch` links whose expires_at has passed and that were not announced yet; returns them. */
@@ -298,8 +327,7 @@ export const markExpiredLinks = (pg: Postgres, tx: DbOrTx, batch: number) =>
       for update skip locked)
     update links l set expired_notified_at = now()
     from due where l.id = due.id
-    returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at, l.expired_url,
-      (select d.name from domains d where d.id = l.domain_id) as domain_name`,
+    returning l.id, l.account_id, l.short_code, l.original_url, l.expires_at, l.expired_url, l.domain_id`,
     tx,
   );
 
@@ -318,3 +346,124 @@ export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, n
     from (values ${values}) as v(id, ts)
     where links.id = v.id`);
 }
+
+// What the reports read of links (offered to them through read.ts). A deleted link, in the trash or
+// purged, is in none of these answers: docs/api.md "Deleted links in reports".
+
+/** What a report shows of one link. */
+export interface LinkFacts {
+  id: string;
+  short_code: string;
+  original_url: string;
+  is_active: boolean;
+  created_at: Date;
+  last_accessed_at: Date | null;
+  rules: LinkRuleJson[] | null;
+  variants: LinkVariantJson[] | null;
+}
+
+/** The live link of the account, for its reports; null when unknown, deleted or another account's. */
+export async function findLinkFacts(db: DbOrTx, accountId: string, id: string): Promise<LinkFacts | null> {
+  const rows = await db
+    .select({
+      id: links.id,
+      short_code: links.shortCode,
+      original_url: links.originalUrl,
+      is_active: links.isActive,
+      created_at: links.createdAt,
+      last_accessed_at: links.lastAccessedAt,
+      rules: links.rules,
+      variants: links.variants,
+    })
+    .from(links)
+    .where(and(eq(links.id, id), eq(links.accountId, accountId), isNull(links.deletedAt)));
+  return rows[0] ?? null;
+}
+
+/** The ids among `ids` that are live links of the account. */
+export async function findLiveLinkIds(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .select({ id: links.id })
+    .from(links)
+    .where(and(eq(links.accountId, accountId), inArray(links.id, [...ids]), isNull(links.deletedAt)));
+  return rows.map((r) => r.id);
+}
+
+/** Whether some live link of the account carries the tag. */
+export async function isLiveTag(db: DbOrTx, accountId: string, tag: string): Promise<boolean> {
+  const rows = await db
+    .select({ one: sql`1` })
+    .from(links)
+    .where(and(eq(links.accountId, accountId), isNull(links.deletedAt), sql`${links.tags} @> array[${tag}]::text[]`))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** What selects a report's links by what they are now. */
+export interface LinkSelection {
+  linkId?: string;
+  tag?: string;
+  campaignId?: string;
+  domainId?: string;
+}
+
+/** The account's live links meeting every condition given (an empty list when none does). */
+export async function findLiveLinkIdsWhere(db: DbOrTx, accountId: string, s: LinkSelection): Promise<string[]> {
+  const where: SQL[] = [eq(links.accountId, accountId), isNull(links.deletedAt)];
+  if (s.linkId !== undefined) where.push(eq(links.id, s.linkId));
+  if (s.tag !== undefined) where.push(sql`${links.tags} @> array[${s.tag}]::text[]`);
+  if (s.campaignId !== undefined) where.push(eq(links.campaignId, s.campaignId));
+  if (s.domainId !== undefined) where.push(eq(links.domainId, s.domainId));
+  const rows = await db
+    .select({ id: links.id })
+    .from(links)
+    .where(and(...where));
+  return rows.map((r) => r.id);
+}
+
+export interface LinkCounts {
+  total_links: number;
+  total_links_count: number;
+  links_this_month: number;
+}
+
+/**
+ * Live links of the account: total_links in the report's scope (created by the range's end, on the
+ * domain — null: a domain the account does not have — and among `linkIds` when given);
+ * total_links_count every one; links_this_month created since the month began (UTC).
+ */
+export async function countReportLinks(
+  db: DbOrTx,
+  a: { accountId: string; rangeEnd: string; monthStart: string; domainId?: string | null; linkIds?: string[] },
+): Promise<LinkCounts> {
+  const inDomain: SQL = a.domainId === undefined ? sql`true` : a.domainId === null ? sql`false` : sql`${links.domainId} = ${a.domainId}`;
+  const inLinks: SQL =
+    a.linkIds === undefined
+      ? sql`true`
+      : a.linkIds.length === 0
+        ? sql`false`
+        : // One array parameter, not one per link: a tag may cover more links than a statement takes parameters (65,535).
+          sql`${links.id} = any(${`{${a.linkIds.join(",")}}`}::uuid[])`;
+  const inRange = sql`${links.createdAt} < ((${a.rangeEnd}::date + 1)::timestamp at time zone 'UTC')`;
+  const [r] = await db
+    .select({
+      total_links: sql<number>`count(*) filter (where ${inDomain} and ${inLinks} and ${inRange})`.mapWith(Number),
+      total_links_count: sql<number>`count(*)`.mapWith(Number),
+      links_this_month: sql<number>`count(*) filter (where ${links.createdAt} >= (${a.monthStart}::timestamp at time zone 'UTC'))`.mapWith(
+        Number,
+      ),
+    })
+    .from(links)
+    .where(and(eq(links.accountId, a.accountId), isNull(links.deletedAt)));
+  return r;
+}
+
+/** Live links on the domain (a domain with links cannot be removed). */
+export const countLiveLinksOnDomain = async (db: DbOrTx, domainId: string): Promise<number> =>
+  (
+    await db
+      .select({ n: count() })
+      .from(links)
+      .where(and(eq(links.domainId, domainId), isNull(links.deletedAt)))
+  )[0].n;

@@ -5,7 +5,7 @@ import { getAccountLinkClicks } from "../analytics/read";
 import type { Tier } from "../tiers";
 import { emitEvent } from "../webhooks/outbox";
 import { isUniqueViolation } from "../storage/postgres/errors";
-import { domainNamesByIds } from "../domains/read";
+import { domainNamesByIds, findAccountDomainIdByName } from "../domains/read";
 import type { DbOrTx, Postgres } from "../storage/postgres/client";
 import type { AccountRecord } from "../accounts/principal";
 import type { Page } from "../http/envelope";
@@ -125,34 +125,23 @@ export async function listLinks(deps: LinksDeps, accountId: string, q: ListLinks
     created_before: utcTime(q, "created_before"),
     last_active_after: utcTime(q, "last_active_after"),
   };
-  if (q.sort_by === CLICKS_SORT) return listLinksByClicks(deps, accountId, { ...q, ...times, tagList });
-  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, { ...q, ...times, tagList });
+  const namedDomainId = q.domain ? await findAccountDomainIdByName(deps.pg.db, accountId, q.domain.toLowerCase()) : undefined;
+  const filter: repo.ListFilter = { ...q, ...times, tagList, namedDomainId };
+  if (q.sort_by === CLICKS_SORT) return listLinksByClicks(deps, accountId, filter);
+  const { rows, total, page, perPage } = await repo.listLinkRows(deps.pg.db, accountId, filter);
   return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
 
 /**
- * sort_by=clicks_7d: the filtered links' ids (newest first), ordered by people's clicks of the last 7 days
- * from the click analytics (one aggregate query), then one page of them read. Costs a scan of the
- * account's matching ids, so it is for the console's column, not for paging through huge accounts.
+ * sort_by=clicks_7d: people's clicks per link of the last 7 days from the click analytics (one aggregate
+ * query: the links clicked in that time), then one page of the filtered links in that order, read by
+ * Postgres (links without clicks count 0; ties newest first).
  */
-async function listLinksByClicks(deps: LinksDeps, accountId: string, q: ListLinksInput & { tagList: string[] }): Promise<Page<LinkJson>> {
-  const page = q.page ?? 1;
-  const perPage = q.per_page ?? 20;
+async function listLinksByClicks(deps: LinksDeps, accountId: string, q: repo.ListFilter): Promise<Page<LinkJson>> {
   const since = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
-  const [ids, clicks] = await Promise.all([
-    repo.listLinkIds(deps.pg.db, accountId, q),
-    getAccountLinkClicks(deps.ch, { accountId, since }),
-  ]);
-  const sign = q.sort_order === "asc" ? 1 : -1;
-  const ordered = ids
-    .map((id, i) => ({ id, i, n: clicks.get(id) ?? 0 }))
-    .sort((a, b) => sign * (a.n - b.n) || a.i - b.i)
-    .slice((page - 1) * perPage, page * perPage)
-    .map((o) => o.id);
-  const rows = await repo.findLinkRowsByIds(deps.pg.db, accountId, ordered);
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const inOrder = ordered.map((id) => byId.get(id)).filter((r): r is repo.LinkRow => r !== undefined);
-  return { items: await serializeLinks(deps, deps.pg.db, inOrder), meta: { page, per_page: perPage, total: ids.length } };
+  const clicks = await getAccountLinkClicks(deps.ch, { accountId, since });
+  const { rows, total, page, perPage } = await repo.listLinkRowsByCount(deps.pg.db, accountId, q, clicks);
+  return { items: await serializeLinks(deps, deps.pg.db, rows), meta: { page, per_page: perPage, total } };
 }
 
 /** The new destination of a PATCH (`url`, or its other name `original_url`), validated; undefined when unchanged. */

@@ -8,6 +8,7 @@ import type { RedirectDeps } from "./feature";
 import { redirectAndRecord, SHORT_CODE } from "./record-click";
 import { wantsPreview } from "./bots";
 import { hasQrMarker, serveLink } from "./serve-link";
+import type { RedirectRequest } from "./redirect-request";
 
 export function createFastRedirect(deps: RedirectDeps) {
   const defaultHost = new URL(deps.config.baseUrl).host;
@@ -33,11 +34,8 @@ export function createFastRedirect(deps: RedirectDeps) {
     const ua = request.headers.get("user-agent") ?? "";
     if (wantsPreview(ua)) return undefined;
 
-    const search = q < 0 ? "" : url.slice(q);
-    const answer =
-      link.targeting === null && !hasQrMarker(search)
-        ? redirectAndRecord(deps, request, server, link, search, ua, true)
-        : serveLink(deps, request, server, link, search, ua, true);
+    const r: RedirectRequest = { request, server, link, search: q < 0 ? "" : url.slice(q), ua, fast: true };
+    const answer = link.targeting === null && !hasQrMarker(r.search) ? redirectAndRecord(deps, r) : serveLink(deps, r);
     counter.observe((performance.now() - started) / 1000);
     return answer;
   };

@@ -1,7 +1,7 @@
 // The click record of one served redirect, written to the spool before the response goes out.
 import type { RedirectDeps } from "./feature";
-import type { CachedLink } from "../links/cache";
 import type { RawClick } from "../ingest/clicks/record";
+import type { RedirectRequest } from "./redirect-request";
 import { clientAddress } from "../http/request-context";
 import { buildDestination } from "./destination";
 import { proxyCountryHeader } from "./request-facts";
@@ -20,22 +20,12 @@ export interface ServedBy {
 }
 
 type ClickDeps = Pick<RedirectDeps, "config" | "streams">;
-/** The server a request came through (its peer address is the client's, unless behind a trusted proxy). */
-type Peer = Parameters<typeof clientAddress>[1];
 
 /**
  * Records the click of a served redirect. The clicks of one event-loop turn share a write syscall;
  * `written` settles after it, and every answer that reveals the destination waits for it.
  */
-export function recordClick(
-  deps: ClickDeps,
-  request: Request,
-  server: Peer,
-  link: CachedLink,
-  search: string,
-  ua: string,
-  served?: ServedBy,
-) {
+export function recordClick(deps: ClickDeps, { request, server, link, search, ua }: RedirectRequest, served?: ServedBy) {
   const h = request.headers;
   const click: RawClick = {
     click_id: crypto.randomUUID(),
@@ -66,26 +56,17 @@ export function recordClick(
 }
 
 /**
- * The 302 of a served redirect, sent only once its click record is written. With `clickIdHeader`
- * (the fast path, which bypasses the app's request-id plumbing) the click id is the X-Request-Id.
+ * The 302 of a served redirect, sent only once its click record is written. On the fast path (which
+ * bypasses the app's request-id plumbing) the click id is the X-Request-Id.
  */
-export function redirectAndRecord(
-  deps: ClickDeps,
-  request: Request,
-  server: Peer,
-  link: CachedLink,
-  search: string,
-  ua: string,
-  clickIdHeader = false,
-  served?: ServedBy,
-): Promise<Response> {
-  const { clickId, written } = recordClick(deps, request, server, link, search, ua, served);
+export function redirectAndRecord(deps: ClickDeps, r: RedirectRequest, served?: ServedBy): Promise<Response> {
+  const { clickId, written } = recordClick(deps, r, served);
   const headers: Record<string, string> = {
-    location: buildDestination(link, search, clickId, served?.url),
+    location: buildDestination(r.link, r.search, clickId, served?.url),
     "cache-control": "private, max-age=0",
     "referrer-policy": "no-referrer-when-downgrade",
   };
-  if (clickIdHeader) headers["x-request-id"] = clickId;
+  if (r.fast) headers["x-request-id"] = clickId;
   if (served?.setCookie) headers["set-cookie"] = served.setCookie;
   const response = new Response(null, { status: 302, headers });
   return written.then(() => response);

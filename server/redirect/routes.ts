@@ -8,6 +8,7 @@ import { shortUrl } from "../links/urls";
 import { clientAddress } from "../http/request-context";
 import { recordClick, SHORT_CODE } from "./record-click";
 import { fallbackRedirect, serveLink } from "./serve-link";
+import type { Peer, RedirectRequest } from "./redirect-request";
 import { expiredPage, notFoundPage, passwordPage, previewPage, tooManyAttemptsPage } from "./pages";
 
 const PASSWORD_ATTEMPTS = 10;
@@ -34,25 +35,19 @@ export function redirectRoutes(deps: RedirectDeps) {
     return link;
   };
 
-  const redirect = (request: Request, server: Parameters<typeof clientAddress>[1], link: CachedLink) => {
+  const redirectRequest = (request: Request, server: Peer, link: CachedLink, search?: string): RedirectRequest => {
     const qIndex = request.url.indexOf("?");
-    return serveLink(deps, request, server, link, qIndex >= 0 ? request.url.slice(qIndex) : "", request.headers.get("user-agent") ?? "");
+    search ??= qIndex >= 0 ? request.url.slice(qIndex) : "";
+    return { request, server, link, search, ua: request.headers.get("user-agent") ?? "", fast: false };
   };
+  const redirect = (request: Request, server: Peer, link: CachedLink) => serveLink(deps, redirectRequest(request, server, link));
 
-  const serve = async ({
-    request,
-    params,
-    server,
-  }: {
-    request: Request;
-    params: { code: string };
-    server: Parameters<typeof clientAddress>[1];
-  }) => {
+  const serve = async ({ request, params, server }: { request: Request; params: { code: string }; server: Peer }) => {
     const link = await resolve(request, params.code);
     if (link instanceof Response) return link;
     const ua = request.headers.get("user-agent") ?? "";
     if (wantsPreview(ua)) {
-      await recordClick(deps, request, server, link, "", ua).written;
+      await recordClick(deps, redirectRequest(request, server, link, "")).written;
       const url = shortUrl(deps.config.baseUrl, link.code, link.domainId ? (request.headers.get("host") ?? null) : null);
       // Behind a password nothing of the destination shows: its title, description and image may
       // have been read from the page itself.

@@ -1,16 +1,14 @@
 // A served redirect of a link that is more than a plain redirect: opened from its QR code, limited by
 // max_clicks, or with rules or variants. Plain links never come here (the fast path checks for them).
 import type { RedirectDeps } from "./feature";
-import type { CachedLink } from "../links/cache";
 import type { LinkTargeting } from "../links/cached-targeting";
-import type { clientAddress } from "../http/request-context";
 import { redirectAndRecord, type ServedBy } from "./record-click";
+import type { RedirectRequest } from "./redirect-request";
 import { chooseDestination, type TargetingContext } from "./targeting";
 import { requestAgent } from "./request-facts";
 import { limitReachedPage, unavailablePage } from "./pages";
 
 type Deps = Pick<RedirectDeps, "config" | "streams" | "clickLimits">;
-type Server = Parameters<typeof clientAddress>[1];
 
 /** The QR code's short URL carries `qr=1`: the redirect strips it and records the click as a scan. */
 export const QR_MARKER = "qr=1";
@@ -38,38 +36,30 @@ export function fallbackRedirect(url: string, requestId?: string): Response {
 const limitReached = (t: LinkTargeting, clickIdHeader: boolean) =>
   t.maxClicksUrl ? fallbackRedirect(t.maxClicksUrl, clickIdHeader ? crypto.randomUUID() : undefined) : limitReachedPage();
 
-export function serveLink(
-  deps: Deps,
-  request: Request,
-  server: Server,
-  link: CachedLink,
-  search: string,
-  ua: string,
-  clickIdHeader = false,
-): Promise<Response> {
+export function serveLink(deps: Deps, r: RedirectRequest): Promise<Response> {
   let src: "qr" | undefined;
-  if (hasQrMarker(search)) {
-    const stripped = stripQrMarker(search);
-    search = stripped.search;
+  if (hasQrMarker(r.search)) {
+    const stripped = stripQrMarker(r.search);
+    r = { ...r, search: stripped.search };
     if (stripped.qr) src = "qr";
   }
-  const t = link.targeting;
-  if (!t) return redirectAndRecord(deps, request, server, link, search, ua, clickIdHeader, src && { src });
-  const ctx: TargetingContext = { request, server, ua, search, config: deps.config };
+  const t = r.link.targeting;
+  if (!t) return redirectAndRecord(deps, r, src && { src });
+  const ctx: TargetingContext = { request: r.request, server: r.server, ua: r.ua, search: r.search, config: deps.config };
   const serve = () => {
-    const served: ServedBy = chooseDestination(link, t, ctx);
+    const served: ServedBy = chooseDestination(r.link, t, ctx);
     if (src) served.src = src;
-    return redirectAndRecord(deps, request, server, link, search, ua, clickIdHeader, served);
+    return redirectAndRecord(deps, r, served);
   };
   if (t.maxClicks === null) return serve();
-  if (link.limitReached) return Promise.resolve(limitReached(t, clickIdHeader));
-  ctx.agent = requestAgent(request, ua);
+  if (r.link.limitReached) return Promise.resolve(limitReached(t, r.fast));
+  ctx.agent = requestAgent(r.request, r.ua);
   if (ctx.agent.is_bot) return serve(); // bots do not use up the limit
-  const granted = deps.clickLimits.take(link);
+  const granted = deps.clickLimits.take(r.link);
   if (granted === true) return serve();
-  if (granted === false) return Promise.resolve(limitReached(t, clickIdHeader));
+  if (granted === false) return Promise.resolve(limitReached(t, r.fast));
   return granted.then(
-    (yes) => (yes ? serve() : limitReached(t, clickIdHeader)),
+    (yes) => (yes ? serve() : limitReached(t, r.fast)),
     () => unavailablePage(),
   );
 }

@@ -4,7 +4,7 @@
 import type { CachedLink } from "../links/cache";
 import type { CompiledRule, CompiledVariant, LinkTargeting } from "../links/cached-targeting";
 import type { ParsedAgent } from "../visitors/user-agent";
-import type { clientAddress } from "../http/request-context";
+import type { RedirectRequest } from "./redirect-request";
 import { osFamily, preferredLanguage, requestAgent, requestCountry } from "./request-facts";
 
 export const VARIANT_COOKIE = "svc_v";
@@ -18,12 +18,8 @@ export interface Choice {
   setCookie?: string;
 }
 
-export interface TargetingContext {
-  request: Request;
-  server: Parameters<typeof clientAddress>[1];
-  ua: string;
-  /** The short URL's query (with "?"), QR marker removed. */
-  search: string;
+/** The request (its search with the QR marker removed), and what targeting reads beside it. */
+export interface TargetingContext extends Pick<RedirectRequest, "request" | "server" | "ua" | "search"> {
   config: { trustProxy: boolean; geoipCityDb?: string; baseUrl: string };
   /** Already parsed for the click limit, when the link has one. */
   agent?: ParsedAgent;

@@ -2,6 +2,7 @@
 // invitations, password reset, the signed-in user's sessions and password, and the team.
 import { Elysia } from "elysia";
 import type { UsersFeatureDeps } from "./feature";
+import type { Mailer } from "../mail/mailer";
 import { Envelope } from "../http/envelope";
 import { clientAddress } from "../http/request-context";
 import { checkSameOrigin } from "../http/same-origin";
@@ -15,7 +16,7 @@ import * as resets from "./resets";
 import type { UsersDeps } from "./service";
 import type { Principal } from "../accounts/principal";
 
-export function usersRoutes(deps: UsersFeatureDeps) {
+export function usersRoutes(deps: UsersFeatureDeps & { mailer: Mailer | null }) {
   const ctx: UsersDeps = {
     pg: deps.pg,
     kv: deps.kv,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { domains } from "../../server/storage/postgres/schema";
 
 let t: TestApp;
 let key: string;
@@ -347,6 +348,26 @@ describe("GET /links", () => {
       expect({ q, status: res.status, field: res.body.error.details.fields[0].field }).toEqual({ q, status: 400, field });
       expect(res.body.error.message).toStartWith(`${field}: must be an integer from`);
     }
+  });
+
+  test("domain (a name) lists the links on the account's domain of that name, and none for a name the account does not have", async () => {
+    const acc = await t.createAccount({ tier: "scale" });
+    const other = await t.createAccount({ tier: "scale" });
+    const host = `go-${crypto.randomUUID().slice(0, 8)}.example`;
+    const [domain] = await t.runtime.deps.pg.db
+      .insert(domains)
+      .values({ accountId: acc.accountId, name: host, verificationToken: "x", verifiedAt: new Date() })
+      .returning();
+    const onDomain = await create({ url: "https://example.com/on", title: "On", description: "", domain_id: domain.id }, acc.key);
+    await create({ url: "https://example.com/off", title: "Off", description: "" }, acc.key);
+    const list = async (q: string, k = acc.key) => (await t.call(`${P}/links?${q}`, { key: k })).body;
+    for (const q of [`domain=${host.toUpperCase()}`, `domain=${host}&sort_by=clicks_7d`]) {
+      const page = await list(q);
+      expect(page.data.map((l: any) => l.id)).toEqual([onDomain.body.data.id]);
+      expect(page.meta.total).toBe(1);
+    }
+    expect((await list("domain=unknown.example")).meta.total).toBe(0);
+    expect((await list(`domain=${host}`, other.key)).meta.total).toBe(0);
   });
 
   test("meta.total stays exact through create, bulk, delete, restore, purge and direct SQL, per account", async () => {

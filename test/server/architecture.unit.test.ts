@@ -249,6 +249,20 @@ test("visitor classification (server/visitors/) is a leaf: it imports nothing of
   expect(offenders).toEqual([]);
 });
 
+test("what the reports share (server/reports/) reaches features only through their read.ts", () => {
+  // The report scope is one answer for three features: it asks the owners, never their tables or services.
+  const reports = files(join(ROOT, "server/reports"));
+  expect(reports.map(rel)).toContain("server/reports/scope.ts");
+  const offenders = reports.flatMap((f) =>
+    imports(f)
+      .filter((i) => i.spec.startsWith("."))
+      .map((i) => rel(resolveImport(f, i.spec)))
+      .filter((target) => FEATURES.includes(target.split("/")[1]) && !target.endsWith("/read.ts"))
+      .map((target) => `${rel(f)} → ${target}`),
+  );
+  expect(offenders).toEqual([]);
+});
+
 /** The composition root: what builds the runtime, the app and the server out of the features. */
 const COMPOSITION_ROOT = ["runtime.ts", "app.ts", "features.ts", "serve.ts", "main.ts"].map((f) => join(ROOT, "server", f));
 
@@ -344,4 +358,80 @@ test("the SQL check sees drizzle, sql templates and ClickHouse text", () => {
   expect(holdsSql(join(ROOT, "server/links/repository.ts"))).toBe(true);
   expect(holdsSql(join(ROOT, "server/journey/funnel-query.ts"))).toBe(true);
   expect(holdsSql(join(ROOT, "server/links/serialize.ts"))).toBe(false);
+});
+
+/**
+ * The owner of each Postgres table: the one folder under server/ whose repository (or query module)
+ * queries it. Another feature asks the owner through its read.ts (links/read.ts: ownership, the link
+ * ids of a domain, campaign or tag, link facts), so each question has one answer.
+ */
+const TABLE_OWNERS: Record<string, string> = {
+  accounts: "accounts",
+  api_keys: "accounts",
+  users: "users",
+  team_members: "users",
+  user_sessions: "users",
+  invitations: "users",
+  password_resets: "users",
+  monthly_usage: "journey",
+  visitor_salts: "ingest",
+  domains: "domains",
+  campaigns: "campaigns",
+  links: "links",
+  link_destinations: "links",
+  link_counts: "links",
+  purged_links: "links",
+  webhook_endpoints: "webhooks",
+  webhook_deliveries: "webhooks",
+  service_instances: "cluster",
+};
+
+/** Queries of another folder's table that stay, each with its reason. The list only shrinks. */
+const TABLE_EXCEPTIONS = new Set([
+  // A console session is checked in one statement with its person, membership and account (users/sessions.ts, every console request).
+  "server/users/repository.ts → accounts",
+  // Signing up and API-key lookups: the account, its owner and the membership in one transaction or statement.
+  "server/accounts/repository.ts → users",
+  "server/accounts/repository.ts → team_members",
+]);
+
+/** The tables a file queries: drizzle table objects it imports for their values, and tables its SQL text names. */
+function tablesQueried(path: string, names: Map<string, string>): string[] {
+  const src = readFileSync(path, "utf8");
+  const found = new Set<string>();
+  for (const m of src.matchAll(/^\s*import\s+\{([^}]*)\}\s*from\s+["'][./]*storage\/postgres\/schema["']/gm)) {
+    for (const name of m[1].split(",").map((n) => n.trim())) if (!name.startsWith("type ") && names.has(name)) found.add(names.get(name)!);
+  }
+  const code = src.replace(/^\s*(\/\/|\*|\/\*).*$/gm, "");
+  for (const table of names.values()) {
+    if (new RegExp(`\\b(from|join|update|into)\\s+"?${table}\\b(?!\\.)`, "i").test(code)) found.add(table);
+  }
+  return [...found];
+}
+
+function schemaTables(): Map<string, string> {
+  const schema = readFileSync(join(ROOT, "server/storage/postgres/schema.ts"), "utf8");
+  return new Map([...schema.matchAll(/export const (\w+) = pgTable\(\s*"(\w+)"/g)].map((m) => [m[1], m[2]]));
+}
+
+test("every Postgres table has one owner, and only the owner's folder queries it", () => {
+  const names = schemaTables();
+  expect([...names.values()].sort()).toEqual(Object.keys(TABLE_OWNERS).sort());
+  const found = files(join(ROOT, "server"))
+    .filter((f) => !rel(f).startsWith("server/storage/"))
+    .flatMap((f) => {
+      const folder = rel(f).split("/")[1];
+      return tablesQueried(f, names)
+        .filter((table) => TABLE_OWNERS[table] !== folder)
+        .map((table) => `${rel(f)} → ${table}`);
+    });
+  expect(found.filter((edge) => !TABLE_EXCEPTIONS.has(edge))).toEqual([]);
+  expect([...TABLE_EXCEPTIONS].filter((edge) => !found.includes(edge))).toEqual([]);
+});
+
+test("the table check sees drizzle imports and SQL text", () => {
+  const names = schemaTables();
+  expect(tablesQueried(join(ROOT, "server/links/repository.ts"), names)).toContain("links");
+  expect(tablesQueried(join(ROOT, "server/cluster/repository.ts"), names)).toEqual(["service_instances"]);
+  expect(tablesQueried(join(ROOT, "server/links/service.ts"), names)).toEqual([]);
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { sweepExpiredLinks } from "../../server/links/expiry-sweeper";
+import { domains } from "../../server/storage/postgres/schema";
 import { startReceiver, verifySvcSignature, verifyStandardSignature, type Receiver } from "./receiver";
 
 let t: TestApp;
@@ -79,6 +80,22 @@ describe("link events", () => {
       sql`select count(*)::int as n from webhook_deliveries where account_id = ${account.accountId}`,
     );
     expect(rows[0].n).toBe(0);
+  });
+
+  test("link.expired of a link on a custom domain carries the short URL on that domain", async () => {
+    const { key, accountId } = await subscribe();
+    const host = `go-${crypto.randomUUID().slice(0, 8)}.example`;
+    const [domain] = await t.runtime.deps.pg.db
+      .insert(domains)
+      .values({ accountId, name: host, verificationToken: "x", verifiedAt: new Date() })
+      .returning();
+    const link = (await t.call("/public-api/v1/links", { method: "POST", key, json: { ...linkBody(6), domain_id: domain.id } })).body.data;
+    expect(link.short_url).toBe(`https://${host}/${link.short_code}`);
+    await t.runtime.deps.pg.query(sql`update links set expires_at = now() - interval '1 second' where id = ${link.id}`);
+    expect(await sweepExpiredLinks(t.runtime.deps.pg, t.config.baseUrl)).toBe(1);
+    const isExpiry = (x: any) => x.json?.event === "link.expired" && x.json.data.id === link.id;
+    await receiver.waitFor((all) => all.some(isExpiry));
+    expect(receiver.received.find(isExpiry)!.json.data.short_url).toBe(link.short_url);
   });
 
   test("link.expired: the sweeper marks each expired link once, in the transaction that emits the event", async () => {

@@ -1,7 +1,8 @@
-// Which link ids an account may send events for, cached in memory so ingest asks Postgres at most
-// once per (account, link) every few seconds instead of once per event.
+// Which link ids an account may send journey events for, cached in memory so ingest asks Postgres at
+// most once per (account, link) every few seconds instead of once per event. Made once per runtime with
+// the link cache (shared.ts); the answer is the reports' (findLiveLinkIds): live links of the account.
 import type { DbOrTx } from "../storage/postgres/client";
-import { findOwnedLinkIds } from "./repository";
+import { findLiveLinkIds } from "./repository";
 
 const OWNED_TTL_MS = 30_000; // a deleted link may still take events for up to this long
 const UNKNOWN_TTL_MS = 2_000; // a link created a moment ago becomes usable quickly
@@ -26,7 +27,7 @@ export function createLinkOwnership(db: DbOrTx, now = () => Date.now()): LinkOwn
         } else toLoad.push(id);
       }
       if (toLoad.length === 0) return unknown;
-      const owned = new Set(await findOwnedLinkIds(db, accountId, toLoad));
+      const owned = new Set(await findLiveLinkIds(db, accountId, toLoad));
       if (cache.size > MAX_ENTRIES) cache.clear();
       for (const id of toLoad) {
         const isOwned = owned.has(id);
