@@ -3,9 +3,9 @@
 // `comparison: { compare, from, to, data, change }` (model.ts `comparable`). The shift is whole weeks,
 // so the compared window starts on the same weekday and hour: the period's length rounded up to weeks
 // (24h and 7d: 7 days, 30d: 35 days, 90d: 91 days), or 364 days for `year`.
+import { DAY_MS } from "../reports/period";
 import type { Compare } from "./model";
 
-const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 export const YEAR_SHIFT_MS = 52 * WEEK_MS;
 
@@ -44,7 +44,7 @@ export function changeOf(current: object, previous: object): Record<string, Chan
 }
 
 /** Events may be dated up to a day ahead (ingest's limit); every report counts them in the current period. */
-export const AHEAD_MS = 86_400_000;
+export const AHEAD_MS = DAY_MS;
 
 /**
  * Runs `report` over `window` (to now; its end moved a day ahead for events dated ahead), and with

@@ -1,7 +1,8 @@
 // The insight reports of one link (paths, retention), each with its optional comparison; no Elysia here.
-import { notFound, validationError } from "../errors";
-import { isOwnedLink, periodStartMs } from "../journey/read";
-import { PERIODS, type Period } from "../journey/model";
+import { validationError } from "../errors";
+import { percent } from "../reports/numbers";
+import { DAY_MS, PERIODS, periodStartMs, type Period } from "../reports/period";
+import { resolveReportScope } from "../reports/scope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import { withComparison, type Window } from "./compare";
@@ -14,13 +15,12 @@ export interface InsightDeps {
   ch: Clickhouse;
 }
 
-const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
 
+/** The link's id; 404 for an unknown, deleted or another account's link alike (reports/scope.ts). */
 async function ownedLink(db: DbOrTx, accountId: string, linkId: string) {
-  const id = linkId.toLowerCase();
-  if (!(await isOwnedLink(db, accountId, id))) throw notFound("Link");
-  return id;
+  const scope = await resolveReportScope(db, accountId, { linkId }, null);
+  return scope.link!.id;
 }
 
 export interface PathsQueryArgs {
@@ -125,8 +125,6 @@ async function buildPaths(
 
 /** This week's Monday, 00:00 UTC (1970-01-01 was a Thursday). */
 export const mondayOf = (ms: number) => Math.floor((ms - 4 * DAY_MS) / WEEK_MS) * WEEK_MS + 4 * DAY_MS;
-
-const percent = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 100 : 0);
 
 export async function getRetention(
   deps: InsightDeps,
