@@ -3,8 +3,7 @@
 // then p50/p99 of the journey summary and funnel and of every conversion report, called through the app
 // in-process (real stores), each beside a baseline in the same run (chDB counting the rows of the table
 // and scope it reads), with the process's CPU per call and the load average; the bars: p50 within 5× its
-// baseline (the funnel, paths, retention and comparisons 10×). The funnel also runs beside the query a
-// ClickHouse-backed peer runs,
+// baseline (the funnel 10×). The funnel also runs beside the query a ClickHouse-backed peer runs,
 // windowFunnel over the raw journey_events, which it must beat 4×, with equal step counts (checked).
 // BENCH_DATA_DIR=<dir> keeps the loaded data there and reuses it on the next run (to time two versions
 // of the code alternately on the same data, each with its own directory).
@@ -191,7 +190,7 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     countOf("journey_dims_hourly", `dimension = 'device' AND ${HOURS}`, 30),
   ],
   // The insight reports (server/insights): paths over the period's event bundles, retention over every
-  // bundle of the link (first visits), each also with compare=previous (two windows).
+  // bundle of the link (first visits), each also with compare=previous (two windows); bar 10×, as the funnel's.
   [
     "journey paths from add_to_cart (5 steps, 30d)",
     `/public-api/v1/journey/links/${linkId}/paths?start=add_to_cart`,
