@@ -17,6 +17,7 @@ import { journeyFeature } from "./journey/feature";
 import { conversionsFeature } from "./conversions/feature";
 import { exportsFeature } from "./exports/feature";
 import { sharesFeature } from "./shares/feature";
+import { insightsFeature } from "./insights/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -35,6 +36,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   conversionsFeature,
   exportsFeature,
   sharesFeature,
+  insightsFeature,
   consoleFeature,
   redirectFeature,
 ];

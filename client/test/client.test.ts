@@ -136,6 +136,15 @@ describe("analytics, journey and conversions", () => {
       params: { path: { link_id: link.id }, query: { steps: "page_view,buy" } },
     });
     expect(funnel.data?.data.steps.map((s) => s.visitors)).toEqual([1, 1]);
+    const paths = await client.GET("/journey/links/{link_id}/paths", {
+      params: { path: { link_id: link.id }, query: { start: "page_view", steps: 3, compare: "previous" } },
+    });
+    expect(paths.data?.data.steps.map((s) => s.nodes.map((n) => n.name))).toEqual([["https://example.com/"], ["buy"]]);
+    expect(paths.data?.data.comparison?.change.visitors).toEqual({ current: 1, previous: 0, change_percent: null });
+    const retention = await client.GET("/journey/links/{link_id}/retention", {
+      params: { path: { link_id: link.id }, query: { weeks: 2 } },
+    });
+    expect(retention.data?.data.cohorts.map((c) => c.visitors)).toEqual([0, 1]);
 
     const conv = await client.GET("/conversions/summary", { params: { query: { link_id: link.id, period: "24h" } } });
     expect(conv.data?.data).toMatchObject({ total_conversions: 1, total_revenue: 12 });

@@ -13,6 +13,10 @@ type WidgetProps = {
   steps?: string;
   heading?: string;
   interval?: string;
+  start?: string;
+  end?: string;
+  weeks?: string | number;
+  compare?: string;
 };
 
 declare module "preact" {
@@ -24,6 +28,8 @@ declare module "preact" {
       "svc-funnel": WidgetProps;
       "svc-conversions": WidgetProps;
       "svc-link-stats": WidgetProps;
+      "svc-paths": WidgetProps;
+      "svc-retention": WidgetProps;
     }
   }
 }

@@ -4,6 +4,8 @@ import { SvcBreakdownElement } from "./breakdown-element";
 import { SvcConversionsElement } from "./conversions-element";
 import { SvcFunnelElement } from "./funnel-element";
 import { SvcLinkStatsElement } from "./link-stats-element";
+import { SvcPathsElement } from "./paths-element";
+import { SvcRetentionElement } from "./retention-element";
 import { SvcSummaryElement } from "./summary-element";
 import { SvcTimeseriesElement } from "./timeseries-element";
 
@@ -14,6 +16,8 @@ export const widgetTags = {
   "svc-funnel": SvcFunnelElement,
   "svc-conversions": SvcConversionsElement,
   "svc-link-stats": SvcLinkStatsElement,
+  "svc-paths": SvcPathsElement,
+  "svc-retention": SvcRetentionElement,
 } as const;
 
 /** Define each tag once; a page that loads the bundle twice keeps the first definitions. */
@@ -31,5 +35,7 @@ declare global {
     "svc-funnel": SvcFunnelElement;
     "svc-conversions": SvcConversionsElement;
     "svc-link-stats": SvcLinkStatsElement;
+    "svc-paths": SvcPathsElement;
+    "svc-retention": SvcRetentionElement;
   }
 }

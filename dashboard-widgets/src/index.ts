@@ -10,4 +10,6 @@ export { SvcBreakdownElement } from "./breakdown-element";
 export { SvcFunnelElement } from "./funnel-element";
 export { SvcConversionsElement } from "./conversions-element";
 export { SvcLinkStatsElement } from "./link-stats-element";
+export { SvcPathsElement } from "./paths-element";
+export { SvcRetentionElement } from "./retention-element";
 export { ApiError, apiGet, explainError, type ApiErrorInfo } from "./api";

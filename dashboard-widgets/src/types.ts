@@ -32,6 +32,17 @@ export interface Funnel {
   total_visitors: number;
 }
 
+// The insight reports are the server's own shapes too (type-only).
+export type { PathsReport, RetentionReport } from "../../server/insights/model";
+export interface Comparison<T> {
+  compare: "previous" | "year";
+  from: string;
+  to: string;
+  data: T;
+  change: Record<string, { current: number; previous: number; change_percent: number | null }>;
+}
+export type Compared<T> = T & { comparison?: Comparison<T> };
+
 export interface ConversionSummary {
   total_conversions: number;
   unique_converters: number;

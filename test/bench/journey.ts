@@ -189,12 +189,43 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     "/public-api/v1/conversions/breakdown?dimension=device",
     countOf("journey_dims_hourly", `dimension = 'device' AND ${HOURS}`, 30),
   ],
+  // The insight reports (server/insights): paths over the period's event bundles, retention over every
+  // bundle of the link (first visits), each also with compare=previous (two windows); bar 10×, as the funnel's.
+  [
+    "journey paths from add_to_cart (5 steps, 30d)",
+    `/public-api/v1/journey/links/${linkId}/paths?start=add_to_cart`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 30),
+  ],
+  [
+    "journey paths back from purchase (5 steps, 30d)",
+    `/public-api/v1/journey/links/${linkId}/paths?end=purchase`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 30),
+  ],
+  [
+    "journey paths, compare=previous (7d)",
+    `/public-api/v1/journey/links/${linkId}/paths?start=add_to_cart&period=7d&compare=previous`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 14),
+  ],
+  [
+    "journey retention (8 weeks)",
+    `/public-api/v1/journey/links/${linkId}/retention`,
+    countOf("journey_event_bundles", "link_id = {link:UUID}", 0),
+  ],
+  [
+    "journey retention, compare=previous (4 weeks)",
+    `/public-api/v1/journey/links/${linkId}/retention?weeks=4&compare=previous`,
+    countOf("journey_event_bundles", "link_id = {link:UUID}", 0),
+  ],
   [
     "conversions time-to-convert",
     "/public-api/v1/conversions/time-to-convert",
     countOf("journey_conversion_times", "converted_at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", 30),
   ],
 ];
+
+// BENCH_ONLY=<regex> times only the rows whose name matches (the funnel-vs-peer row runs when "funnel" matches).
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+if (only) QUERIES.splice(0, QUERIES.length, ...QUERIES.filter(([name]) => only.test(name)));
 
 // What a ClickHouse-backed peer runs for the funnel: windowFunnel over the raw events of the period,
 // with our definition of a step (an event's event_name, its event_type, or a page view's page_url) and
@@ -243,7 +274,7 @@ for (const [name, path, baseline] of QUERIES) {
     return res.body;
   };
   const t = await timeAgainstBaseline(RUNS, query, baseline);
-  const bar = path.includes("/funnel") ? 10 : 5;
+  const bar = /\/(funnel|paths|retention)\b|compare=/.test(path) ? 10 : 5;
   const pass = t.p50 <= bar * t.baseP50;
   if (!pass) missed++;
   rows.push({
@@ -256,28 +287,32 @@ for (const [name, path, baseline] of QUERIES) {
   });
 }
 // The funnel against the peer's query: ours at least 4× faster, with the same step counts.
-const ours = (await call(funnelPath, {}, { "x-api-key": key })).body.data;
-const oursReached = ours.steps.map((x: { visitors: number }) => x.visitors);
-const peerReached = await peerFunnel();
-const same = JSON.stringify(oursReached) === JSON.stringify(peerReached);
-const funnelCall = async () => {
-  const res = await call(funnelPath, {}, { "x-api-key": key });
-  if (res.status !== 200) throw new Error(`funnel: ${res.status}`);
-};
-const vsPeer = await timeAgainstBaseline(RUNS, funnelCall, peerFunnel);
-const beatsPeer = vsPeer.baseP50 >= 4 * vsPeer.p50;
-if (!beatsPeer || !same) missed++;
-rows.push({
-  query: `funnel vs peer windowFunnel (${FUNNEL_DAYS}d)`,
-  "p50 ms": vsPeer.p50.toFixed(1),
-  "p99 ms": vsPeer.p99.toFixed(1),
-  "baseline p50 ms": vsPeer.baseP50.toFixed(1),
-  "p50 ÷ baseline": (vsPeer.p50 / vsPeer.baseP50).toFixed(2),
-  bar: "≤ 0.25×",
-  "": beatsPeer ? "pass" : "MISS",
-  "CPU ms/call": (await cpuPerCall(Math.min(RUNS, 5), peerFunnel)).toFixed(1),
-  load: load(),
-});
+const withPeer = !only || only.test("funnel");
+let [oursReached, peerReached, same]: [number[], number[], boolean] = [[], [], true];
+if (withPeer) {
+  const ours = (await call(funnelPath, {}, { "x-api-key": key })).body.data;
+  oursReached = ours.steps.map((x: { visitors: number }) => x.visitors);
+  peerReached = await peerFunnel();
+  same = JSON.stringify(oursReached) === JSON.stringify(peerReached);
+  const funnelCall = async () => {
+    const res = await call(funnelPath, {}, { "x-api-key": key });
+    if (res.status !== 200) throw new Error(`funnel: ${res.status}`);
+  };
+  const vsPeer = await timeAgainstBaseline(RUNS, funnelCall, peerFunnel);
+  const beatsPeer = vsPeer.baseP50 >= 4 * vsPeer.p50;
+  if (!beatsPeer || !same) missed++;
+  rows.push({
+    query: `funnel vs peer windowFunnel (${FUNNEL_DAYS}d)`,
+    "p50 ms": vsPeer.p50.toFixed(1),
+    "p99 ms": vsPeer.p99.toFixed(1),
+    "baseline p50 ms": vsPeer.baseP50.toFixed(1),
+    "p50 ÷ baseline": (vsPeer.p50 / vsPeer.baseP50).toFixed(2),
+    bar: "≤ 0.25×",
+    "": beatsPeer ? "pass" : "MISS",
+    "CPU ms/call": (await cpuPerCall(Math.min(RUNS, 5), peerFunnel)).toFixed(1),
+    load: load(),
+  });
+}
 table(rows);
 console.log(
   `\n${Number(c).toLocaleString("en-US")} journey events ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,

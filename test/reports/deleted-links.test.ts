@@ -116,7 +116,7 @@ const CASES: { report: string; path: () => string; status: number; check?: (data
   })),
   { report: "clicks per link", path: () => `/analytics/links?link_ids=${ids.kept},${ids.gone}`, status: 404 },
   { report: "link stats", path: () => `/links/${ids.gone}/stats`, status: 404 },
-  ...["summary", "sessions", "events", "funnel?steps=page_view,conversion"].map((r) => ({
+  ...["summary", "sessions", "events", "funnel?steps=page_view,conversion", "paths?start=page_view", "retention"].map((r) => ({
     report: `journey ${r.split("?")[0]}`,
     path: () => `/journey/links/${ids.gone}/${r}`,
     status: 404,

@@ -14,6 +14,7 @@ import { LinkAnalytics } from "./link-analytics";
 import { Destinations } from "./destinations";
 import { StatusBadge } from "./status";
 import { CONVERSION_TRACKING_OFF } from "../../vocabulary";
+import { Insights } from "./insights";
 import { Journeys } from "./journeys";
 import { QrPanel } from "./qr-panel";
 import { describeConditions } from "./targeting";
@@ -113,6 +114,7 @@ export function LinkPage({ id }: { id: string }) {
         ))}
       {can("analytics:read") && <GroupStats link={l} />}
       {can("journey:read") && <Journeys linkId={l.id} theme={theme} />}
+      {can("journey:read") && <Insights linkId={l.id} theme={theme} />}
     </>
   );
 }

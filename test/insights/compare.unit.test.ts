@@ -1,0 +1,40 @@
+// The comparison windows and changes (server/insights/compare.ts): weekday-aligned shifts and the
+// change of every top-level number.
+import { expect, test } from "bun:test";
+import { changeOf, compareShiftMs, withComparison } from "../../server/insights/compare";
+
+const DAY = 86_400_000;
+
+test("previous shifts by the period rounded up to whole weeks, year by 52 weeks: the weekday stays", () => {
+  expect([1, 7, 30, 90].map((days) => compareShiftMs("previous", days * DAY) / DAY)).toEqual([7, 7, 35, 91]);
+  expect(compareShiftMs("year", 30 * DAY) / DAY).toBe(364);
+  const from = Date.UTC(2026, 10, 23, 10); // a Monday, 10:00
+  for (const days of [1, 7, 30, 90]) {
+    const shifted = new Date(from - compareShiftMs("previous", days * DAY));
+    expect([shifted.getUTCDay(), shifted.getUTCHours()]).toEqual([1, 10]);
+  }
+});
+
+test("the change of each top-level number, null against 0, nothing for other fields", () => {
+  expect(changeOf({ visitors: 150, returning: 0, steps: [], name: "x" }, { visitors: 120, returning: 0, steps: [], name: "y" })).toEqual({
+    visitors: { current: 150, previous: 120, change_percent: 25 },
+    returning: { current: 0, previous: 0, change_percent: null },
+  });
+  expect(changeOf({ n: 1 }, { n: 3 }).n.change_percent).toBe(-66.67);
+});
+
+test("withComparison runs the report over both windows; without compare only over the current one", async () => {
+  const seen: { fromMs: number; toMs: number }[] = [];
+  const report = async (w: { fromMs: number; toMs: number }) => (seen.push(w), { n: w.fromMs === 0 ? 10 : 5 });
+  const now = 30 * DAY;
+  expect(await withComparison(undefined, { fromMs: 0, toMs: now }, 7 * DAY, report)).toEqual({ n: 10 });
+  expect(seen).toEqual([{ fromMs: 0, toMs: now + DAY }]);
+  const compared = await withComparison("previous", { fromMs: 0, toMs: now }, 7 * DAY, report);
+  expect(compared.comparison).toEqual({
+    compare: "previous",
+    from: new Date(-7 * DAY).toISOString(),
+    to: new Date(now - 7 * DAY).toISOString(),
+    data: { n: 5 },
+    change: { n: { current: 10, previous: 5, change_percent: 100 } },
+  });
+});
