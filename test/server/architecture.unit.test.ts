@@ -26,6 +26,7 @@ const FEATURES = [
   "console",
   "shares",
   "exports",
+  "insights",
 ];
 
 function files(dir: string): string[] {
