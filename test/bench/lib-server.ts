@@ -15,6 +15,8 @@ export async function startServer(port: number, env: Record<string, string> = {}
       PATH: process.env.PATH ?? "",
       ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
       ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+      // As the container image and `npm start` run it (docs/operations.md#memory).
+      BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? "536870912",
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,
