@@ -1,5 +1,5 @@
 // Opens Postgres: Bun's SQL client when DATABASE_URL is set, embedded PGlite under DATA_DIR/pg otherwise.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase } from "drizzle-orm/pg-core";
@@ -88,10 +88,11 @@ async function openEmbedded(dir: string): Promise<Postgres> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const { drizzle } = await import("drizzle-orm/pglite");
+  const initdb = !existsSync(join(dir, "PG_VERSION"));
   const client = await PGlite.create(dir, { extensions: { pg_trgm }, postgresqlconf: PGLITE_CONF });
   // A first start ran initdb in a WebAssembly instance of its own: collected now, not at some later pause
   // (~280 MB less resident after a first start).
-  Bun.gc(true);
+  if (initdb) Bun.gc(true);
   const wasm = client as unknown as { mod?: { HEAPU8?: Uint8Array } };
   return wrap(drizzle(client, { schema }) as unknown as Db, {
     kind: "pglite",
