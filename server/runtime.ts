@@ -147,6 +147,7 @@ async function openStores(config: Config, opts: RuntimeOptions) {
     sharedClient: opts.sharedClickhouse,
     migrationLock: (fn) => withAdvisoryLock(pg, CLICKHOUSE_MIGRATION_LOCK_ID, fn),
   });
+  metrics.watchMemory(async () => ({ pglite_wasm: pg.memoryBytes?.(), chdb_tracked: await ch.memoryBytes?.() }));
   const kv = openKv(config.redisUrl);
   const instanceId = readOrCreateInstanceId(config.dataDir);
   const sync = new CacheSync(pg, instanceId, { onError: (msg, err) => logger.error({ msg, error: String(err) }) });

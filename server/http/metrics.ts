@@ -26,9 +26,13 @@ export class HotPathCounter {
   }
 }
 
+/** Bytes held by a part of the process, by part name (docs/operations.md "Memory"); undefined: not known. */
+export type MemorySource = () => Promise<Record<string, number | undefined>>;
+
 export function createMetrics() {
   const registry = new Registry();
   const spools: SpoolGaugeSource[] = [];
+  const memorySources: MemorySource[] = [];
   let clickFlusher: { storedInBackground: boolean | null } | null = null;
   const redirects = new HotPathCounter();
   const metrics = {
@@ -84,6 +88,9 @@ export function createMetrics() {
     watchSpool(source: SpoolGaugeSource) {
       spools.push(source);
     },
+    watchMemory(source: MemorySource) {
+      memorySources.push(source);
+    },
   };
   // Moves the hot-path counts into prom-client: each bucket's observations at the bucket's upper bound.
   function foldRedirects() {
@@ -134,6 +141,21 @@ export function createMetrics() {
     registers: [registry],
     collect() {
       for (const s of spools) this.set({ spool: s.name }, s.lagSeconds);
+    },
+  });
+  new Gauge({
+    name: "memory_bytes",
+    help: "Memory of the process by part: resident (RSS), js_heap (the main thread's JavaScript heap), pglite_wasm (embedded Postgres's WebAssembly memory), chdb_tracked (what embedded ClickHouse counts as its own)",
+    labelNames: ["part"],
+    registers: [registry],
+    async collect() {
+      const m = process.memoryUsage();
+      this.set({ part: "resident" }, m.rss);
+      this.set({ part: "js_heap" }, m.heapTotal);
+      for (const source of memorySources) {
+        const parts = await source().catch(() => ({}) as Record<string, undefined>);
+        for (const [part, bytes] of Object.entries(parts)) if (bytes !== undefined) this.set({ part }, bytes);
+      }
     },
   });
   return metrics;

@@ -13,7 +13,7 @@ import type { Logger } from "../http/logger";
 import type { LinkOwnership } from "../links/read";
 import type { IngestAdmission, Refusal } from "./admission";
 import type { UsageMeter, Reservation } from "./usage";
-import { validateBatch } from "./validate";
+import { validateIngestBody } from "./validate";
 import { toJourneyRow } from "../ingest/journey/rows";
 import { chTime } from "../storage/clickhouse/format";
 import type { JourneyEvent } from "./model";
@@ -61,8 +61,8 @@ const REFUSAL_DELAY_MS = 100;
 
 export async function ingestJourneyBatch(deps: IngestDeps, req: IngestRequest): Promise<IngestResult> {
   await admit(deps, req);
-  const events = await validate(deps, req);
-  const ticket = await deps.idempotency.begin(req.accountId, req.idempotencyKey, req.nowMs);
+  const { events, idempotencyKey } = await validate(deps, req);
+  const ticket = await deps.idempotency.begin(req.accountId, idempotencyKey, req.nowMs);
   if (ticket === ALREADY_PROCESSED) return { data: { message: "Batch already processed", count: 0, already_processed: true }, headers: {} };
   const reservation = await reserveQuota(deps, req, events.length, ticket);
   const rows = toRows(req, events);
@@ -81,13 +81,16 @@ async function admit(deps: IngestDeps, req: IngestRequest): Promise<void> {
   throw OVERLOADED[refusal.reason];
 }
 
-/** The batch's events: valid, with a well-formed idempotency key, and on links of the account. */
-async function validate(deps: IngestDeps, req: IngestRequest): Promise<JourneyEvent[]> {
+/**
+ * The batch's events (either form: see compact.ts) and its idempotency key: valid, the key well-formed,
+ * the events on links of the account.
+ */
+async function validate(deps: IngestDeps, req: IngestRequest): Promise<{ events: JourneyEvent[]; idempotencyKey: string | null }> {
   try {
-    const events = validateBatch(req.body, req.nowMs);
+    const batch = validateIngestBody(req.body, req.idempotencyKey, req.nowMs);
     checkIdempotencyKey(req.idempotencyKey);
-    await checkLinkOwnership(deps.links, req.accountId, events);
-    return events;
+    await checkLinkOwnership(deps.links, req.accountId, batch.events);
+    return batch;
   } catch (err) {
     reject(deps, "validation", req.body);
     throw err;
@@ -175,6 +178,12 @@ function respond(count: number, r: Reservation): IngestResult {
 }
 
 function reject(deps: IngestDeps, reason: string, what: unknown): void {
-  const events = Array.isArray(what) ? what : (what as { events?: unknown })?.events;
-  deps.metrics.eventsRejected.inc({ stream: "journey", reason }, Array.isArray(events) ? events.length : 1);
+  deps.metrics.eventsRejected.inc({ stream: "journey", reason }, eventCount(what));
+}
+
+/** Events in a body as sent (1 when it cannot tell); a JSON array is the compact form, [key, ...events]. */
+function eventCount(body: unknown): number {
+  if (Array.isArray(body)) return Math.max(1, body.length - 1);
+  const events = (body as { events?: unknown })?.events;
+  return Array.isArray(events) ? events.length : 1;
 }

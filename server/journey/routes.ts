@@ -55,7 +55,13 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
             description:
               "1 to 100 events; one bad event rejects the whole batch. Exempt from the hourly rate limit. Counts against the monthly " +
               "journey event limit: from 100% the answer carries `usage` and the X-Journey-* headers, above 150% the batch is refused (429).",
-            body: { description: "A batch of events", content: { "application/json": m.JourneyBatchSchema } },
+            body: {
+              description:
+                "A batch of events: `{ events: [...] }`, or the compact form the browser tracker sends, one JSON array " +
+                "`[idempotency_key, ...events]` with each event a positional array (also as text/plain), which the server " +
+                "expands into this form before the same validation (see docs/api.md, Compact form)",
+              content: { "application/json": m.JourneyBatchSchema },
+            },
             headers: [
               {
                 name: "X-Idempotency-Key",

@@ -5,6 +5,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { AppError } from "../errors";
 import { isoTimeMs } from "../iso-time";
 import { parseJsonBody } from "../http/json-body";
+import { expandCompactBatch } from "./compact";
 import {
   FIELD_MESSAGES,
   JourneyBatchSchema,
@@ -74,9 +75,24 @@ export interface FieldError {
   index?: number;
 }
 
+/**
+ * A batch in either form (a JSON array is the compact one, expanded first) and its idempotency key:
+ * the X-Idempotency-Key header's, else the compact body's. 400 VALIDATION_ERROR naming the field.
+ */
+export function validateIngestBody(
+  body: unknown,
+  headerKey: string | null,
+  nowMs: number,
+): { events: JourneyEvent[]; idempotencyKey: string | null } {
+  // A text/plain body (what a browser can send without a CORS preflight) is parsed as JSON bodies are.
+  if (typeof body === "string") body = parseJsonBody(body);
+  if (!Array.isArray(body)) return { events: validateBatch(body, nowMs), idempotencyKey: headerKey };
+  const compact = expandCompactBatch(body, headerKey);
+  return { events: validateBatch(compact.body, nowMs), idempotencyKey: compact.idempotencyKey };
+}
+
 /** Returns the batch's events, or throws 400 VALIDATION_ERROR naming `body.events.<i>.<field>`. */
 export function validateBatch(body: unknown, nowMs: number): JourneyEvent[] {
-  // A text/plain body (what a browser can send without a CORS preflight) is parsed as JSON bodies are.
   if (typeof body === "string") body = parseJsonBody(body);
   if (!isJourneyBatch(body)) throw batchError(schemaErrors(body));
   const events = body.events;

@@ -7,12 +7,16 @@ const ROOT = join(import.meta.dir, "..", "..");
 
 export async function startServer(port: number, env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
-  const proc = Bun.spawn([process.execPath, join(ROOT, "server/main.ts")], {
+  // BENCH_BUN_FLAGS: flags for the server's bun (e.g. --smol), as an operator's start command would pass them.
+  const flags = (process.env.BENCH_BUN_FLAGS ?? "").split(" ").filter(Boolean);
+  const proc = Bun.spawn([process.execPath, ...flags, join(ROOT, "server/main.ts")], {
     // A minimal environment: the developer's own variables (a DATABASE_URL, say) must not reach the server.
     env: {
       PATH: process.env.PATH ?? "",
       ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
       ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+      // As the container image and `npm start` run it (docs/operations.md#memory).
+      BUN_JSC_forceRAMSize: process.env.BUN_JSC_forceRAMSize ?? "536870912",
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: dataDir,

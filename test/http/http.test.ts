@@ -163,6 +163,11 @@ describe("operations", () => {
     expect(metrics).toContain("http_request_duration_seconds_bucket");
     expect(metrics).toContain('spool_unflushed_bytes{spool="clicks"}');
     expect(metrics).toContain('spool_lag_seconds{spool="journey"}');
+    // What holds the memory (docs/operations.md "Memory"): the process, its JavaScript heap, embedded PGlite.
+    const part = (name: string) => Number(new RegExp(`^memory_bytes\\{part="${name}"\\} (\\d+)$`, "m").exec(metrics)?.[1]);
+    expect(part("resident")).toBeGreaterThan(part("js_heap"));
+    expect(part("js_heap")).toBeGreaterThan(0);
+    expect(part("pglite_wasm")).toBeGreaterThanOrEqual(64 * 2 ** 20);
     const { key } = await t.createAccount();
     const link = (
       await t.call("/public-api/v1/links", { method: "POST", key, json: { url: "https://example.com", title: "t", description: "d" } })

@@ -27,10 +27,10 @@ function boot(env: Env, attrs: Record<string, string>, before = "") {
   const s = doc.createElement("script");
   s.setAttribute("src", "https://sho.rt/t.js");
   for (const [k, v] of Object.entries(attrs)) s.setAttribute(k, v);
-  (env.win as any).setTimeout = env.clock.setTimeout; // the bundle schedules through window.setTimeout
   new Function("window", before)(env.win);
   Object.defineProperty(doc, "currentScript", { value: s, configurable: true });
-  new Function("window", "document", code)(env.win, doc);
+  // In a browser these globals are the window's; the bundle schedules through the global setTimeout.
+  new Function("window", "document", "setTimeout", code)(env.win, doc, env.clock.setTimeout);
   Object.defineProperty(doc, "currentScript", { value: null, configurable: true });
   return (env.win as any).svc;
 }
@@ -79,7 +79,7 @@ describe("dist/t.js in a page", () => {
     const [c] = env.calls;
     expect(c.url).toBe("https://sho.rt/public-api/v1/journey/events");
     expect(c.headers["X-API-Key"]).toBe(KEY);
-    expect(c.headers["X-Idempotency-Key"]).toBeString();
+    expect(c.key).toBeString();
     expect(c.init.keepalive).toBe(true);
     expect(c.events.map((e) => [e.event_type, e.event_name ?? null])).toEqual([
       ["page_view", null],

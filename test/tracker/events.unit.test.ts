@@ -30,9 +30,10 @@ describe("page_view", () => {
     expect(c.url).toBe(ENDPOINT);
     expect(c.init.method).toBe("POST");
     expect(c.init.keepalive).toBe(true);
-    expect(c.headers["Content-Type"]).toBe("application/json");
-    expect(c.headers["X-API-Key"]).toBe(KEY);
-    expect(c.headers["X-Idempotency-Key"]).toMatch(/^[0-9a-f-]{36}$/);
+    // The compact form: a JSON array with the idempotency key first, sent as text/plain (no Content-Type).
+    expect(c.headers).toEqual({ "X-API-Key": KEY });
+    expect(JSON.parse(String(c.init.body))[0]).toBe(c.key);
+    expect(c.key).toMatch(/^[0-9a-f-]{36}$/);
     expect(c.events).toHaveLength(1);
     const e = c.events[0];
     expect(e).toMatchObject({

@@ -1,9 +1,11 @@
 // Test kit for the tracker: a happy-dom window, a fake clock (injected as now/setTimeout) and a
 // stubbed fetch that records requests and answers with scripted responses. The tracker is a
-// browser script, so the network is stubbed here; no server of ours is involved.
+// browser script, so the network is stubbed here; no server of ours is involved, but each body (the
+// compact form) is read by the server's own expansion into the object form, which the tests check.
 import { Window } from "happy-dom";
 import { createTracker, type TrackerOptions } from "../../tracker/src/tracker";
 import type { JourneyEventWire } from "../../tracker/src/protocol";
+import { expandCompactBatch } from "../../server/journey/compact";
 
 export const LINK = "6f1c2a4e-8b1d-4c3e-9a55-0d7e2b9c1f10";
 export const CLICK = "b0e7d6c5-4a3b-4c2d-8e1f-123456789abc";
@@ -54,7 +56,15 @@ export interface Call {
   url: string;
   init: RequestInit & { keepalive?: boolean };
   headers: Record<string, string>;
+  /** The batch's idempotency key (the first element of the compact body). */
+  key: string;
   events: JourneyEventWire[];
+}
+
+/** A posted body as the server reads it: its idempotency key and its events in the object form. */
+export function readBody(body: unknown): { key: string; events: JourneyEventWire[] } {
+  const batch = expandCompactBatch(JSON.parse(String(body)), null);
+  return { key: batch.idempotencyKey!, events: batch.body.events as unknown as JourneyEventWire[] };
 }
 
 export interface Env {
@@ -73,12 +83,7 @@ export function makeEnv(url = "https://shop.example/landing", clock = fakeClock(
   windows.push(win);
   const env: Env = { win, w: win as unknown as globalThis.Window, clock, calls: [], replies: [] };
   (win as any).fetch = async (u: string, init: Call["init"]) => {
-    env.calls.push({
-      url: String(u),
-      init,
-      headers: init.headers as Record<string, string>,
-      events: JSON.parse(String(init.body)).events,
-    });
+    env.calls.push({ url: String(u), init, headers: init.headers as Record<string, string>, ...readBody(init.body) });
     const r = env.replies.shift() ?? 202;
     if (r === "network") throw new TypeError("Failed to fetch");
     const { status, headers } = typeof r === "number" ? { status: r, headers: {} } : r;

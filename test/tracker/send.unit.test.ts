@@ -1,11 +1,11 @@
 // Delivery: batching, flush timing, idempotency keys, retries with backoff and Retry-After,
 // dropping on client errors, and persistence of unsent batches across page loads.
 import { afterEach, describe, expect, test } from "bun:test";
-import { closeWindows, makeEnv, reload, sent, setHidden, start } from "./helpers";
+import { closeWindows, makeEnv, readBody, reload, sent, setHidden, start } from "./helpers";
 
 afterEach(closeWindows);
 
-const keys = (env: ReturnType<typeof makeEnv>) => env.calls.map((c) => c.headers["X-Idempotency-Key"]);
+const keys = (env: ReturnType<typeof makeEnv>) => env.calls.map((c) => c.key);
 const stored = (env: ReturnType<typeof makeEnv>) => JSON.parse(env.win.localStorage.getItem("svc_b") || "[]");
 
 describe("batching", () => {
@@ -177,7 +177,7 @@ describe("persistence", () => {
     start(next);
     await next.clock.advance(1000);
     expect(next.calls.length).toBeGreaterThanOrEqual(1);
-    const resent = next.calls.find((c) => c.headers["X-Idempotency-Key"] === key)!;
+    const resent = next.calls.find((c) => c.key === key)!;
     expect(resent.events.map((e) => e.event_name ?? e.event_type)).toEqual(["page_view", "checkout"]);
     expect(
       sent(next)
@@ -190,7 +190,7 @@ describe("persistence", () => {
   test("a batch in flight when the page died is resent on the next load", async () => {
     const env = makeEnv();
     (env.win as any).fetch = (_u: string, init: RequestInit) => {
-      env.calls.push({ url: _u, init, headers: init.headers as any, events: JSON.parse(String(init.body)).events });
+      env.calls.push({ url: _u, init, headers: init.headers as any, ...readBody(init.body) });
       return new Promise(() => {}); // never answers
     };
     start(env);
@@ -200,7 +200,7 @@ describe("persistence", () => {
     const next = reload(env);
     start(next);
     await next.clock.advance(1000);
-    expect(next.calls[0].headers["X-Idempotency-Key"]).toBe(key);
+    expect(next.calls[0].key).toBe(key);
   });
 
   test("a reload does not resend a batch whose backoff has not ended", async () => {
@@ -212,12 +212,12 @@ describe("persistence", () => {
     const next = reload(env);
     start(next);
     await next.clock.advance(1000);
-    expect(next.calls.map((c) => c.headers["X-Idempotency-Key"])).not.toContain(key);
+    expect(next.calls.map((c) => c.key)).not.toContain(key);
     next.calls.length = 0;
     await next.clock.advance(600_000); // a later flush picks it up once due
     start(next).track("late");
     await next.clock.advance(1000);
-    expect(next.calls.map((c) => c.headers["X-Idempotency-Key"])).toContain(key);
+    expect(next.calls.map((c) => c.key)).toContain(key);
   });
 
   test("at most 20 batches are kept; the oldest are dropped", async () => {
@@ -232,7 +232,8 @@ describe("persistence", () => {
     await env.clock.advance(0);
     const kept = stored(env);
     expect(kept).toHaveLength(20);
-    expect(kept.map((b: any) => b.e[0].event_name)).toEqual(Array.from({ length: 20 }, (_, i) => "n" + (i + 5)));
+    const firstName = (b: any) => readBody(JSON.stringify([b.k, ...b.e])).events[0].event_name;
+    expect(kept.map(firstName)).toEqual(Array.from({ length: 20 }, (_, i) => "n" + (i + 5)));
   });
 });
 

@@ -3,7 +3,7 @@
 // delivery (batches, retries, persistence). One closure on purpose: its parts share the window, the
 // clock and the storage helper, and each module boundary costs t.js bytes (the sender in a module of
 // its own was 26 B more gzipped). createTracker has no side effects until called; index.ts calls it.
-import type { JourneyEventType, JourneyEventWire, JourneyPropertyValue } from "./protocol";
+import type { CompactEvent, CompactEventType, JourneyPropertyValue } from "./protocol";
 
 // tracker/build.ts defines SVC_SCRIPT for t.js only (not for t.esm.js). A <script> tag passes none
 // of the options that are there for tests and module users (window, now, setTimeout, flushDelay), so
@@ -48,13 +48,13 @@ export interface Tracker {
 // turns into null, so that a batch in flight when the page died is resent on the next load).
 interface Batch {
   k: string;
-  e: JourneyEventWire[] | 0;
+  e: CompactEvent[] | 0;
   n: number;
   t: number;
 }
 
-// [page_url, page_title, excluded]
-type Page = [string, string, boolean];
+// [page_url, page_title], or false on an excluded page
+type Page = [string, string] | false;
 
 export function createTracker(o: TrackerOptions): Tracker {
   const w = (typeof SVC_SCRIPT == "undefined" && o.window) || window;
@@ -80,8 +80,8 @@ export function createTracker(o: TrackerOptions): Tracker {
   };
 
   // Attribution [link_id, visitor_id]: none (nothing is sent or stored) under DNT or GPC when asked.
-  let a: string[] | undefined;
-  if (!(o.respectDnt && (N.doNotTrack == "1" || N.globalPrivacyControl))) {
+  let a: [string, string] | undefined;
+  if (!(o.respectDnt && (N.doNotTrack == (1 as any) || N.globalPrivacyControl))) {
     // Hand-off: the redirect appends svc_ref=<link_id>.<click_id>; the click id may hold dots.
     // ref[2] and ref[3] are the link and click ids when the value is well-formed.
     const ref = loc.search.match(/[?&]svc_ref=(([^&.]+)\.([^&]*)|[^&]*)/);
@@ -98,11 +98,13 @@ export function createTracker(o: TrackerOptions): Tracker {
 
   // Delivery: S(event) queues an event, posted after the flush delay or at once as the 100th;
   // S() posts the queue now. Batches of at most 60,000 bytes of UTF-8 (the browser limits keepalive
-  // bodies to 64 KB) go out as keepalive POSTs with one idempotency key each, reused by its retries;
-  // backoff honours Retry-After; unsent batches are kept in localStorage across page loads.
-  const later = (typeof SVC_SCRIPT == "undefined" && o.setTimeout) || w.setTimeout.bind(w);
+  // bodies to 64 KB) go out as keepalive POSTs in the compact form, [idempotency key, ...events]: one
+  // key per batch, reused by its retries; backoff honours Retry-After; unsent batches are kept in
+  // localStorage across page loads. No Content-Type: the body goes as text/plain, which the server
+  // parses as JSON (the X-API-Key header makes the request preflighted anyway).
+  const later = (typeof SVC_SCRIPT == "undefined" && o.setTimeout) || setTimeout;
   let B: Batch[] = st(0, "b") || [];
-  const q: JourneyEventWire[] = [];
+  const q: CompactEvent[] = [];
   let tm: unknown;
 
   // Delivered or dropped batches (e = 0) go; at most 20 are kept, the oldest go first.
@@ -115,8 +117,8 @@ export function createTracker(o: TrackerOptions): Tracker {
         w.fetch(o.api + "/journey/events", {
           method: "POST",
           keepalive: true,
-          headers: { "Content-Type": "application/json", "X-API-Key": o.key, "X-Idempotency-Key": b.k },
-          body: JSON.stringify({ events: b.e }),
+          headers: { "X-API-Key": o.key },
+          body: JSON.stringify([b.k, ...(b.e as CompactEvent[])]),
         })
           .catch(Object) // a network error goes on as the error itself: no status, no headers
           .then((r: Response) => {
@@ -133,7 +135,7 @@ export function createTracker(o: TrackerOptions): Tracker {
       }
   };
 
-  const S = (e?: JourneyEventWire): void => {
+  const S = (e?: CompactEvent): void => {
     if (e && q.push(e) < 100) tm ||= later(S, (typeof SVC_SCRIPT == "undefined" ? o.flushDelay : undefined) ?? 1e3);
     else {
       // Cut the queue (never over 100 events: the 100th flushes it) into batches of at most
@@ -152,31 +154,17 @@ export function createTracker(o: TrackerOptions): Tracker {
   // One pattern for the list: `*` matches anything, `,` separates, blanks go, other symbols are
   // literal. An empty list gives ^()$, which no pathname matches.
   const ex = RegExp("^(" + (o.exclude || "").replace(/\W/g, (c) => (c == "*" ? ".*" : c == "," ? "|" : c > " " ? "\\" + c : "")) + ")$");
-  const page = (): Page => [loc.href, D.title, ex.test(loc.pathname)];
+  const page = (): Page => !ex.test(loc.pathname) && [loc.href, D.title];
 
-  // The session ends after 30 minutes without an event, across tabs.
-  const sid = (): string => {
-    const t = now();
-    const s = st(0, "s"); // [session_id, last event time]
-    return st(0, "s", [!s || t - s[1] > 18e5 ? uuid() : s[0], t])[0];
-  };
-
-  // Nothing is sent without an attribution, nor from an excluded page.
-  const ev = (t: JourneyEventType, x: Partial<JourneyEventWire>, p = page()) => {
+  // An event in the compact form (CompactEvent): its type's own fields x follow the common ones.
+  // The session (svc_s: [session_id, last event time]) ends after 30 minutes without an event,
+  // across tabs. The device type is 0 mobile (screen under 768 px wide), 1 tablet (under 1024),
+  // 2 desktop. Nothing is sent without an attribution, nor from an excluded page (p false).
+  const ev = (t: CompactEventType, p: Page, ...x: unknown[]) => {
     const sw = w.screen.width;
-    a &&
-      !p[2] &&
-      S({
-        link_id: a[0],
-        visitor_id: a[1],
-        session_id: sid(),
-        event_type: t,
-        page_url: p[0],
-        page_title: p[1],
-        device_type: sw < 768 ? "mobile" : sw < 1024 ? "tablet" : "desktop",
-        timestamp: new Date(now()).toISOString(),
-        ...x,
-      });
+    const n = now();
+    const s = st(0, "s");
+    a && p && S([t, ...a, st(0, "s", [!s || n - s[1] > 18e5 ? uuid() : s[0], n])[0], ...p, ((sw > 767) as any) + (sw > 1023), n, ...x]);
   };
 
   // Page state: P the current page, at the URL cur; sd scroll thresholds sent;
@@ -192,7 +180,7 @@ export function createTracker(o: TrackerOptions): Tracker {
     const t = now();
     vt += vs && t - vs;
     vs = D.hidden ? 0 : t;
-    (vt = Math.round(vt / 1e3)) && ev("time_on_page", { time_on_page: vt }, P);
+    (vt = Math.round(vt / 1e3)) && ev(2, P, vt);
     vt = 0;
   };
   // A page view on load and whenever the URL without the hash changes (SPA navigation).
@@ -202,7 +190,7 @@ export function createTracker(o: TrackerOptions): Tracker {
       report();
       sd = 0;
       cur = u;
-      ev("page_view", { properties: { language: N.language } }, (P = page()));
+      ev(0, (P = page()), { language: N.language });
     }
   };
   // Hidden or left: report the visible time and post at once (shown again: the clock restarts).
@@ -224,21 +212,16 @@ export function createTracker(o: TrackerOptions): Tracker {
     D.addEventListener("visibilitychange", hide);
     w.addEventListener("scroll", () => {
       const p = ((w.scrollY + w.innerHeight + 1) / D.documentElement.scrollHeight) * 4; // in quarters
-      while (sd < 4 && p >= sd + 1) ev("scroll_depth", { scroll_percent: ++sd * 25 });
+      while (sd < 4 && p >= sd + 1) ev(1, page(), ++sd * 25);
     });
     nav();
   }
 
   return {
-    track: (n, properties) => ev("custom", { event_name: n, properties }),
-    conversion: (n, c = {}) =>
-      ev("conversion", {
-        event_name: n,
-        conversion_name: n,
-        revenue_cents: c.revenue_cents && Math.round(c.revenue_cents), // the API takes an integer
-        currency: c.currency?.toUpperCase(),
-        properties: c.properties,
-      }),
+    track: (n, properties) => ev(3, page(), n, properties),
+    conversion: (n, c) =>
+      // The API takes an integer; without revenue_cents, NaN goes as null (absent).
+      ev(4, page(), n, c?.properties, Math.round(c?.revenue_cents!), c?.currency?.toUpperCase(), n),
     flush: () => a && S(),
   };
 }

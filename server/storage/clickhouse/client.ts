@@ -47,6 +47,8 @@ export interface Clickhouse {
   ): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Embedded chDB: the bytes ClickHouse counts as its own (MemoryTracking: caches, inserts, merges). */
+  memoryBytes?(): Promise<number>;
 }
 
 export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhouse> {
@@ -86,12 +88,40 @@ function openHttp(opts: ClickhouseOptions): Clickhouse {
   return wrap(client, "http", opts);
 }
 
+/**
+ * Server settings of the embedded ClickHouse (docs/operations.md "Memory"). Its caches are sized for a
+ * server (a fraction of the machine's RAM: 5 GB each for marks, primary indexes and skip-index marks),
+ * and fill as reports read parts; these bound them to what an instance of this size uses. They are
+ * the process's: the first connection to the data directory starts the one embedded server with them.
+ */
+export const CHDB_SERVER_ARGS = [
+  "--mark_cache_size=67108864",
+  "--primary_index_cache_size=33554432",
+  "--index_mark_cache_size=16777216",
+  "--query_condition_cache_size=16777216",
+  "--compiled_expression_cache_size=16777216",
+];
+
 async function openChdb(opts: ClickhouseOptions): Promise<Clickhouse> {
   const path = join(opts.dataDir, "clickhouse");
   mkdirSync(path, { recursive: true });
+  const { Session } = await import("chdb");
+  // Opened first so that the embedded server starts with our settings; kept open with the client.
+  const settings = new Session(path, { connectionArgs: CHDB_SERVER_ARGS });
   const { createChdbConnection } = await import("chdb/connection");
   const client = createClient({ connection: createChdbConnection({ path }) } as never);
-  return wrap(client, "chdb", opts);
+  const ch = wrap(client, "chdb", opts);
+  return {
+    ...ch,
+    close: async () => {
+      await ch.close();
+      settings.close();
+    },
+    memoryBytes: async () => {
+      const rows = await ch.query<{ value: string }>("SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'");
+      return Number(rows[0]?.value ?? 0);
+    },
+  };
 }
 
 const ABORT_GRACE_MS = 2_000;
