@@ -492,3 +492,18 @@ export const countLiveLinksOnDomain = async (db: DbOrTx, domainId: string): Prom
       .from(links)
       .where(and(eq(links.domainId, domainId), isNull(links.deletedAt)))
   )[0].n;
+
+export interface LinkLabel {
+  id: string;
+  shortCode: string;
+  campaignId: string | null;
+}
+
+/** Short code and campaign of the account's links among `ids`, deleted links included (reports label their past). */
+export async function findLinkLabels(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<LinkLabel[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: links.id, shortCode: links.shortCode, campaignId: links.campaignId })
+    .from(links)
+    .where(and(eq(links.accountId, accountId), inArray(links.id, [...ids])));
+}
