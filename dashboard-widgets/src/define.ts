@@ -1,5 +1,6 @@
 // Registers every widget tag (the only module with a side effect) and types them for
 // document.createElement / querySelector.
+import { SvcAttributionElement } from "./attribution-element";
 import { SvcBreakdownElement } from "./breakdown-element";
 import { SvcConversionsElement } from "./conversions-element";
 import { SvcFunnelElement } from "./funnel-element";
@@ -18,6 +19,7 @@ export const widgetTags = {
   "svc-link-stats": SvcLinkStatsElement,
   "svc-paths": SvcPathsElement,
   "svc-retention": SvcRetentionElement,
+  "svc-attribution": SvcAttributionElement,
 } as const;
 
 /** Define each tag once; a page that loads the bundle twice keeps the first definitions. */
@@ -37,5 +39,6 @@ declare global {
     "svc-link-stats": SvcLinkStatsElement;
     "svc-paths": SvcPathsElement;
     "svc-retention": SvcRetentionElement;
+    "svc-attribution": SvcAttributionElement;
   }
 }

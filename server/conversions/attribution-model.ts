@@ -1,5 +1,5 @@
 // Query and answer of the attribution report (docs/insights.md "Attribution").
-import { t } from "elysia";
+import { t, type Static } from "elysia";
 import { StrictQuery } from "../http/strict-query";
 import { PeriodSchema } from "../journey/model";
 
@@ -62,3 +62,4 @@ export const Attribution = t.Object(
   },
   { $id: "Attribution", ...strict },
 );
+export type AttributionReport = Static<typeof Attribution>;
