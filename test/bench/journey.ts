@@ -3,7 +3,7 @@
 // then p50/p99 of the journey summary and funnel and of every conversion report, called through the app
 // in-process (real stores), each beside a baseline in the same run (chDB counting the rows of the table
 // and scope it reads), with the process's CPU per call and the load average; the bars: p50 within 5× its
-// baseline (the funnel 10×). The funnel also runs beside the query a ClickHouse-backed peer runs,
+// baseline (the funnel, paths, retention and attribution 10×). The funnel also runs beside the query a ClickHouse-backed peer runs,
 // windowFunnel over the raw journey_events, which it must beat 4×, with equal step counts (checked).
 // BENCH_DATA_DIR=<dir> keeps the loaded data there and reuses it on the next run (to time two versions
 // of the code alternately on the same data, each with its own directory).
@@ -216,6 +216,18 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     `/public-api/v1/journey/links/${linkId}/retention?weeks=4&compare=previous`,
     countOf("journey_event_bundles", "link_id = {link:UUID}", 0),
   ],
+  // Attribution (server/conversions/attribution-*.ts): the period's conversions, then their visitors'
+  // first touches and clicks; beside the conversions summary's baseline, bar 10×.
+  [
+    "conversions attribution (first click, 30-day window)",
+    "/public-api/v1/conversions/attribution",
+    countOf("journey_event_bundles", ACCOUNT_BUNDLES, 30),
+  ],
+  [
+    "conversions attribution (linear, 90-day window, 90d)",
+    "/public-api/v1/conversions/attribution?model=linear&window_days=90&period=90d",
+    countOf("journey_event_bundles", ACCOUNT_BUNDLES, 90),
+  ],
   [
     "conversions time-to-convert",
     "/public-api/v1/conversions/time-to-convert",
@@ -274,7 +286,7 @@ for (const [name, path, baseline] of QUERIES) {
     return res.body;
   };
   const t = await timeAgainstBaseline(RUNS, query, baseline);
-  const bar = /\/(funnel|paths|retention)\b|compare=/.test(path) ? 10 : 5;
+  const bar = /\/(funnel|paths|retention|attribution)\b|compare=/.test(path) ? 10 : 5;
   const pass = t.p50 <= bar * t.baseP50;
   if (!pass) missed++;
   rows.push({
