@@ -27,7 +27,7 @@ describe("<svc-attribution>", () => {
   test("with `controls`, choosing a model asks the API for it", async () => {
     const el = mount("svc-attribution", { "api-base": b.base, "api-key": b.keys.full, controls: "" });
     await loaded(el);
-    const select = el.shadowRoot!.querySelector<HTMLSelectElement>('select[data-attr="model"]')!;
+    const select = el.shadowRoot!.querySelector('select[data-attr="model"]') as any;
     expect(select.value).toBe("first");
     const spy = spyFetch();
     try {
