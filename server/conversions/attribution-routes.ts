@@ -2,10 +2,12 @@
 import { Elysia } from "elysia";
 import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
+import { csvReports } from "../http/csv-report";
 import { checkQueryBounds } from "../http/query-bounds";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
+import { csvAttribution } from "./attribution-csv";
 import { ATTRIBUTION_BOUNDS, Attribution, AttributionQuery } from "./attribution-model";
 import { getAttribution } from "./attribution-service";
 
@@ -13,12 +15,14 @@ export function attributionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Au
   const reports = { db: deps.pg.db, ch: deps.ch };
   return new Elysia({ name: "conversions-attribution", prefix: API_PREFIX })
     .use(deps.auth)
+    .use(csvReports)
     .get(
       "/conversions/attribution",
       ({ account, query }) => getAttribution(reports, account.id, checkQueryBounds(query, ATTRIBUTION_BOUNDS)),
       {
         scope: "conversions:read",
         query: AttributionQuery,
+        csv: csvAttribution,
         detail: operation({
           id: "getConversionAttribution",
           tag: "Conversions",
