@@ -2,7 +2,7 @@
 // credited to the links whose clicks brought its visitor within the window before it. A visitor's
 // touch on a link is its arrival through that link: the short-link click whose id is the visitor_id
 // (the tracker's svc_ref hand-off) or, without one, the visitor's first journey event on the link
-// (journey_first_touch, migration 0200). Only the converting visitors' rows are read.
+// (journey_first_touch, migration 0200).
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { AttributionModel } from "./attribution-model";
 
@@ -32,31 +32,42 @@ const CREDIT: Record<AttributionModel, { join: string; label: string; weight: st
   },
 };
 
+/**
+ * One pass over three inputs, grouped by visitor: the period's conversion events in scope, the
+ * visitors' first touches per link that can fall in some window (the rollup's rows merged, then only
+ * those from the period's start less the window), and the clicks of that time (a click id is the
+ * visitor_id of the visitor it brought). A link's touch is the earlier of its click and its first event.
+ */
 export async function getAttributionCredits(ch: Clickhouse, s: AttributionScope, model: AttributionModel): Promise<AttributionCredit[]> {
   const links = s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "";
   const credit = CREDIT[model];
+  const since = "fromUnixTimestamp64Milli({from:Int64} - {window:Int64}, 'UTC')";
   const rows = await ch.query<Record<string, string | number>>(
     `
-    WITH conv AS (
-      SELECT visitor_id, toUnixTimestamp64Milli(timestamp) AS at, revenue_cents AS cents FROM ${ch.table("journey_events")}
-      WHERE account_id = {account:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
-        AND event_type = 'conversion'${links}
-    ), touch AS (
-      SELECT link_id, visitor_id, min(first_at) AS first_at FROM ${ch.table("journey_first_touch")}
-      WHERE account_id = {account:UUID} AND visitor_id IN (SELECT visitor_id FROM conv)
-      GROUP BY link_id, visitor_id
-    ), click AS (
-      SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
-      WHERE account_id = {account:UUID} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM conv)
-      GROUP BY link_id, click_id
-    ), paths AS (
-      SELECT touch.visitor_id AS visitor_id,
-        groupArray((toUnixTimestamp64Milli(if(click.matched = 1, least(click.clicked_at, touch.first_at), touch.first_at)), touch.link_id)) AS touches
-      FROM touch LEFT JOIN click ON click.link_id = touch.link_id AND click.click_id = toUUIDOrZero(touch.visitor_id)
-      GROUP BY touch.visitor_id
+    WITH per_visitor AS (
+      SELECT visitor_id,
+        groupArrayIf((at, cents), kind = 0) AS convs,
+        groupArrayIf((at, link_id), kind = 1) AS touches,
+        groupArrayIf((at, link_id), kind = 2) AS clicks
+      FROM (
+        SELECT visitor_id, 0 AS kind, toUnixTimestamp64Milli(timestamp) AS at, revenue_cents AS cents, link_id
+        FROM ${ch.table("journey_events")}
+        PREWHERE event_type = 'conversion'
+        WHERE account_id = {account:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${links}
+        UNION ALL
+        SELECT visitor_id, 1 AS kind, toUnixTimestamp64Milli(min(first_at)) AS at, toInt64(0) AS cents, link_id
+        FROM ${ch.table("journey_first_touch")} WHERE account_id = {account:UUID}
+        GROUP BY link_id, visitor_id HAVING min(first_at) >= ${since}
+        UNION ALL
+        SELECT toString(click_id) AS visitor_id, 2 AS kind, toUnixTimestamp64Milli(timestamp) AS at, toInt64(0) AS cents, link_id
+        FROM ${ch.table("clicks")} WHERE account_id = {account:UUID} AND timestamp >= ${since}
+      )
+      GROUP BY visitor_id HAVING notEmpty(convs)
     ), windows AS (
-      SELECT conv.cents AS cents, arraySort(arrayFilter(x -> x.1 <= conv.at AND x.1 >= conv.at - {window:Int64}, paths.touches)) AS w
-      FROM conv LEFT JOIN paths ON paths.visitor_id = conv.visitor_id
+      SELECT c.2 AS cents,
+        arraySort(arrayFilter(x -> x.1 <= c.1 AND x.1 >= c.1 - {window:Int64},
+          arrayMap(t -> (arrayMin(arrayPushBack(arrayMap(k -> if(k.2 = t.2, k.1, t.1), clicks), t.1)), t.2), touches))) AS w
+      FROM per_visitor ARRAY JOIN convs AS c
     )
     SELECT ${credit.label} AS label, sum(${credit.weight}) AS n, sum(cents * ${credit.weight}) AS cents
     FROM windows ${credit.join}
