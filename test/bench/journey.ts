@@ -160,6 +160,7 @@ const countOf = (table: ClickhouseTable, where: string, days: number) => () =>
 const LINK_BUNDLES = "link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const ACCOUNT_BUNDLES = "ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const HOURS = "hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
+const CONVERSIONS = "timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND event_type = 'conversion'";
 const QUERIES: [string, string, () => Promise<unknown>][] = [
   ["journey summary (30d)", `/public-api/v1/journey/links/${linkId}/summary`, countOf("journey_event_bundles", LINK_BUNDLES, 30)],
   [
@@ -216,17 +217,18 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     `/public-api/v1/journey/links/${linkId}/retention?weeks=4&compare=previous`,
     countOf("journey_event_bundles", "link_id = {link:UUID}", 0),
   ],
-  // Attribution (server/conversions/attribution-*.ts): the period's conversions, then their visitors'
-  // first touches and clicks; beside the conversions summary's baseline, bar 10×.
+  // Attribution (server/conversions/attribution-*.ts): one pass over the period's conversion events,
+  // the first touches and the clicks of the window; the baseline counts the largest of these, the
+  // period's conversion events (raw); bar 10×.
   [
     "conversions attribution (first click, 30-day window)",
     "/public-api/v1/conversions/attribution",
-    countOf("journey_event_bundles", ACCOUNT_BUNDLES, 30),
+    countOf("journey_events", CONVERSIONS, 30),
   ],
   [
     "conversions attribution (linear, 90-day window, 90d)",
     "/public-api/v1/conversions/attribution?model=linear&window_days=90&period=90d",
-    countOf("journey_event_bundles", ACCOUNT_BUNDLES, 90),
+    countOf("journey_events", CONVERSIONS, 90),
   ],
   [
     "conversions time-to-convert",
