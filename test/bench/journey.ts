@@ -329,7 +329,7 @@ if (withPeer) {
 }
 table(rows);
 console.log(
-  `\n${Number(c).toLocaleString("en-US")} journey events ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,
+  `\n${Number(c).toLocaleString("en-US")} journey events ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page; the period's raw conversion events for attribution), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,
 );
 console.log(
   `Funnel step counts: ours ${oursReached.join(" / ")}, windowFunnel ${peerReached.join(" / ")}: ${same ? "equal" : "DIFFERENT"}.`,
