@@ -27,6 +27,7 @@ const FEATURES = [
   "shares",
   "exports",
   "insights",
+  "alerts",
 ];
 
 function files(dir: string): string[] {
@@ -396,6 +397,8 @@ const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: "webhooks",
   service_instances: "cluster",
   shares: "shares",
+  report_subscriptions: "alerts",
+  alerts: "alerts",
 };
 
 /** Queries of another folder's table that stay, each with its reason. The list only shrinks. */
