@@ -12,8 +12,7 @@ const longDay = (day: string) =>
   new Date(`${day}T00:00:00Z`).toLocaleDateString("en", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
 const lastDay = (end: string) => new Date(Date.parse(end) - 86_400_000).toISOString().slice(0, 10);
 
-export const changeText = (c: Change) =>
-  c.change_percent === null ? "new" : `${c.change_percent > 0 ? "+" : ""}${c.change_percent}%`;
+export const changeText = (c: Change) => (c.change_percent === null ? "new" : `${c.change_percent > 0 ? "+" : ""}${c.change_percent}%`);
 
 const FONT = "font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif";
 const page = (title: string, body: string) =>
@@ -81,7 +80,11 @@ export function reportMail(to: string, m: ReportMail): MailMessage {
         ["Top sources", f.top_sources],
         ["Top countries", f.top_countries],
       ] as const
-    ).flatMap(([title, rows]) => [`${title}:`, ...(rows.length ? rows.map((r) => `  ${r.name}: ${n.format(r.clicks)}`) : ["  No clicks"]), ""]),
+    ).flatMap(([title, rows]) => [
+      `${title}:`,
+      ...(rows.length ? rows.map((r) => `  ${r.name}: ${n.format(r.clicks)}`) : ["  No clicks"]),
+      "",
+    ]),
     `Unsubscribe: ${m.unsubscribeUrl}`,
   ].join("\n");
   const cells = FIGURES.map(([label, key, fmt]) => figureCell(label, f[key], fmt));
@@ -97,10 +100,19 @@ export function reportMail(to: string, m: ReportMail): MailMessage {
       `<p style="margin:24px 0 0;font-size:12px;color:#57606a">You get this report because the account's owner subscribed ${escapeHtml(to)}. ` +
       `<a href="${escapeHtml(m.unsubscribeUrl)}" style="color:#0969da">Unsubscribe</a></p>`,
   );
-  return { to, subject, text, html, headers: { "List-Unsubscribe": `<${m.unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" } };
+  return {
+    to,
+    subject,
+    text,
+    html,
+    headers: { "List-Unsubscribe": `<${m.unsubscribeUrl}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+  };
 }
 
-export function alertMail(to: string, a: { title: string; value: number; detail: Record<string, number>; consoleUrl: string }): MailMessage {
+export function alertMail(
+  to: string,
+  a: { title: string; value: number; detail: Record<string, number>; consoleUrl: string },
+): MailMessage {
   const lines = Object.entries(a.detail).map(([k, v]) => `${k.replace(/_/g, " ")}: ${n.format(v)}`);
   const text = [`Alert: ${a.title}`, "", `Value: ${n.format(a.value)}`, ...lines, "", `Alerts: ${a.consoleUrl}`].join("\n");
   const html = page(

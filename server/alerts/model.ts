@@ -17,7 +17,12 @@ export const MAX_RECIPIENTS = 10;
 export const MAX_SUBSCRIPTIONS = 50;
 export const MAX_ALERTS = 50;
 
-const Email = t.String({ format: "email", minLength: 3, maxLength: 254, description: "Any address; it need not be a member of the account" });
+const Email = t.String({
+  format: "email",
+  minLength: 3,
+  maxLength: 254,
+  description: "Any address; it need not be a member of the account",
+});
 const Recipients = t.Array(Email, {
   maxItems: MAX_RECIPIENTS,
   uniqueItems: true,
@@ -63,7 +68,9 @@ export const CreateAlertBody = t.Object(
   {
     kind: Kind,
     threshold: Threshold,
-    link_id: t.Optional(t.String({ format: "uuid", description: "Only this link's visitors (required for conversion_drop); none: the account" })),
+    link_id: t.Optional(
+      t.String({ format: "uuid", description: "Only this link's visitors (required for conversion_drop); none: the account" }),
+    ),
     recipients: t.Optional(Recipients),
     enabled: t.Optional(t.Boolean({ description: "Default true" })),
   },

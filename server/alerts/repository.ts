@@ -52,7 +52,13 @@ export const claimReport = async (db: DbOrTx, id: string, frequency: Frequency, 
     await db
       .update(reportSubscriptions)
       .set(frequency === "weekly" ? { weeklySentFor: period } : { monthlySentFor: period })
-      .where(and(eq(reportSubscriptions.id, id), eq(reportSubscriptions[frequency], true), sql`${sentFor(frequency)} IS DISTINCT FROM ${period}`))
+      .where(
+        and(
+          eq(reportSubscriptions.id, id),
+          eq(reportSubscriptions[frequency], true),
+          sql`${sentFor(frequency)} IS DISTINCT FROM ${period}`,
+        ),
+      )
       .returning()
   )[0];
 
@@ -64,7 +70,8 @@ export const countAlerts = async (db: DbOrTx, accountId: string) =>
 
 export const insertAlert = async (db: DbOrTx, row: NewAlert): Promise<AlertRow> => (await db.insert(alerts).values(row).returning())[0];
 
-export const findAlert = async (db: DbOrTx, accountId: string, id: string) => (await db.select().from(alerts).where(myAlert(accountId, id)))[0];
+export const findAlert = async (db: DbOrTx, accountId: string, id: string) =>
+  (await db.select().from(alerts).where(myAlert(accountId, id)))[0];
 
 export const updateAlertRow = async (db: DbOrTx, accountId: string, id: string, patch: Partial<NewAlert>) =>
   (

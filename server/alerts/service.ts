@@ -103,14 +103,16 @@ export async function listAlerts(pg: Postgres, accountId: string) {
 function checkThreshold(kind: AlertKind, threshold: number) {
   if (kind === "conversion_drop" && (threshold < 1 || threshold > 100))
     throw validationError("body.threshold", "must be a percentage from 1 to 100 for conversion_drop");
-  if (kind !== "conversion_drop" && !Number.isInteger(threshold)) throw validationError("body.threshold", "must be a whole number of visitors");
+  if (kind !== "conversion_drop" && !Number.isInteger(threshold))
+    throw validationError("body.threshold", "must be a whole number of visitors");
 }
 
 export async function createAlert(pg: Postgres, accountId: string, body: CreateAlertBody) {
   if (body.kind === "conversion_drop" && !body.link_id) throw validationError("body.link_id", "is required for conversion_drop");
   checkThreshold(body.kind, body.threshold);
   if (body.link_id && !(await findLink(pg.db, accountId, body.link_id))) throw notFound("Link");
-  if ((await repo.countAlerts(pg.db, accountId)) >= MAX_ALERTS) throw new AppError("QUOTA_EXCEEDED", `An account has at most ${MAX_ALERTS} alerts`);
+  if ((await repo.countAlerts(pg.db, accountId)) >= MAX_ALERTS)
+    throw new AppError("QUOTA_EXCEEDED", `An account has at most ${MAX_ALERTS} alerts`);
   const row = await repo.insertAlert(pg.db, {
     accountId,
     kind: body.kind,
@@ -228,7 +230,11 @@ export async function sendReports(deps: NotifyDeps, nowMs = Date.now()): Promise
       });
       if (!claimed) continue;
       sent += await sendAll(deps, [
-        reportMail(claimed.email, { accountName: account.name, figures: f, unsubscribeUrl: unsubscribeUrl(deps.baseUrl, unsubscribeToken(deps.appSecret, claimed.id)) }),
+        reportMail(claimed.email, {
+          accountName: account.name,
+          figures: f,
+          unsubscribeUrl: unsubscribeUrl(deps.baseUrl, unsubscribeToken(deps.appSecret, claimed.id)),
+        }),
       ]);
     }
   }

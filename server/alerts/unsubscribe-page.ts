@@ -22,5 +22,7 @@ export const confirmPage = (email: string, token: string) =>
     `<h1>Stop the reports?</h1><p>${escapeHtml(email)} will get no more weekly or monthly reports of this account.</p>` +
       `<form method="post" action="/unsubscribe/${escapeHtml(token)}"><button type="submit" style="font:inherit;padding:.5rem 1rem">Unsubscribe</button></form>`,
   );
-export const donePage = (email: string) => doc(`<h1>Unsubscribed</h1><p>${escapeHtml(email)} will get no more reports of this account.</p>`);
-export const unknownPage = () => doc(`<h1>Nothing to unsubscribe</h1><p>This link is not valid, or the address was already unsubscribed.</p>`);
+export const donePage = (email: string) =>
+  doc(`<h1>Unsubscribed</h1><p>${escapeHtml(email)} will get no more reports of this account.</p>`);
+export const unknownPage = () =>
+  doc(`<h1>Nothing to unsubscribe</h1><p>This link is not valid, or the address was already unsubscribed.</p>`);
