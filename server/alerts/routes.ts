@@ -152,6 +152,8 @@ export function alertsApiRoutes(deps: AlertsFeatureDeps) {
 }
 
 const TokenParams = t.Object({ token: t.String({ maxLength: 100 }) });
+/** The form posts nothing; a mail client's one-click unsubscribe posts `List-Unsubscribe=One-Click` (RFC 8058). */
+const OneClickBody = t.Optional(t.Object({ "List-Unsubscribe": t.Optional(t.String({ maxLength: 20 })) }));
 const page = (status: number, body: string) => new Response(body, { status, headers: PAGE_HEADERS });
 
 export function unsubscribeRoutes(deps: AlertsFeatureDeps) {
@@ -170,6 +172,6 @@ export function unsubscribeRoutes(deps: AlertsFeatureDeps) {
         const row = await service.unsubscribe(deps.pg, params.token);
         return row ? page(200, donePage(row.email)) : page(404, unknownPage());
       },
-      { params: TokenParams, parse: "none", detail: { hide: true } },
+      { params: TokenParams, body: OneClickBody, detail: { hide: true } },
     );
 }
