@@ -44,15 +44,18 @@ export const UpdateSubscriptionBody = t.Object(
 );
 export type UpdateSubscriptionBody = Static<typeof UpdateSubscriptionBody>;
 
-export const Subscription = t.Object({
-  id: t.String({ format: "uuid" }),
-  email: t.String(),
-  weekly: t.Boolean(),
-  monthly: t.Boolean(),
-  last_weekly_period: t.Union([t.String({ description: "First day (YYYY-MM-DD) of the last week sent or skipped" }), t.Null()]),
-  last_monthly_period: t.Union([t.String(), t.Null()]),
-  created_at: t.String({ format: "date-time" }),
-});
+export const Subscription = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    email: t.String(),
+    weekly: t.Boolean(),
+    monthly: t.Boolean(),
+    last_weekly_period: t.Union([t.String({ description: "First day (YYYY-MM-DD) of the last week sent or skipped" }), t.Null()]),
+    last_monthly_period: t.Union([t.String(), t.Null()]),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { $id: "ReportSubscription", additionalProperties: false },
+);
 
 const Kind = t.Union(
   ALERT_KINDS.map((k) => t.Literal(k)),
@@ -83,17 +86,20 @@ export const UpdateAlertBody = t.Object(
 );
 export type UpdateAlertBody = Static<typeof UpdateAlertBody>;
 
-export const Alert = t.Object({
-  id: t.String({ format: "uuid" }),
-  kind: Kind,
-  threshold: t.Number(),
-  link_id: t.Union([t.String({ format: "uuid" }), t.Null()]),
-  recipients: t.Array(t.String()),
-  enabled: t.Boolean(),
-  last_triggered_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
-  last_value: t.Union([t.Number({ description: "The figure that triggered it last" }), t.Null()]),
-  created_at: t.String({ format: "date-time" }),
-});
+export const Alert = t.Object(
+  {
+    id: t.String({ format: "uuid" }),
+    kind: Kind,
+    threshold: t.Number(),
+    link_id: t.Union([t.String({ format: "uuid" }), t.Null()]),
+    recipients: t.Array(t.String()),
+    enabled: t.Boolean(),
+    last_triggered_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
+    last_value: t.Union([t.Number({ description: "The figure that triggered it last" }), t.Null()]),
+    created_at: t.String({ format: "date-time" }),
+  },
+  { $id: "Alert", additionalProperties: false },
+);
 
 export const IdParams = t.Object({ id: t.String({ format: "uuid" }) });
 
