@@ -16,6 +16,7 @@ const NAV: [string, string, Permission][] = [
   ["/shares", "Sharing", "links:read"],
   ["/keys", "API keys", "keys:manage"],
   ["/webhooks", "Webhooks", "webhooks:read"],
+  ["/alerts", "Reports and alerts", "webhooks:read"],
   ["/domains", "Domains", "domains:read"],
   ["/team", "Team", "team:read"],
   ["/account", "Account", "account:read"],
