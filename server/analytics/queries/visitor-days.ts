@@ -144,63 +144,139 @@ async function countCarriedOverlaps(ch: Clickhouse, sel: CellSelector, days: str
   return [...counts.values()];
 }
 
-/** A report's read of its aggregate: one row per (day, cell) with columns ld, lk, lc (the day, the cell, its clicks) and lx, ly (the report's own). */
+/**
+ * A report's read of its aggregate, not grouped: columns ld (the day), lk (the cell), lc (clicks), lx (a
+ * number of the report's own kept as a maximum, such as the last click) and ly (one kept as a sum).
+ */
 export interface LiveQuery {
   sql: string;
   params: Record<string, unknown>;
 }
 
-export interface FirstRound {
-  live: { day: string; key: string; clicks: number; x: number; y: number }[];
-  stored: StoredCell[];
-  /** Today's clicks of the scope in its first hour (every cell): today's carried hashes are among them. */
-  firstHourClicks: number;
+/** Per cell (or per day): the live clicks and the report's own numbers beside the stored numbers summed. */
+export interface CellSums {
+  clicks: number;
+  x: number;
+  y: number;
+  storedClicks: number;
+  storedPrevClicks: number;
+  /** Σ stored visitors of the closed days; Σ stored overlaps of the closed days after the range's first. */
+  visitors: number;
+  overlap: number;
 }
 
+/** What a report's one statement answers (readCells). */
+export interface CellRead {
+  byKey: Map<string, CellSums>;
+  byDay: Map<string, CellSums>;
+  /** Today's distinct visitors per cell, from the raw clicks (when the range has today). */
+  today: Map<string, number>;
+  /** Today's clicks of the scope in its first 30 minutes (today's carried hashes are among them). */
+  todayEarlyClicks: number;
+  /** The rows of the extra parts: [side, dd, kk, lc, …] as the part selected them. */
+  extras: { side: number; d: string; k: string; a: number; b: number }[];
+}
+
+/** A part of the statement beside the cells: columns side (4 or more), dd, kk, lc, sc (the rest are zero). */
+export interface ExtraQuery {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+const U64 = (e: string) => `toUInt64(${e})`;
+export const extraPart = (side: number, a: string, b = "0") =>
+  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sc, ${U64("0")} AS sp, ${U64("0")} AS sv, ${U64("0")} AS so, ${U64("0")} AS x, ${U64("0")} AS y`;
+
 /**
- * In one statement: the report's own read of its aggregate, the stored numbers of the range and, when the
- * range has today, the scope's clicks in today's first hour (clicks_hourly).
+ * In one statement: the report's live rows and the stored numbers of the range, summed per cell (side 0)
+ * and per day (side 1) with no per-day row crossing the wire; when the range has today, today's visitors
+ * per cell from the raw clicks (side 2); and the report's extra parts. Stored rows are summed without
+ * FINAL: a day whose numbers were recomputed and not yet merged sums more clicks than the aggregate has,
+ * which makes it stale like a day with late clicks (visitor-days.ts), never counted twice.
  */
-export async function readFirstRound(
+export async function readCells(
   ch: Clickhouse,
   sel: CellSelector,
-  start: string,
-  end: string,
+  range: { start: string; end: string },
+  today: string,
   live: LiveQuery,
-  today?: string,
-): Promise<FirstRound> {
+  extras: ExtraQuery[] = [],
+): Promise<CellRead> {
+  const s = SOURCES[sel.report];
   const parts = [
-    `SELECT 'l' AS t, toString(ld) AS d, toString(lk) AS k, toUInt64(lc) AS a, toUInt64(lx) AS b, toUInt64(ly) AS e, toUInt64(0) AS o FROM (${live.sql})`,
-    `SELECT 's', toString(day), key, clicks, prev_clicks, visitors, overlap FROM ${ch.table("click_visitor_days")}
-     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date}
-     ORDER BY computed_at DESC LIMIT 1 BY day, key`,
+    `SELECT toUInt8(side) AS side, if(side = 1, toString(d), '') AS dd, if(side = 0, k, '') AS kk,
+       sumIf(c, t = 0) AS lc, sumIf(c, t = 1) AS sc, sumIf(p, t = 1) AS sp, sumIf(v, t = 1) AS sv,
+       sumIf(o, t = 1 AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y
+     FROM (
+       SELECT 0 AS t, toDate(ld) AS d, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
+         ${U64("lx")} AS x, ${U64("ly")} AS y
+       FROM (${live.sql})
+       UNION ALL
+       SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
+       WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+         ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}
+     ) ARRAY JOIN [0, 1] AS side
+     GROUP BY side, dd, kk`,
   ];
-  if (today)
+  const open = range.start <= today && range.end >= today;
+  if (open)
     parts.push(
-      `SELECT 'h', '', '', toUInt64(sum(clicks)), toUInt64(0), toUInt64(0), toUInt64(0) FROM ${ch.table("clicks_hourly")}
-       WHERE account_id = {account:UUID} AND hour = toDateTime({today:Date}, 'UTC')
-         ${sel.bot === 2 ? "" : "AND is_bot = {bot:UInt8}"} ${sel.domain === "*" ? "" : "AND domain = {domain:String}"}`,
+      `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)},
+         ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}
+       FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND ${IN_DAYS("days")} GROUP BY rk`,
     );
-  const rows = await ch.query<{ t: string; d: string; k: string; a: string; b: string; e: string; o: string }>(
-    parts.join("\nUNION ALL\n"),
-    {
-      ...live.params,
-      ...rawParams(sel, today ? [today] : []),
-      report: sel.report,
-      start,
-      end,
-      today: today ?? end,
-    },
-  );
-  const out: FirstRound = { live: [], stored: [], firstHourClicks: 0 };
+  parts.push(...extras.map((e) => e.sql));
+  const rows = await ch.query<Record<string, string | number>>(parts.join("\nUNION ALL\n"), {
+    ...Object.assign({}, ...extras.map((e) => e.params)),
+    ...live.params,
+    ...rawParams(sel, open ? [today] : []),
+    report: sel.report,
+    start: range.start,
+    end: range.end,
+    today,
+  });
+  const out: CellRead = { byKey: new Map(), byDay: new Map(), today: new Map(), todayEarlyClicks: 0, extras: [] };
   for (const r of rows) {
-    const [day, k] = [String(r.d), String(r.k)];
-    if (r.t === "l") out.live.push({ day, key: k, clicks: num(r.a), x: num(r.b), y: num(r.e) });
-    else if (r.t === "s") out.stored.push({ day, key: k, clicks: num(r.a), prev_clicks: num(r.b), visitors: num(r.e), overlap: num(r.o) });
-    else out.firstHourClicks = num(r.a);
+    const side = num(r.side);
+    if (side === 0 || side === 1) {
+      const sums: CellSums = {
+        clicks: num(r.lc),
+        x: num(r.x),
+        y: num(r.y),
+        storedClicks: num(r.sc),
+        storedPrevClicks: num(r.sp),
+        visitors: num(r.sv),
+        overlap: num(r.so),
+      };
+      if (side === 0) out.byKey.set(String(r.kk), sums);
+      else out.byDay.set(String(r.dd), sums);
+    } else if (side === 2) {
+      out.today.set(String(r.kk), num(r.lc));
+      out.todayEarlyClicks += num(r.sc);
+    } else out.extras.push({ side, d: String(r.dd), k: String(r.kk), a: num(r.lc), b: num(r.sc) });
   }
   return out;
+}
+
+/** The stored numbers of these days per (day, cell), every stored version summed as readCells sums them. */
+export async function readStoredCells(ch: Clickhouse, sel: CellSelector, days: string[]): Promise<StoredCell[]> {
+  if (days.length === 0) return [];
+  const rows = await ch.query(
+    `SELECT toString(day) AS d, key AS k, sum(clicks) AS c, sum(prev_clicks) AS p, sum(visitors) AS v, sum(overlap) AS o
+     FROM ${ch.table("click_visitor_days")}
+     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day IN {days:Array(Date)}
+     GROUP BY d, k`,
+    { ...rawParams(sel, days), report: sel.report },
+  );
+  return rows.map((r) => ({
+    day: String(r.d),
+    key: String(r.k),
+    clicks: num(r.c),
+    prev_clicks: num(r.p),
+    visitors: num(r.v),
+    overlap: num(r.o),
+  }));
 }
 
 // ---- the job ----
