@@ -223,7 +223,7 @@ export async function readCells(
     parts.push(
       `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)},
          ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}
-       FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND ${IN_DAYS("days")} GROUP BY rk`,
+       FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) = {today:Date} GROUP BY rk`,
     );
   parts.push(...extras.map((e) => e.sql));
   const rows = await ch.query<Record<string, string | number>>(parts.join("\nUNION ALL\n"), {
