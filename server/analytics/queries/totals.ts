@@ -62,7 +62,10 @@ export async function getSummaryClicks(ch: Clickhouse, scope: ClickScope): Promi
   const sel = cellSelector(scope, "total");
   if (!sel) return undefined;
   const { where, params } = dailyScope(scope);
-  const active = { sql: `${extraPart(4, "uniqExact(link_id)")} FROM ${dailyTable(ch, scope, "clicks_daily_links")} WHERE ${where}`, params };
+  const active = {
+    sql: `${extraPart(4, "uniqExact(link_id)")} FROM ${dailyTable(ch, scope, "clicks_daily_links")} WHERE ${where}`,
+    params,
+  };
   const { byKey, byDay, extras } = await dailyVisitors(ch, scope, sel, [active]);
   const cell = byKey.get(sel.key ?? "");
   return {
@@ -83,9 +86,7 @@ export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope, with
   const sel = withVisitors ? cellSelector(scope, "total") : undefined;
   if (sel) {
     const { byDay } = await dailyVisitors(ch, scope, sel);
-    return [...byDay]
-      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([date, d]) => ({ date, clicks: d.clicks, unique_visitors: d.visitors }));
+    return [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([date, d]) => ({ date, clicks: d.clicks, unique_visitors: d.visitors }));
   }
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(

@@ -282,25 +282,35 @@ export async function readStoredCells(ch: Clickhouse, sel: CellSelector, days: s
 // ---- the job ----
 
 /** Account-days of a report whose stored numbers are missing or no longer match the aggregate's clicks. */
-export async function findStaleDays(ch: Clickhouse, report: VisitorReport, from: string, before: string): Promise<Map<string, string[]>> {
+export async function findStaleDays(
+  ch: Clickhouse,
+  report: VisitorReport,
+  from: string,
+  before: string,
+  only?: Map<string, string[]>,
+): Promise<Map<string, string[]>> {
   const s = SOURCES[report];
-  const params = { from, before, report };
+  // Only these accounts' days (and the day before each, for the overlap): the days that received clicks.
+  const pairs = only ? [...only].flatMap(([a, days]) => days.flatMap((d) => [`${a}|${d}`, `${a}|${prevDayOf(d)}`])) : [];
+  const inPairs = (day: string) => (only ? `AND concat(toString(account_id), '|', toString(${day})) IN {pairs:Array(String)}` : "");
+  const params = { from, before, report, pairs };
   const [live, stored] = await Promise.all([
     ch.query(
       `SELECT toString(account_id) AS a, toString(${s.day}) AS d, sum(clicks) AS c FROM ${ch.table(s.table)}
-       WHERE ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} GROUP BY a, d`,
+       WHERE ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} ${inPairs(s.day)} GROUP BY a, d`,
       params,
     ),
     ch.query(
       `SELECT toString(account_id) AS a, toString(day) AS d, sum(clicks) AS c, sum(prev_clicks) AS p
        FROM ${ch.table("click_visitor_days")} FINAL
-       WHERE report = {report:String} AND bot = 2 AND domain = '*' AND day >= {from:Date} AND day < {before:Date} GROUP BY a, d`,
+       WHERE report = {report:String} AND bot = 2 AND domain = '*' AND day >= {from:Date} AND day < {before:Date} ${inPairs("day")}
+       GROUP BY a, d`,
       params,
     ),
   ]);
   const liveClicks = new Map(live.map((r) => [`${r.a}|${r.d}`, num(r.c)]));
   const storedRows = new Map(stored.map((r) => [`${r.a}|${r.d}`, { c: num(r.c), p: num(r.p) }]));
-  const prevDay = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+  const prevDay = prevDayOf;
   const nextDay = (d: string) => new Date(Date.parse(d) + 86_400_000).toISOString().slice(0, 10);
   const stale = new Map<string, Set<string>>();
   const mark = (a: string, d: string) => {
@@ -321,24 +331,58 @@ export async function findStaleDays(ch: Clickhouse, report: VisitorReport, from:
     const st = storedRows.get(k);
     const c = liveClicks.get(k) ?? 0;
     const p = liveClicks.get(`${a}|${prevDay(d)}`) ?? 0;
+    if (only && !only.get(a)?.includes(d)) continue;
     if (!st ? c + p > 0 : st.c !== c || st.p !== p) mark(a, d);
   }
   return new Map([...stale].map(([a, ds]) => [a, [...ds].sort()]));
 }
 
-/** Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as migration 0231 does). */
+/**
+ * Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as
+ * migration 0231 does), then deletes the versions they replace: readCells sums every stored version, so
+ * a day stored twice reads as stale (counted from the raw clicks) until one version is left. On a
+ * sharded cluster the replaced versions are left to the table's merges (ReplacingMergeTree).
+ */
 export async function storeVisitorDays(ch: Clickhouse, report: VisitorReport, accountId: string, days: string[]): Promise<void> {
   const s = SOURCES[report];
-  const prev = days.map((d) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10));
+  const prev = days.map(prevDayOf);
+  const params = { report, account: accountId, days, read: [...new Set([...days, ...prev])], at: Date.now() };
   await ch.command(
     `INSERT INTO ${ch.table("click_visitor_days")} (account_id, report, bot, domain, key, day, clicks, prev_clicks, visitors, overlap, computed_at)
      SELECT account_id, {report:String}, b, dm, k, d, sumIf(clicks, role = 0), sumIf(clicks, role = 1),
-       uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set), now64(3)
+       uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set),
+       fromUnixTimestamp64Milli({at:Int64}, 'UTC')
      FROM (SELECT account_id, ${s.day} + role AS d, ${s.key} AS k, b, dm, clicks, visitor_set, role FROM ${ch.table(s.table)}
        ARRAY JOIN [0, 1] AS role ARRAY JOIN [is_bot, 2] AS b ARRAY JOIN [toString(domain), '*'] AS dm
        WHERE account_id = {account:UUID} AND ${s.day} IN {read:Array(Date)})
      WHERE d IN {days:Array(Date)}
      GROUP BY account_id, d, b, dm, k`,
-    { report, account: accountId, days, read: [...new Set([...days, ...prev])] },
+    params,
   );
+  if (ch.cluster) return;
+  await ch.command(
+    `DELETE FROM ${ch.table("click_visitor_days")}
+     WHERE account_id = {account:UUID} AND report = {report:String} AND day IN {days:Array(Date)}
+       AND computed_at < fromUnixTimestamp64Milli({at:Int64}, 'UTC')`,
+    params,
+  );
+}
+
+const prevDayOf = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The accounts' days that received clicks in the last `seconds` (by ClickHouse's clock, migration 0240),
+ * and the days of `closing` (days that have ended since the job's last round) that have clicks.
+ */
+export async function findTouchedDays(ch: Clickhouse, seconds: number, closing: string[]): Promise<Map<string, string[]>> {
+  const rows = await ch.query<{ a: string; d: string }>(
+    `SELECT DISTINCT toString(account_id) AS a, toString(day) AS d FROM ${ch.table("click_days_touched")}
+     WHERE touched_at >= now() - {seconds:UInt32}
+     UNION DISTINCT
+     SELECT DISTINCT toString(account_id), toString(day) FROM ${ch.table("clicks_daily")} WHERE day IN {closing:Array(Date)}`,
+    { seconds: Math.ceil(seconds), closing },
+  );
+  const days = new Map<string, string[]>();
+  for (const r of rows) days.set(r.a, [...(days.get(r.a) ?? []), r.d]);
+  return days;
 }
