@@ -377,7 +377,7 @@ const prevDayOf = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOStrin
 export async function findTouchedDays(ch: Clickhouse, seconds: number, closing: string[]): Promise<Map<string, string[]>> {
   const rows = await ch.query<{ a: string; d: string }>(
     `SELECT DISTINCT toString(account_id) AS a, toString(day) AS d FROM ${ch.table("click_days_touched")}
-     WHERE touched_at >= now() - {seconds:UInt32}
+     WHERE touched_at >= toStartOfMinute(now() - {seconds:UInt32})
      UNION DISTINCT
      SELECT DISTINCT toString(account_id), toString(day) FROM ${ch.table("clicks_daily")} WHERE day IN {closing:Array(Date)}`,
     { seconds: Math.ceil(seconds), closing },
