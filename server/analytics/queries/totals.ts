@@ -66,11 +66,13 @@ export async function getSummaryClicks(ch: Clickhouse, scope: ClickScope): Promi
     sql: `${extraPart(4, "uniqExact(link_id)")} FROM ${dailyTable(ch, scope, "clicks_daily_links")} WHERE ${where}`,
     params,
   };
-  const { byKey, byDay, extras } = await dailyVisitors(ch, scope, sel, [active]);
+  // One link (report "link"): active when it has clicks in the scope, which its own read tells.
+  const oneLink = sel.report === "link";
+  const { byKey, byDay, extras } = await dailyVisitors(ch, scope, sel, oneLink ? [] : [active]);
   const cell = byKey.get(sel.key ?? "");
   return {
     totals: { clicks: cell?.clicks ?? 0, unique_visitors: cell?.visitors ?? 0, last_click_at: isoOrNull(cell?.x ?? 0) },
-    activeLinks: extras.find((e) => e.side === 4)?.a ?? 0,
+    activeLinks: oneLink ? Number((cell?.clicks ?? 0) > 0) : (extras.find((e) => e.side === 4)?.a ?? 0),
     clicksOn: (day) => byDay.get(day)?.clicks ?? 0,
   };
 }
