@@ -21,7 +21,6 @@ import {
   type ExtraQuery,
   type LiveQuery,
   readCells,
-  readStoredCells,
   type VisitorReport,
 } from "./queries/visitor-days";
 
@@ -72,8 +71,8 @@ async function todaysOverlaps(ch: Clickhouse, sel: CellSelector, today: string, 
 
 /**
  * The report's live read and the visitors of its cells over the range, in one statement while every
- * closed day's stored numbers hold (their clicks, and for the overlap the day before's, are the
- * aggregate's); the days whose numbers do not hold are then counted from the raw clicks in place of theirs.
+ * closed day's stored numbers hold (the cell's clicks of the day, and for the overlap of the day before,
+ * are the aggregate's); the (day, cell)s whose numbers do not hold are then counted from the raw clicks.
  */
 export async function countCellVisitors(
   ch: Clickhouse,
@@ -84,52 +83,37 @@ export async function countCellVisitors(
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
   const read = await readCells(ch, sel, range, today, live, extras);
-  const dayClicks = (d: string) => read.byDay.get(d)?.clicks ?? 0;
-  // Stale: a closed day whose stored clicks are not the aggregate's (late clicks, not stored yet, stored
-  // twice and not merged yet); its overlap also when the day before's clicks changed since.
-  const staleN: string[] = [];
-  const staleO: string[] = [];
-  for (const [d, s] of read.byDay) {
-    if (d >= today) continue;
-    const nHolds = s.clicks === s.storedClicks;
-    if (!nHolds) staleN.push(d);
-    if (d > range.start && !(nHolds && s.storedPrevClicks === dayClicks(addDays(d, -1)))) staleO.push(d);
-  }
+  const staleN = new Set(read.stale.filter((c) => c.n).map((c) => `${c.day}|${c.key}`));
+  const staleO = new Set(read.stale.filter((c) => c.o).map((c) => `${c.day}|${c.key}`));
+  const daysOf = (cells: Set<string>) => [...new Set([...cells].map((c) => c.split("|")[0]))];
   const open = read.today.size > 0;
-  const [lateN, lateO, stored, openO] = await Promise.all([
-    countRawVisitors(ch, sel, staleN),
-    countRawOverlaps(ch, sel, staleO, today),
-    readStoredCells(ch, sel, [...new Set([...staleN, ...staleO])]),
-    open && today > range.start ? todaysOverlaps(ch, sel, today, read.todayEarlyClicks, dayClicks(addDays(today, -1))) : [],
+  const [lateN, lateO, openO] = await Promise.all([
+    countRawVisitors(ch, sel, daysOf(staleN)),
+    countRawOverlaps(ch, sel, daysOf(staleO), today),
+    open && today > range.start
+      ? todaysOverlaps(ch, sel, today, read.todayEarlyClicks, read.byDay.get(addDays(today, -1))?.clicks ?? 0)
+      : [],
   ]);
 
-  const visitors = new Map<string, number>([...read.byKey].map(([k, s]) => [k, s.visitors - s.overlap]));
-  const add = (k: string, n: number) => visitors.set(k, (visitors.get(k) ?? 0) + n);
-  const perDay = new Map<string, number>([...read.byDay].map(([d, s]) => [d, s.visitors]));
-  const staleNSet = new Set(staleN);
-  const staleOSet = new Set(staleO);
-  for (const st of stored) {
-    if (staleNSet.has(st.day)) {
-      add(st.key, -st.visitors);
-      perDay.set(st.day, (perDay.get(st.day) ?? 0) - st.visitors);
-    }
-    if (staleOSet.has(st.day)) add(st.key, st.overlap);
-  }
+  const visitors = new Map<string, number>([...read.byKey].map(([k, c]) => [k, c.visitors - c.overlap]));
+  const perDay = new Map<string, number>([...read.byDay].map(([d, c]) => [d, c.visitors]));
+  const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
   for (const c of lateN) {
-    add(c.key, c.n);
-    perDay.set(c.day, (perDay.get(c.day) ?? 0) + c.n);
+    if (!staleN.has(`${c.day}|${c.key}`)) continue;
+    add(visitors, c.key, c.n);
+    add(perDay, c.day, c.n);
   }
-  for (const c of lateO) add(c.key, -c.n);
+  for (const c of lateO) if (staleO.has(`${c.day}|${c.key}`)) add(visitors, c.key, -c.n);
   for (const [k, n] of read.today) {
-    add(k, n);
-    perDay.set(today, (perDay.get(today) ?? 0) + n);
+    add(visitors, k, n);
+    add(perDay, today, n);
   }
-  for (const c of openO) add(c.key, -c.n);
+  for (const c of openO) add(visitors, c.key, -c.n);
 
-  const counted = (s: CellSums, v: number): Counted => ({ clicks: s.clicks, x: s.x, y: s.y, visitors: v });
+  const counted = (c: CellSums, v: number): Counted => ({ clicks: c.clicks, x: c.x, y: c.y, visitors: v });
   return {
-    byKey: new Map([...read.byKey].filter(([, s]) => s.clicks > 0).map(([k, s]) => [k, counted(s, visitors.get(k) ?? 0)])),
-    byDay: new Map([...read.byDay].filter(([, s]) => s.clicks > 0).map(([d, s]) => [d, counted(s, perDay.get(d) ?? 0)])),
+    byKey: new Map([...read.byKey].map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
+    byDay: new Map([...read.byDay].map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
     extras: read.extras,
   };
 }

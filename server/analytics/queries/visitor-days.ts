@@ -29,15 +29,6 @@ export interface CellSelector {
   key?: string;
 }
 
-export interface StoredCell {
-  day: string;
-  key: string;
-  clicks: number;
-  prev_clicks: number;
-  visitors: number;
-  overlap: number;
-}
-
 /** The raw clicks of the selector's cells (the bound parameters are rawParams'). */
 function rawScope(sel: CellSelector) {
   return [
@@ -153,14 +144,12 @@ export interface LiveQuery {
   params: Record<string, unknown>;
 }
 
-/** Per cell (or per day): the live clicks and the report's own numbers beside the stored numbers summed. */
+/** Per cell over the range (or per day): the live clicks, the report's own numbers and the stored numbers that hold. */
 export interface CellSums {
   clicks: number;
   x: number;
   y: number;
-  storedClicks: number;
-  storedPrevClicks: number;
-  /** Σ stored visitors of the closed days; Σ stored overlaps of the closed days after the range's first. */
+  /** Σ stored visitors of the (day, cell)s whose numbers hold; Σ stored overlaps of those after the range's first day. */
   visitors: number;
   overlap: number;
 }
@@ -169,15 +158,17 @@ export interface CellSums {
 export interface CellRead {
   byKey: Map<string, CellSums>;
   byDay: Map<string, CellSums>;
+  /** The closed (day, cell)s with clicks whose stored visitors (n) or overlap (o) do not hold. */
+  stale: { day: string; key: string; n: boolean; o: boolean }[];
   /** Today's distinct visitors per cell, from the raw clicks (when the range has today). */
   today: Map<string, number>;
   /** Today's clicks of the scope in its first 30 minutes (today's carried hashes are among them). */
   todayEarlyClicks: number;
-  /** The rows of the extra parts: [side, dd, kk, lc, …] as the part selected them. */
+  /** The rows of the extra parts. */
   extras: { side: number; d: string; k: string; a: number; b: number }[];
 }
 
-/** A part of the statement beside the cells: columns side (4 or more), dd, kk, lc, sc (the rest are zero). */
+/** A part of the statement beside the cells (extraPart's columns: side 4 or more, then two numbers). */
 export interface ExtraQuery {
   sql: string;
   params: Record<string, unknown>;
@@ -185,14 +176,17 @@ export interface ExtraQuery {
 
 const U64 = (e: string) => `toUInt64(${e})`;
 export const extraPart = (side: number, a: string, b = "0") =>
-  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sc, ${U64("0")} AS sp, ${U64("0")} AS sv, ${U64("0")} AS so, ${U64("0")} AS x, ${U64("0")} AS y`;
+  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "n_bad", "o_bad"].map((c) => `${U64("0")} AS ${c}`).join(", ")}`;
 
 /**
- * In one statement: the report's live rows and the stored numbers of the range, summed per cell (side 0)
- * and per day (side 1) with no per-day row crossing the wire; when the range has today, today's visitors
- * per cell from the raw clicks (side 2); and the report's extra parts. Stored rows are summed without
- * FINAL: a day whose numbers were recomputed and not yet merged sums more clicks than the aggregate has,
- * which makes it stale like a day with late clicks (visitor-days.ts), never counted twice.
+ * In one statement: per (day, cell), the report's live rows, the same rows a day later (the clicks of the
+ * day before) and the stored numbers, which hold while the cell's clicks of the day (and, for the
+ * overlap, of the day before) are what they were when stored; then the sums per cell (side 0) and per day
+ * (side 1) of the numbers that hold, and the (day, cell)s with clicks whose numbers do not (side 3), so
+ * that no other per-day row crosses the wire. Stored rows are summed without FINAL: a cell recomputed and
+ * not yet merged sums more clicks than the aggregate has, which makes it stale like a cell with late
+ * clicks, never counted twice. When the range has today: today's visitors per cell from the raw clicks
+ * (side 2). Then the report's extra parts (side 4 and up).
  */
 export async function readCells(
   ch: Clickhouse,
@@ -204,25 +198,36 @@ export async function readCells(
 ): Promise<CellRead> {
   const s = SOURCES[sel.report];
   const parts = [
-    `SELECT toUInt8(side) AS side, if(side = 1, toString(d), '') AS dd, if(side = 0, k, '') AS kk,
-       sumIf(c, t = 0) AS lc, sumIf(c, t = 1) AS sc, sumIf(p, t = 1) AS sp, sumIf(v, t = 1) AS sv,
-       sumIf(o, t = 1 AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y
+    `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1, '', k) AS kk,
+       sum(lc) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
+       countIf(NOT n_ok AND d < {today:Date}) AS n_bad, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS o_bad
      FROM (
-       SELECT 0 AS t, toDate(ld) AS d, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
-         ${U64("lx")} AS x, ${U64("ly")} AS y
-       FROM (${live.sql})
-       UNION ALL
-       SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
-       WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-         ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}
-     ) ARRAY JOIN [0, 1] AS side
+       SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 1) AS sc, sumIf(p, t = 1) AS sp, sumIf(v, t = 1) AS sv,
+         sumIf(o, t = 1) AS so, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y,
+         lc = sc AND d < {today:Date} AS n_ok, n_ok AND sp = lp AS o_ok
+       FROM (
+         SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, p, v, o, x, y FROM (
+           SELECT toDate(ld) AS d0, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
+             ${U64("lx")} AS x, ${U64("ly")} AS y
+           FROM (${live.sql})
+         ) ARRAY JOIN [0, 2] AS t
+         UNION ALL
+         SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
+         WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+           ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}
+       )
+       WHERE d <= {end:Date}
+       GROUP BY d, k
+       HAVING lc > 0
+     ) ARRAY JOIN [0, 1, 3] AS side
+     WHERE side != 3 OR (d < {today:Date} AND NOT o_ok AND (d > {start:Date} OR NOT n_ok))
      GROUP BY side, dd, kk`,
   ];
   const open = range.start <= today && range.end >= today;
   if (open)
     parts.push(
-      `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)},
-         ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}
+      `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64("0")}, ${U64("0")},
+         ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}
        FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) = {today:Date} GROUP BY rk`,
     );
   parts.push(...extras.map((e) => e.sql));
@@ -235,48 +240,19 @@ export async function readCells(
     end: range.end,
     today,
   });
-  const out: CellRead = { byKey: new Map(), byDay: new Map(), today: new Map(), todayEarlyClicks: 0, extras: [] };
+  const out: CellRead = { byKey: new Map(), byDay: new Map(), stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
   for (const r of rows) {
     const side = num(r.side);
-    if (side === 0 || side === 1) {
-      const sums: CellSums = {
-        clicks: num(r.lc),
-        x: num(r.x),
-        y: num(r.y),
-        storedClicks: num(r.sc),
-        storedPrevClicks: num(r.sp),
-        visitors: num(r.sv),
-        overlap: num(r.so),
-      };
-      if (side === 0) out.byKey.set(String(r.kk), sums);
-      else out.byDay.set(String(r.dd), sums);
-    } else if (side === 2) {
+    const sums = (): CellSums => ({ clicks: num(r.lc), x: num(r.x), y: num(r.y), visitors: num(r.sv), overlap: num(r.so) });
+    if (side === 0) out.byKey.set(String(r.kk), sums());
+    else if (side === 1) out.byDay.set(String(r.dd), sums());
+    else if (side === 3) out.stale.push({ day: String(r.dd), key: String(r.kk), n: num(r.n_bad) > 0, o: num(r.o_bad) > 0 });
+    else if (side === 2) {
       out.today.set(String(r.kk), num(r.lc));
-      out.todayEarlyClicks += num(r.sc);
-    } else out.extras.push({ side, d: String(r.dd), k: String(r.kk), a: num(r.lc), b: num(r.sc) });
+      out.todayEarlyClicks += num(r.x);
+    } else out.extras.push({ side, d: String(r.dd), k: String(r.kk), a: num(r.lc), b: num(r.sv) });
   }
   return out;
-}
-
-/** The stored numbers of these days per (day, cell), every stored version summed as readCells sums them. */
-export async function readStoredCells(ch: Clickhouse, sel: CellSelector, days: string[]): Promise<StoredCell[]> {
-  if (days.length === 0) return [];
-  const rows = await ch.query(
-    `SELECT toString(day) AS d, key AS k, sum(clicks) AS c, sum(prev_clicks) AS p, sum(visitors) AS v, sum(overlap) AS o
-     FROM ${ch.table("click_visitor_days")}
-     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day IN {days:Array(Date)}
-     GROUP BY d, k`,
-    { ...rawParams(sel, days), report: sel.report },
-  );
-  return rows.map((r) => ({
-    day: String(r.d),
-    key: String(r.k),
-    clicks: num(r.c),
-    prev_clicks: num(r.p),
-    visitors: num(r.v),
-    overlap: num(r.o),
-  }));
 }
 
 // ---- the job ----
