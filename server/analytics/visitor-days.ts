@@ -71,8 +71,10 @@ async function todaysOverlaps(ch: Clickhouse, sel: CellSelector, today: string, 
 
 /**
  * The report's live read and the visitors of its cells over the range, in one statement while every
- * closed day's stored numbers hold (the cell's clicks of the day, and for the overlap of the day before,
- * are the aggregate's); the (day, cell)s whose numbers do not hold are then counted from the raw clicks.
+ * closed day's stored numbers hold (the day's clicks, and for the overlap the day before's, are the
+ * aggregate's); otherwise the statement again per cell, and the (day, cell)s whose numbers do not hold
+ * counted from the raw clicks. Every stored number used comes from one statement, so a version the job
+ * stores meanwhile is never mixed with the one it replaces.
  */
 export async function countCellVisitors(
   ch: Clickhouse,
@@ -82,7 +84,14 @@ export async function countCellVisitors(
   extras: ExtraQuery[] = [],
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
-  const read = await readCells(ch, sel, range, today, live, extras);
+  let read = await readCells(ch, sel, range, today, live, extras, "days");
+  // Every closed day holds when its stored clicks (and those of the day before) are the aggregate's;
+  // else the statement again, per cell, telling which numbers hold.
+  const dayClicks = (d: string) => read.byDay.get(d)?.clicks ?? 0;
+  const holds = [...read.byDay].every(
+    ([d, c]) => d >= today || (c.clicks === c.storedClicks && (d <= range.start || c.storedPrevClicks === dayClicks(addDays(d, -1)))),
+  );
+  if (!holds) read = await readCells(ch, sel, range, today, live, extras, "cells");
   const staleN = new Set(read.stale.filter((c) => c.n).map((c) => `${c.day}|${c.key}`));
   const staleO = new Set(read.stale.filter((c) => c.o).map((c) => `${c.day}|${c.key}`));
   const daysOf = (cells: Set<string>) => [...new Set([...cells].map((c) => c.split("|")[0]))];
@@ -111,9 +120,10 @@ export async function countCellVisitors(
   for (const c of openO) add(visitors, c.key, -c.n);
 
   const counted = (c: CellSums, v: number): Counted => ({ clicks: c.clicks, x: c.x, y: c.y, visitors: v });
+  // Cells and days without clicks in the range (stored rows of a cell's day before only) are left out.
   return {
-    byKey: new Map([...read.byKey].map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
-    byDay: new Map([...read.byDay].map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
+    byKey: new Map([...read.byKey].filter(([, c]) => c.clicks > 0).map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
+    byDay: new Map([...read.byDay].filter(([, c]) => c.clicks > 0).map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
     extras: read.extras,
   };
 }

@@ -152,13 +152,21 @@ export interface CellSums {
   /** Σ stored visitors of the (day, cell)s whose numbers hold; Σ stored overlaps of those after the range's first day. */
   visitors: number;
   overlap: number;
+  storedClicks: number;
+  storedPrevClicks: number;
 }
 
 /** What a report's one statement answers (readCells). */
 export interface CellRead {
   byKey: Map<string, CellSums>;
   byDay: Map<string, CellSums>;
-  /** The closed (day, cell)s with clicks whose stored visitors (n) or overlap (o) do not hold. */
+  /**
+   * "days": the sums of every stored number, and per day the stored clicks of the day and of the day
+   * before (in `storedClicks`, `storedPrevClicks` of byDay), for the caller to tell whether they all hold.
+   * "cells": only the numbers that hold are summed, and the closed (day, cell)s with clicks whose stored
+   * visitors (n) or overlap (o) do not hold are listed.
+   */
+  mode: "days" | "cells";
   stale: { day: string; key: string; n: boolean; o: boolean }[];
   /** Today's distinct visitors per cell, from the raw clicks (when the range has today). */
   today: Map<string, number>;
@@ -176,17 +184,21 @@ export interface ExtraQuery {
 
 const U64 = (e: string) => `toUInt64(${e})`;
 export const extraPart = (side: number, a: string, b = "0") =>
-  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "n_bad", "o_bad"].map((c) => `${U64("0")} AS ${c}`).join(", ")}`;
+  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b"].map((c) => `${U64("0")} AS ${c}`).join(", ")}`;
 
 /**
- * In one statement: per (day, cell), the report's live rows, the same rows a day later (the clicks of the
- * day before) and the stored numbers, which hold while the cell's clicks of the day (and, for the
- * overlap, of the day before) are what they were when stored; then the sums per cell (side 0) and per day
- * (side 1) of the numbers that hold, and the (day, cell)s with clicks whose numbers do not (side 3), so
- * that no other per-day row crosses the wire. Stored rows are summed without FINAL: a cell recomputed and
- * not yet merged sums more clicks than the aggregate has, which makes it stale like a cell with late
- * clicks, never counted twice. When the range has today: today's visitors per cell from the raw clicks
- * (side 2). Then the report's extra parts (side 4 and up).
+ * In one statement, the report's live rows beside the stored numbers of the range, summed per cell
+ * (side 0) and per day (side 1) so that no per-(day, cell) row crosses the wire:
+ * - mode "days" (every call first): every stored number summed, with each day's stored clicks of the day
+ *   and of the day before; when those equal the aggregate's, every cell of the day holds (clicks are only
+ *   ever added), and the sums are the answer;
+ * - mode "cells" (only when some day does not hold): per (day, cell) the live clicks, the same rows a day
+ *   later (the clicks of the day before) and the stored numbers; only the numbers that hold are summed,
+ *   and the (day, cell)s with clicks whose numbers do not are listed (side 3), for the raw clicks to count.
+ * Stored rows are summed without FINAL: a day recomputed and not yet merged sums more clicks than the
+ * aggregate has, which makes it stale like a day with late clicks, never counted twice. When the range
+ * has today: today's visitors per cell from the raw clicks (side 2). Then the report's extra parts (side
+ * 4 and up). Columns: side, dd, kk, lc, sv, so, x, y, a, b (a, b: "days" sc and sp, "cells" n_bad and o_bad).
  */
 export async function readCells(
   ch: Clickhouse,
@@ -194,27 +206,39 @@ export async function readCells(
   range: { start: string; end: string },
   today: string,
   live: LiveQuery,
-  extras: ExtraQuery[] = [],
+  extras: ExtraQuery[],
+  mode: CellRead["mode"],
 ): Promise<CellRead> {
   const s = SOURCES[sel.report];
+  const stored = `SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
+       WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+         ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}`;
+  const liveRows = `SELECT toDate(ld) AS d0, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
+         ${U64("lx")} AS x, ${U64("ly")} AS y
+       FROM (${live.sql})`;
+  const days = `SELECT toUInt8(side) AS side, if(side = 1, toString(d), '') AS dd, if(side = 0, k, '') AS kk,
+       sumIf(c, t = 0) AS lc, sumIf(v, t = 1) AS sv, sumIf(o, t = 1 AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
+       sumIf(c, t = 1) AS a, sumIf(p, t = 1) AS b
+     FROM (
+       SELECT 0 AS t, d0 AS d, k, c, p, v, o, x, y FROM (${liveRows})
+       UNION ALL
+       ${stored}
+     ) ARRAY JOIN [0, 1] AS side
+     GROUP BY side, dd, kk`;
   const parts = [
-    `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1, '', k) AS kk,
+    mode === "days"
+      ? days
+      : `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1, '', k) AS kk,
        sum(lc) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
-       countIf(NOT n_ok AND d < {today:Date}) AS n_bad, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS o_bad
+       countIf(NOT n_ok AND d < {today:Date}) AS a, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS b
      FROM (
        SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 1) AS sc, sumIf(p, t = 1) AS sp, sumIf(v, t = 1) AS sv,
          sumIf(o, t = 1) AS so, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y,
          lc = sc AND d < {today:Date} AS n_ok, n_ok AND sp = lp AS o_ok
        FROM (
-         SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, p, v, o, x, y FROM (
-           SELECT toDate(ld) AS d0, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
-             ${U64("lx")} AS x, ${U64("ly")} AS y
-           FROM (${live.sql})
-         ) ARRAY JOIN [0, 2] AS t
+         SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, p, v, o, x, y FROM (${liveRows}) ARRAY JOIN [0, 2] AS t
          UNION ALL
-         SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
-         WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-           ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}
+         ${stored}
        )
        WHERE d <= {end:Date}
        GROUP BY d, k
@@ -240,13 +264,22 @@ export async function readCells(
     end: range.end,
     today,
   });
-  const out: CellRead = { byKey: new Map(), byDay: new Map(), stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
+  const out: CellRead = { byKey: new Map(), byDay: new Map(), mode, stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
+  const inDays = mode === "days";
   for (const r of rows) {
     const side = num(r.side);
-    const sums = (): CellSums => ({ clicks: num(r.lc), x: num(r.x), y: num(r.y), visitors: num(r.sv), overlap: num(r.so) });
+    const sums = (): CellSums => ({
+      clicks: num(r.lc),
+      x: num(r.x),
+      y: num(r.y),
+      visitors: num(r.sv),
+      overlap: num(r.so),
+      storedClicks: inDays ? num(r.a) : 0,
+      storedPrevClicks: inDays ? num(r.b) : 0,
+    });
     if (side === 0) out.byKey.set(String(r.kk), sums());
     else if (side === 1) out.byDay.set(String(r.dd), sums());
-    else if (side === 3) out.stale.push({ day: String(r.dd), key: String(r.kk), n: num(r.n_bad) > 0, o: num(r.o_bad) > 0 });
+    else if (side === 3) out.stale.push({ day: String(r.dd), key: String(r.kk), n: num(r.a) > 0, o: num(r.b) > 0 });
     else if (side === 2) {
       out.today.set(String(r.kk), num(r.lc));
       out.todayEarlyClicks += num(r.x);
