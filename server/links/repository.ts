@@ -318,3 +318,10 @@ export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, n
     from (values ${values}) as v(id, ts)
     where links.id = v.id`);
 }
+
+/** Raises a link's imported total to `total` (a later export of the same source counts more, never less). */
+export const raiseImportedClicks = (db: DbOrTx, accountId: string, id: string, total: number) =>
+  db
+    .update(links)
+    .set({ importedClicks: sql`greatest(${links.importedClicks}, ${total})` })
+    .where(and(eq(links.id, id), eq(links.accountId, accountId)));

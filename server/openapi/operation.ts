@@ -16,6 +16,7 @@ export const PUBLIC_TAGS = {
   Webhooks: "Signed HTTP deliveries of account events to your endpoints, with delivery history and retries.",
   Domains: "Custom domains for short links, verified through a DNS TXT record.",
   Campaigns: "Campaigns that group links (Growth tier or higher).",
+  Imports: "Links and their history brought in from Bitly, Dub, Shlink, YOURLS, Kutt, our own exports or any CSV, in the background.",
 } as const;
 export const ADMIN_TAGS = {
   Accounts: "Accounts, their tier and monthly limit overrides.",

@@ -19,6 +19,8 @@ export const CLICKHOUSE_TABLES = [
   "clicks_daily_referrers_mv",
   "clicks_daily_targets",
   "click_visitor_days",
+  // Clicks imported from another product's log (migration 0260), kept out of every click report.
+  "imported_clicks",
   "clicks_daily_targets_mv",
   // Journey events (migrations 0001, 0200–0211, 0223) and their rollups.
   "journey_events",
