@@ -14,5 +14,13 @@ export async function getAccountOrThrow(pg: Postgres, id: string) {
 /** One account by id as a request's principal has it, or undefined (a background job acting for it). */
 export const findAccountRecord = async (pg: Postgres, id: string): Promise<AccountRecord | undefined> => {
   const row = await findAccount(pg.db, id);
-  return row && { id: row.id, name: row.name, tier: row.tier as AccountRecord["tier"], limitOverrides: row.limitOverrides ?? {}, createdAt: row.createdAt };
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      tier: row.tier as AccountRecord["tier"],
+      limitOverrides: row.limitOverrides ?? {},
+      createdAt: row.createdAt,
+    }
+  );
 };

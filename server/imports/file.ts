@@ -14,21 +14,37 @@ import { KUTT_MAX_BYTES, kuttItems, normaliseHeader, readKuttLink, type ImportRe
 export const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
 
 const tooLarge = (max: number) =>
-  new AppError("PAYLOAD_TOO_LARGE", `The file must be at most ${max} bytes (${Math.round(max / 1048576)} MB)`, { max_bytes: max, field: "file" });
+  new AppError("PAYLOAD_TOO_LARGE", `The file must be at most ${max} bytes (${Math.round(max / 1048576)} MB)`, {
+    max_bytes: max,
+    field: "file",
+  });
 
 /** Copies the body (or its multipart `file` part) to `path`; the file's name when the part had one. */
-export async function receiveUpload(request: Request, path: string, max = IMPORT_MAX_BYTES): Promise<{ bytes: number; fileName: string | null }> {
+export async function receiveUpload(
+  request: Request,
+  path: string,
+  max = IMPORT_MAX_BYTES,
+): Promise<{ bytes: number; fileName: string | null }> {
   if (!request.body) throw validationError("file", "is required: send the file as the body or as a multipart part named file");
   await mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
   const type = request.headers.get("content-type") ?? "";
   try {
     if (type.toLowerCase().startsWith("multipart/form-data")) return await receiveMultipart(request, type, path, max);
-    return { bytes: await copyCapped(Readable.fromWeb(request.body as never), path, max), fileName: null };
+    return { bytes: await copyCapped(bodyStream(request), path, max), fileName: null };
   } catch (err) {
     await rm(path, { force: true });
     throw err;
   }
 }
+
+/** A JSON body the framework has parsed already (Kutt's answer sent as application/json). */
+export async function saveJson(value: unknown, path: string): Promise<{ bytes: number; fileName: null }> {
+  await mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  return { bytes: await Bun.write(path, JSON.stringify(value)), fileName: null };
+}
+
+// Through a Response: the request's own stream may already be claimed (locked) by the framework's reader.
+const bodyStream = (request: Request) => Readable.fromWeb(new Response(request.body).body as never);
 
 async function copyCapped(source: Readable, path: string, max: number): Promise<number> {
   let bytes = 0;
@@ -67,7 +83,7 @@ function receiveMultipart(request: Request, type: string, path: string, max: num
       if (!saving) reject(validationError("file", "is required: a multipart part named file"));
       else saving.then(resolve, reject);
     });
-    Readable.fromWeb(request.body as never).pipe(busboy);
+    bodyStream(request).pipe(busboy);
   });
 }
 
@@ -90,12 +106,17 @@ const csvProblem = (err: unknown): AppError => {
     return validationError("file", "is not UTF-8 text: save it as UTF-8 (CSV UTF-8 in Excel) and import it again");
   }
   if (err instanceof AppError) return err;
-  return validationError("file", `is not a CSV file we can read: ${e.message ?? String(err)}${e.lines && !String(e.message).includes("line") ? ` (line ${e.lines})` : ""}`);
+  return validationError(
+    "file",
+    `is not a CSV file we can read: ${e.message ?? String(err)}${e.lines && !String(e.message).includes("line") ? ` (line ${e.lines})` : ""}`,
+  );
 };
 
 /** The rows of a CSV file (headers normalised), from data row `from` + 1 on; the header row via `onHeaders`. */
 export async function* csvRows(path: string, from = 0, onHeaders?: (headers: string[]) => void): AsyncGenerator<FileRow> {
-  const text = Bun.file(path).stream().pipeThrough(new TextDecoderStream("utf-8", { fatal: true }));
+  const text = Bun.file(path)
+    .stream()
+    .pipeThrough(new TextDecoderStream("utf-8", { fatal: true }));
   const parser = parse({
     columns: (header: string[]) => {
       const names = header.map(normaliseHeader);

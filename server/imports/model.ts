@@ -5,12 +5,16 @@ import { SOURCE_NAMES } from "./sources/record";
 export const IMPORT_STATUSES = ["queued", "running", "completed", "failed"] as const;
 
 export const CreateImportQuery = t.Object({
+  // Plain strings checked by the service: Elysia would fill an optional enum with its first value.
   source: t.Optional(
-    t.UnionEnum([...SOURCE_NAMES], { description: "The file's format; detected from its header row (or JSON for Kutt) when left out" }),
+    t.String({
+      description: `The file's format, one of ${SOURCE_NAMES.join(", ")}; detected from its header row (or JSON for Kutt) when left out`,
+    }),
   ),
   on_conflict: t.Optional(
-    t.UnionEnum(["skip", "rename"], {
-      description: "A short code that is taken (or one we do not accept as an alias): skip the row (default) or create the link under a new code",
+    t.String({
+      description:
+        "`skip` (default) or `rename`: what to do with a short code that is taken (or one we do not accept as an alias): skip the row, or create the link under a new code",
     }),
   ),
   domain: t.Optional(

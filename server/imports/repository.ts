@@ -10,19 +10,20 @@ export type NewImport = typeof imports.$inferInsert;
 export const insertImport = async (db: DbOrTx, row: NewImport) => (await db.insert(imports).values(row).returning())[0];
 
 export const findImport = async (db: DbOrTx, accountId: string, id: string) =>
-  (await db.select().from(imports).where(and(eq(imports.id, id), eq(imports.accountId, accountId))).limit(1))[0];
+  (
+    await db
+      .select()
+      .from(imports)
+      .where(and(eq(imports.id, id), eq(imports.accountId, accountId)))
+      .limit(1)
+  )[0];
 
 export const listImports = (db: DbOrTx, accountId: string, limit: number) =>
   db.select().from(imports).where(eq(imports.accountId, accountId)).orderBy(desc(imports.createdAt)).limit(limit);
 
 /** Imports not finished, oldest first: the job's work, a crashed process's included. */
 export const pendingImports = (db: Db) =>
-  db
-    .select()
-    .from(imports)
-    .where(sql`${imports.status} IN ('queued', 'running')`)
-    .orderBy(asc(imports.createdAt))
-    .limit(10);
+  db.select().from(imports).where(sql`${imports.status} IN ('queued', 'running')`).orderBy(asc(imports.createdAt)).limit(10);
 
 /** The import's row locked for one batch: its position is the truth, whatever another instance did. */
 export const lockImport = async (tx: DbOrTx, id: string) =>

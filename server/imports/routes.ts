@@ -13,8 +13,9 @@ export function importsRoutes(deps: ImportsDeps & { auth: Auth; onCreated: () =>
     .use(deps.auth)
     .post(
       "/imports",
-      async ({ account, request, query }) => {
-        const created = new Envelope(await createImport(deps, account, request, query), 202);
+      async ({ account, request, query, body }) => {
+        // A JSON body was parsed (and checked) by the input guard before any route's parser: it comes as its value.
+        const created = new Envelope(await createImport(deps, account, body == null ? request : { json: body }, query), 202);
         deps.onCreated();
         return created;
       },

@@ -11,8 +11,16 @@ import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { emitEvent } from "../webhooks/outbox";
 import { createImportedLinks, forgetImportedCodes, raiseImportedClicks, type ImportedLinkInput, type LinksDeps } from "../links/read";
-import { csvRows, isJsonFile, kuttRows, receiveUpload, type FileRow } from "./file";
-import { csvFormatFor, type ClickRecord, type ImportRecord, type LinkRecord, type SourceFormat, type SourceName } from "./sources";
+import { csvRows, isJsonFile, kuttRows, receiveUpload, saveJson, type FileRow } from "./file";
+import {
+  csvFormatFor,
+  SOURCE_NAMES,
+  type ClickRecord,
+  type ImportRecord,
+  type LinkRecord,
+  type SourceFormat,
+  type SourceName,
+} from "./sources";
 import * as repo from "./repository";
 import type { CreateImportQuery, ImportJson } from "./model";
 
@@ -60,9 +68,13 @@ async function* records(path: string, format: SourceFormat | "kutt", from = 0): 
 async function scan(path: string, named: SourceName | undefined, tier: Tier): Promise<{ format: SourceFormat | "kutt"; total: number }> {
   const max = TIER_LIMITS[tier].importRowsMax;
   const tooMany = () =>
-    validationError("file", `has more than ${max.toLocaleString("en")} rows, the most one import takes on the ${tier} tier; split it or upgrade`, {
-      max_rows: max,
-    });
+    validationError(
+      "file",
+      `has more than ${max.toLocaleString("en")} rows, the most one import takes on the ${tier} tier; split it or upgrade`,
+      {
+        max_rows: max,
+      },
+    );
   if ((named === undefined || named === "kutt") && (await isJsonFile(path))) {
     let total = 0;
     for await (const _ of kuttRows(path)) if (++total > max) throw tooMany();
@@ -90,18 +102,27 @@ async function scan(path: string, named: SourceName | undefined, tier: Tier): Pr
   return { format, total };
 }
 
-export async function createImport(deps: ImportsDeps, account: AccountRecord, request: Request, q: CreateImportQuery): Promise<ImportJson> {
+export async function createImport(
+  deps: ImportsDeps,
+  account: AccountRecord,
+  request: Request | { json: unknown },
+  q: CreateImportQuery,
+): Promise<ImportJson> {
+  if (q.source !== undefined && !(SOURCE_NAMES as readonly string[]).includes(q.source))
+    throw validationError("query.source", `must be one of ${SOURCE_NAMES.join(", ")}`);
+  if (q.on_conflict !== undefined && q.on_conflict !== "skip" && q.on_conflict !== "rename")
+    throw validationError("query.on_conflict", "must be skip or rename");
   if (q.domain !== undefined) await domainIdFor(deps, account.id, q.domain.toLowerCase(), "query.domain");
   const id = crypto.randomUUID();
   const path = uploadPath(deps.dataDir, id);
-  const { fileName } = await receiveUpload(request, path);
+  const { fileName } = request instanceof Request ? await receiveUpload(request, path) : await saveJson(request.json, path);
   try {
-    const { format, total } = await scan(path, q.source, account.tier as Tier);
+    const { format, total } = await scan(path, q.source as SourceName | undefined, account.tier as Tier);
     const row = await repo.insertImport(deps.pg.db, {
       id,
       accountId: account.id,
       source: format === "kutt" ? "kutt" : format.source,
-      onConflict: q.on_conflict ?? "skip",
+      onConflict: q.on_conflict === "rename" ? "rename" : "skip",
       domain: q.domain?.toLowerCase() ?? null,
       fileName: fileName?.slice(0, 255) ?? null,
       total,
@@ -128,7 +149,11 @@ async function domainIdFor(deps: ImportsDeps, accountId: string, name: string, f
 }
 
 /** One round of the job: every unfinished import, batch by batch (a crashed process's too). */
-export async function runPendingImports(deps: ImportsDeps, accounts: (id: string) => Promise<AccountRecord | undefined>, stopping?: AbortSignal) {
+export async function runPendingImports(
+  deps: ImportsDeps,
+  accounts: (id: string) => Promise<AccountRecord | undefined>,
+  stopping?: AbortSignal,
+) {
   for (const imp of await repo.pendingImports(deps.pg.db)) {
     if (stopping?.aborted) return;
     const account = await accounts(imp.accountId);
@@ -140,7 +165,11 @@ export async function runPendingImports(deps: ImportsDeps, accounts: (id: string
 async function runImport(deps: ImportsDeps, account: AccountRecord, imp: repo.ImportRow, stopping?: AbortSignal) {
   const path = uploadPath(deps.dataDir, imp.id);
   if (!(await Bun.file(path).exists())) {
-    await repo.updateImport(deps.pg.db, imp.id, { status: "failed", finishedAt: new Date(), errors: [{ row: 0, field: "file", message: "the uploaded file is gone" }] });
+    await repo.updateImport(deps.pg.db, imp.id, {
+      status: "failed",
+      finishedAt: new Date(),
+      errors: [{ row: 0, field: "file", message: "the uploaded file is gone" }],
+    });
     return;
   }
   if (imp.status === "queued") await repo.updateImport(deps.pg.db, imp.id, { status: "running", startedAt: new Date() });
@@ -190,7 +219,9 @@ async function runBatch(
   last = false,
 ): Promise<number | null> {
   const clicks = batch.filter((b): b is FileRow & { record: ClickRecord } => b.record.kind === "click");
-  const clickLinks = clicks.length ? await repo.findOrigins(deps.pg.db, account.id, imp.source, [...new Set(clicks.map((c) => c.record.originKey))]) : new Map();
+  const clickLinks = clicks.length
+    ? await repo.findOrigins(deps.pg.db, account.id, imp.source, [...new Set(clicks.map((c) => c.record.originKey))])
+    : new Map();
   const clickRows = clicks.flatMap(({ record: c }) => {
     const linkId = clickLinks.get(c.originKey);
     return linkId ? [toClickRow(account.id, linkId, imp, c)] : [];
@@ -211,11 +242,20 @@ async function runBatch(
         errors.push({ row: b.row, field: b.record.field, message: b.record.message });
       } else if (b.record.kind === "click" && !clickLinks.has(b.record.originKey)) {
         failed++;
-        errors.push({ row: b.row, field: "short_code", message: `no link imported from ${imp.source} has the code of ${b.record.originKey}; import the links first` });
+        errors.push({
+          row: b.row,
+          field: "short_code",
+          message: `no link imported from ${imp.source} has the code of ${b.record.originKey}; import the links first`,
+        });
       }
     }
     const links = batch.filter((b): b is FileRow & { record: LinkRecord } => b.record.kind === "link");
-    const known = await repo.findOrigins(tx, account.id, imp.source, links.map((l) => l.record.originKey));
+    const known = await repo.findOrigins(
+      tx,
+      account.id,
+      imp.source,
+      links.map((l) => l.record.originKey),
+    );
     const items: (ImportedLinkInput & { key: string })[] = [];
     const seen = new Set<string>();
     for (const { row, record } of links) {
@@ -230,7 +270,11 @@ async function runBatch(
       const domainId = domainName ? domains.get(domainName) : undefined;
       if (domainName && !domainId) {
         failed++;
-        errors.push({ row, field: "domain", message: `${domainName} is not a verified domain of the account: add and verify it (POST /domains) first, or import with domain=` });
+        errors.push({
+          row,
+          field: "domain",
+          message: `${domainName} is not a verified domain of the account: add and verify it (POST /domains) first, or import with domain=`,
+        });
         continue;
       }
       items.push({
@@ -240,11 +284,19 @@ async function runBatch(
         input: { ...record.input, ...(record.code ? { custom_alias: record.code } : {}), ...(domainId ? { domain_id: domainId } : {}) },
       });
     }
-    const result = items.length ? await createImportedLinks(deps, tx, account, items, imp.onConflict === "rename" ? "rename" : "skip") : { created: [], failed: [], rows: [] };
+    const result = items.length
+      ? await createImportedLinks(deps, tx, account, items, imp.onConflict === "rename" ? "rename" : "skip")
+      : { created: [], failed: [], rows: [] };
     const keyOf = new Map(items.map((i) => [i.row, i.key]));
     await repo.insertOrigins(
       tx,
-      result.created.map((c) => ({ accountId: account.id, source: imp.source, originKey: keyOf.get(c.row)!, linkId: c.linkId, importId: imp.id })),
+      result.created.map((c) => ({
+        accountId: account.id,
+        source: imp.source,
+        originKey: keyOf.get(c.row)!,
+        linkId: c.linkId,
+        importId: imp.id,
+      })),
     );
     for (const f of result.failed) {
       if (f.conflict) skipped++;

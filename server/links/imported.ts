@@ -69,12 +69,22 @@ export async function createImportedLinks(
     try {
       const first = checkItem.Errors(clean).First();
       if (first) throw validationError(first.path.replace(/^\//, "").replaceAll("/", ".") || "row", first.message);
-      prepared.push({ ...(await prepareLink(db, account, clean as CreateLinkInput, "")), row: item.row, importedClicks: item.importedClicks, renamed: false });
+      prepared.push({
+        ...(await prepareLink(db, account, clean as CreateLinkInput, "")),
+        row: item.row,
+        importedClicks: item.importedClicks,
+        renamed: false,
+      });
     } catch (err) {
       if (onConflict === "rename" && isAliasProblem(err)) {
         const { custom_alias: _, ...rest } = clean as CreateLinkInput;
         try {
-          prepared.push({ ...(await prepareLink(db, account, rest, "")), row: item.row, importedClicks: item.importedClicks, renamed: true });
+          prepared.push({
+            ...(await prepareLink(db, account, rest, "")),
+            row: item.row,
+            importedClicks: item.importedClicks,
+            renamed: true,
+          });
           continue;
         } catch (again) {
           err = again;
@@ -90,7 +100,11 @@ export async function createImportedLinks(
     rows.push(row);
     created.push({ row: p.row, linkId: row.id, shortCode: row.shortCode, renamed: p.renamed });
   };
-  const toNew = ({ row: _, renamed: __, ...p }: Prepared & { renamed: boolean }) => ({ ...p, shortCode: p.shortCode ?? generateShortCode() });
+  const toNew = ({ row: _, renamed: __, ...p }: Prepared & { renamed: boolean }) => ({
+    ...p,
+    shortCode: p.shortCode ?? generateShortCode(),
+  });
+  if (!prepared.length) return { created, failed: failed.sort((a, b) => a.row - b.row), rows };
   try {
     const inserted = await db.transaction((sp) => repo.insertLinks(sp, prepared.map(toNew)));
     inserted.forEach((row, i) => keep(prepared[i], row));

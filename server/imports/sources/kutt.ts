@@ -26,5 +26,11 @@ export function readKuttLink(item: unknown): ImportRecord {
   if (typeof visits !== "number") return visits;
   const named = str(o.domain).toLowerCase();
   const domain = named && !KUTT_SHARED_DOMAINS.has(named) ? named : null;
-  return linkRecord({ originKey: originKey(domain, code), domain, code, input: { url, description: str(o.description) }, importedClicks: visits });
+  return linkRecord({
+    originKey: originKey(domain, code),
+    domain,
+    code,
+    input: { url, description: str(o.description) },
+    importedClicks: visits,
+  });
 }

@@ -101,7 +101,8 @@ export function linkRecord(r: Omit<LinkRecord, "kind">): LinkRecord | RowProblem
     ["description", r.input.description],
     ...(r.input.tags ?? []).map((t): [string, string] => ["tags", t]),
   ];
-  for (const [field, v] of texts) if (v && looksLikeFormula(v)) return problem(field, "starts like a spreadsheet formula (=, +, -, @); edit the cell and import again");
+  for (const [field, v] of texts)
+    if (v && looksLikeFormula(v)) return problem(field, "starts like a spreadsheet formula (=, +, -, @); edit the cell and import again");
   const input = Object.fromEntries(Object.entries(r.input).filter(([, v]) => v !== undefined && v !== "")) as LinkRecord["input"];
   if (input.tags?.length === 0) delete input.tags;
   return { kind: "link", ...r, input };

@@ -410,7 +410,10 @@ export const imports = pgTable(
     startedAt: ts("started_at"),
     finishedAt: ts("finished_at"),
   },
-  (t) => [index("imports_account_idx").on(t.accountId, t.createdAt), index("imports_pending_idx").on(t.createdAt).where(sql`${t.status} IN ('queued', 'running')`)],
+  (t) => [
+    index("imports_account_idx").on(t.accountId, t.createdAt),
+    index("imports_pending_idx").on(t.createdAt).where(sql`${t.status} IN ('queued', 'running')`),
+  ],
 );
 
 /** Where an imported link came from: one row per (account, source, original short link), so a re-run creates nothing twice. */
