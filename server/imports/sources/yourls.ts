@@ -1,4 +1,4 @@
-// YOURLS' tables as CSV (phpMyAdmin or `SELECT … INTO OUTFILE` with a header row): yourls_url (keyword,
+// YOURLS' tables as CSV (exported with phpMyAdmin or MySQL's INTO OUTFILE, with a header row): yourls_url (keyword,
 // url, title, timestamp, ip, clicks) gives the links, yourls_log (click_id, click_time, shorturl,
 // referrer, user_agent, ip_address, country_code) their clicks, dated when they happened. YOURLS has
 // one domain, so links go to the import's domain; its click total is not kept (the log has the clicks).
