@@ -186,6 +186,8 @@ async function runImport(deps: ImportsDeps, account: AccountRecord, imp: repo.Im
       position = next;
       batch = [];
       if (stopping?.aborted) return;
+      // Between batches, whatever waits for the database (a redirect's miss, GET /imports/{id}) goes first.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     await runBatch(deps, account, imp, domains, position, batch, true);
   } catch (err) {
