@@ -325,3 +325,18 @@ export const raiseImportedClicks = (db: DbOrTx, accountId: string, id: string, t
     .update(links)
     .set({ importedClicks: sql`greatest(${links.importedClicks}, ${total})` })
     .where(and(eq(links.id, id), eq(links.accountId, accountId)));
+
+/** The account's live links after (createdAt, id), oldest first: one page of GET /links/export. */
+export const liveLinksAfter = (db: DbOrTx, accountId: string, after: { createdAt: Date; id: string } | null, limit: number) =>
+  db
+    .select()
+    .from(links)
+    .where(
+      and(
+        eq(links.accountId, accountId),
+        isNull(links.deletedAt),
+        after ? sql`(${links.createdAt}, ${links.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
+      ),
+    )
+    .orderBy(asc(links.createdAt), asc(links.id))
+    .limit(limit);

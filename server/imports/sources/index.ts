@@ -17,5 +17,5 @@ export function csvFormatFor(headers: readonly string[], named?: SourceName): So
 }
 
 export { KUTT_MAX_BYTES, kuttItems, readKuttLink } from "./kutt";
-export { CLICKS_EXPORT_COLUMNS, LINKS_EXPORT_COLUMNS } from "./svc";
+export { CLICKS_EXPORT_COLUMNS } from "./svc";
 export * from "./record";

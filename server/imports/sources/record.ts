@@ -89,10 +89,11 @@ export const tagList = (value: string, separator: RegExp) =>
     .filter(Boolean);
 
 /**
- * A cell a spreadsheet would run as a formula (OWASP's CSV injection list: = + - @ tab CR first). A link's
- * text never needs one; a row carrying one is refused rather than stored for the next export to re-arm.
+ * A cell a spreadsheet would run as a formula: = (or tab, CR) first, or + - @ before a function call
+ * ("@SUM(", "-cmd(", not "-50% off" or "@home"). A row carrying one is refused rather than stored for
+ * a later export to re-arm. A cell our export neutralised ("'=…") is text and is kept as it is.
  */
-export const looksLikeFormula = (v: string) => /^[=@\t\r]/.test(v) || /^[+-][^\d\s.]/.test(v);
+export const looksLikeFormula = (v: string) => /^[=\t\r]/.test(v) || /^[+\-@]\s*[A-Za-z_][\w.]*\s*\(/.test(v);
 
 /** The link record, or the problem of its first formula-like text cell. */
 export function linkRecord(r: Omit<LinkRecord, "kind">): LinkRecord | RowProblem {

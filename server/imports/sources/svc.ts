@@ -1,21 +1,8 @@
-// Our own formats: the links list (GET /links/export, LINKS_EXPORT_COLUMNS, what the importer reads back)
+// Our own formats: the links list (GET /links/export: LINKS_EXPORT_COLUMNS of links/export.ts)
 // and the raw clicks export (GET /exports/clicks as CSV), whose clicks come back as imported clicks.
 import { DIRECT } from "../../visitors/hosts";
 import { cell, count, linkRecord, originKey, problem, splitShortLink, tagList, type SourceFormat } from "./record";
 import { sourceTime } from "./yourls";
-
-/** The columns of GET /links/export, in order. */
-export const LINKS_EXPORT_COLUMNS = [
-  "short_url",
-  "domain",
-  "short_code",
-  "original_url",
-  "title",
-  "description",
-  "tags",
-  "created_at",
-  "imported_clicks",
-] as const;
 
 export const svcLinks: SourceFormat = {
   source: "svc",
