@@ -11,15 +11,22 @@ export interface LinkFacts {
   is_active: boolean;
   created_at: Date;
   last_accessed_at: Date | null;
+  /** Another product's click total, kept by an import (never part of our counts). */
+  imported_clicks: number;
 }
 
 export async function findAccountLink(pg: Postgres, accountId: string, linkId: string): Promise<LinkFacts | null> {
   const rows = await pg.query<LinkFacts>(sql`
-    select id, short_code, original_url, is_active, created_at, last_accessed_at, rules, variants from links
+    select id, short_code, original_url, is_active, created_at, last_accessed_at, rules, variants, imported_clicks from links
     where id = ${linkId} and account_id = ${accountId} and deleted_at is null`);
   const row = rows[0];
   if (!row) return null;
-  return { ...row, created_at: new Date(row.created_at), last_accessed_at: row.last_accessed_at ? new Date(row.last_accessed_at) : null };
+  return {
+    ...row,
+    imported_clicks: Number(row.imported_clicks ?? 0),
+    created_at: new Date(row.created_at),
+    last_accessed_at: row.last_accessed_at ? new Date(row.last_accessed_at) : null,
+  };
 }
 
 /** Which of these ids are live links of the account. */

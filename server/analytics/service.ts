@@ -28,6 +28,7 @@ import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./qu
 import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
 import { getLinkDailyClicks } from "./queries/link-days";
 import { checkQueryBounds } from "../http/query-bounds";
+import { importedClickCounts } from "../imports/read";
 import { countAccountLinks, findAccountLink, findAccountLinkIds, findFilteredLinkIds, isAccountTag, type LinkFacts } from "./repository";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
@@ -244,9 +245,10 @@ export async function getLinkStats(
 ): Promise<LinkStats & { groups?: Record<string, unknown>[] }> {
   const link = await findAccountLink(deps.pg, accountId, linkId);
   if (!link) throw notFound("Link");
-  const [clicks, groupRows] = await Promise.all([
+  const [clicks, groupRows, importedRaw] = await Promise.all([
     getLinkClickStats(deps.ch, { accountId, linkId }),
     groupBy ? getLinkGroups(deps.ch, { accountId, linkId, group: groupBy }) : undefined,
+    importedClickCounts(deps.ch, accountId, [linkId]),
   ]);
   const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId }) : 0;
   const total = clicks.human_clicks + clicks.bot_clicks;
@@ -263,6 +265,7 @@ export async function getLinkStats(
     days_active: daysActive,
     average_clicks_per_day: round2(total / daysActive),
     conversion_rate: clicks.unique_visitors > 0 ? round2((converters / clicks.unique_visitors) * 100) : 0,
+    imported_clicks: link.imported_clicks + (importedRaw.get(linkId) ?? 0),
     ...(groupBy && groupRows ? { groups: linkGroups(link, groupBy, groupRows) } : {}),
   };
 }

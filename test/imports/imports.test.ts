@@ -111,6 +111,11 @@ describe("POST /imports", () => {
       { id: got.get("ghub").id },
     );
     expect(Number(rows[0].n)).toBe(2);
+    // Link stats report them beside our own figures, which stay at zero.
+    const stats = (await t.call(`${P}/links/${got.get("ghub").id}/stats`, { key })).body.data;
+    expect(stats).toMatchObject({ total_clicks: 0, human_clicks: 0, bot_clicks: 0, unique_visitors: 0, imported_clicks: 2 });
+    const kutt = (await t.call(`${P}/links/${got.get("kt-docs").id}/stats`, { key })).body.data;
+    expect(kutt).toMatchObject({ total_clicks: 0, imported_clicks: 19 });
   });
 
   test("hostile files: refused whole with an error naming the problem, nothing created", async () => {
