@@ -13,6 +13,7 @@ const NAV: [string, string, Permission][] = [
   ["/links", "Links", "links:read"],
   ["/analytics", "Analytics", "analytics:read"],
   ["/campaigns", "Campaigns", "links:read"],
+  ["/imports", "Imports", "links:read"],
   ["/keys", "API keys", "keys:manage"],
   ["/webhooks", "Webhooks", "webhooks:read"],
   ["/domains", "Domains", "domains:read"],

@@ -20,6 +20,7 @@ export type DeletedLink = Schemas["DeletedLink"];
 export type LinkStatsGroup = Schemas["LinkStatsGroup"];
 export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
+export type Import = Schemas["Import"];
 export type Webhook = Schemas["WebhookEndpoint"];
 export type NewWebhook = Schemas["CreatedWebhookEndpoint"];
 export type Delivery = Schemas["WebhookDelivery"];
