@@ -28,7 +28,8 @@ export interface ImportsDeps extends LinksDeps {
   dataDir: string;
 }
 
-const BATCH = 500;
+/** Rows per transaction: 1,000 links are one multi-row insert of about 35,000 parameters (the limit is 65,535). */
+const BATCH = 1000;
 const MAX_ERRORS = 100;
 
 export const uploadPath = (dataDir: string, id: string) => join(dataDir, "imports", `${id}.upload`);

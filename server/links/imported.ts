@@ -65,7 +65,8 @@ export async function createImportedLinks(
   const failed: ImportedLinkFailure[] = [];
   const prepared: (Prepared & { renamed: boolean })[] = [];
   for (const item of items) {
-    const clean = Value.Clean(CreateLinkBody, structuredClone(item.input));
+    // Value.Clean drops unknown fields in place: the import's input object is its own, made per row.
+    const clean = Value.Clean(CreateLinkBody, item.input);
     try {
       const first = checkItem.Errors(clean).First();
       if (first) throw validationError(first.path.replace(/^\//, "").replaceAll("/", ".") || "row", first.message);

@@ -31,7 +31,6 @@ CREATE TABLE "imports" (
 );
 --> statement-breakpoint
 ALTER TABLE "links" ADD COLUMN "imported_clicks" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE "import_origins" ADD CONSTRAINT "import_origins_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "import_origins" ADD CONSTRAINT "import_origins_link_id_links_id_fk" FOREIGN KEY ("link_id") REFERENCES "public"."links"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "imports" ADD CONSTRAINT "imports_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "import_origins_link_idx" ON "import_origins" USING btree ("link_id");--> statement-breakpoint
