@@ -155,7 +155,7 @@ export function ImportsPage() {
 function ImportProgress({ imp }: { imp: Import }) {
   const percent = imp.total ? Math.floor((imp.processed / imp.total) * 100) : 0;
   return (
-    <section class="card" aria-labelledby="import-progress" id="import-progress-card">
+    <section class="card import-progress" aria-labelledby="import-progress" id="import-progress-card">
       <h2 id="import-progress">
         {running(imp) ? "Importing" : imp.status === "completed" ? "Import completed" : "Import failed"} ({imp.source})
       </h2>
