@@ -30,6 +30,15 @@ export async function receiveUpload(
   const type = request.headers.get("content-type") ?? "";
   try {
     if (type.toLowerCase().startsWith("multipart/form-data")) return await receiveMultipart(request, type, path, max);
+    const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+    if (Number.isFinite(declared)) {
+      // A declared length (the server refused one over the limit): Bun's native file sink takes the body as it
+      // comes, at the disk's pace, where a JavaScript copy let the socket fill memory faster than it drained.
+      if (declared > max) throw tooLarge(max);
+      const bytes = await Bun.write(path, new Response(request.body));
+      if (bytes === 0) throw validationError("file", "is empty");
+      return { bytes, fileName: null };
+    }
     return { bytes: await copyCapped(bodyStream(request), path, max), fileName: null };
   } catch (err) {
     await rm(path, { force: true });
@@ -112,6 +121,8 @@ const csvProblem = (err: unknown): AppError => {
   );
 };
 
+const GC_EVERY_ROWS = 50_000;
+
 /** The rows of a CSV file (headers normalised), from data row `from` + 1 on; the header row via `onHeaders`. */
 export async function* csvRows(path: string, from = 0, onHeaders?: (headers: string[]) => void): AsyncGenerator<FileRow> {
   const text = Bun.file(path)
@@ -136,6 +147,10 @@ export async function* csvRows(path: string, from = 0, onHeaders?: (headers: str
   try {
     for await (const cells of parser) {
       row++;
+      // Every row is garbage a moment later, but the engine sizes its collections to the whole process's heap
+      // (Postgres in WASM, ClickHouse): left alone, reading a 200 MB file grew the process by a gigabyte. A
+      // full collection every 50,000 rows (some 10 MB of text) keeps it within about 60 MB, at ~1% of the time.
+      if (row % GC_EVERY_ROWS === 0) Bun.gc(true);
       if (row > from) yield { row, cells: cells as Record<string, string> };
     }
   } catch (err) {
