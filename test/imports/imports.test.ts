@@ -227,3 +227,52 @@ describe("our own formats", () => {
     ]);
   });
 });
+
+describe("over a real server (serve.ts)", () => {
+  test("an import's body passes the server's 16 MB limit, streamed or with a length; other routes keep it", async () => {
+    const { serveApp } = await import("../../server/serve");
+    const server = serveApp(t.runtime, { port: 0, hostname: "127.0.0.1" });
+    try {
+      // A Free account: the file reaches the importer (no 413) and is refused there for its rows, so nothing is imported.
+      const { key } = await t.createAccount({ tier: "free" });
+      const base = `http://127.0.0.1:${server.port}/public-api/v1`;
+      // About 20 MB: one row with a long title, then short rows.
+      const head = `url,title\nhttps://example.com/big,${"t".repeat(200)}\n`;
+      const rows = Array.from(
+        { length: 200_000 },
+        (_, i) => `https://example.com/s/${i},Page number ${i} of the big file ${"-".repeat(30)}`,
+      ).join("\n");
+      const csv = `${head}${rows}\n`;
+      expect(csv.length).toBeGreaterThan(16 * 1024 * 1024);
+      const sized = await fetch(`${base}/imports`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "text/csv" },
+        body: csv,
+      });
+      expect(sized.status).toBe(400);
+      expect(((await sized.json()) as any).error.message).toContain("more than 1,000 rows");
+      const bytes = new TextEncoder().encode(csv);
+      const chunked = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 1 << 20) c.enqueue(bytes.subarray(i, i + (1 << 20)));
+          c.close();
+        },
+      });
+      const streamed = await fetch(`${base}/imports`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "text/csv" },
+        body: chunked,
+      });
+      expect(streamed.status).toBe(400);
+      expect(((await streamed.json()) as any).error.message).toContain("more than 1,000 rows");
+      const other = await fetch(`${base}/links/bulk`, {
+        method: "POST",
+        headers: { "x-api-key": key, "content-type": "application/json" },
+        body: `[${" ".repeat(17 * 1024 * 1024)}]`,
+      });
+      expect(other.status).toBe(413);
+    } finally {
+      server.stop(true);
+    }
+  }, 120_000);
+});
