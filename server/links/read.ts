@@ -1,4 +1,3 @@
 // What other features may use of the links feature.
 export { createImportedLinks, forgetImportedCodes, raiseImportedClicks, type ImportedLinkInput } from "./imported";
 export type { LinksDeps } from "./service";
-export { LINKS_EXPORT_COLUMNS } from "./export";

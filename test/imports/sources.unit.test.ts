@@ -4,8 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { csvRows } from "../../server/imports/file";
-import { csvFormatFor, looksLikeFormula, splitShortLink, type ImportRecord } from "../../server/imports/sources";
-import { csvCell } from "../../server/links/export";
+import { CLICKS_EXPORT_COLUMNS, csvFormatFor, looksLikeFormula, splitShortLink, type ImportRecord } from "../../server/imports/sources";
+import { csvCell, LINKS_EXPORT_COLUMNS } from "../../server/links/export";
 
 const FIX = join(import.meta.dir, "..", "fixtures", "imports");
 
@@ -29,6 +29,12 @@ describe("detection from the header row", () => {
     ["generic.csv", "generic"],
   ] as const)
     test(`${file} is ${source}`, async () => expect((await read(file)).source).toBe(source));
+
+  test("our own exports' fixtures have exactly the columns of the exports", () => {
+    const header = (name: string) => readFileSync(join(FIX, name), "utf8").split("\n")[0];
+    expect(header("svc-links.csv")).toBe(LINKS_EXPORT_COLUMNS.join(","));
+    expect(header("svc-clicks.csv")).toBe(CLICKS_EXPORT_COLUMNS.join(","));
+  });
 
   test("headers compare without case, spaces, underscores or hyphens; nothing known is null", () => {
     expect(csvFormatFor(["longurl", "slug"])?.source).toBe("generic");
