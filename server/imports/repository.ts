@@ -21,9 +21,15 @@ export const findImport = async (db: DbOrTx, accountId: string, id: string) =>
 export const listImports = (db: DbOrTx, accountId: string, limit: number) =>
   db.select().from(imports).where(eq(imports.accountId, accountId)).orderBy(desc(imports.createdAt)).limit(limit);
 
-/** Imports not finished, oldest first: the job's work, a crashed process's included. */
-export const pendingImports = (db: Db) =>
-  db.select().from(imports).where(sql`${imports.status} IN ('queued', 'running')`).orderBy(asc(imports.createdAt)).limit(10);
+/** Of these imports (those whose file this instance holds), the unfinished ones, oldest first: the job's work. */
+export const pendingImports = (db: Db, ids: string[]) =>
+  ids.length
+    ? db
+        .select()
+        .from(imports)
+        .where(and(inArray(imports.id, ids), sql`${imports.status} IN ('queued', 'running')`))
+        .orderBy(asc(imports.createdAt))
+    : Promise.resolve([]);
 
 /** The import's row locked for one batch: its position is the truth, whatever another instance did. */
 export const lockImport = async (tx: DbOrTx, id: string) =>

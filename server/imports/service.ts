@@ -1,7 +1,7 @@
 // Imports: a file received and checked whole before anything is created (POST /imports), then its rows
 // turned into links and clicks in batches by the job (job.ts), each batch one transaction with the
 // import's progress, so a kill -9 resumes at the first row not done and nothing is created twice.
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError, notFound, validationError } from "../errors";
 import { TIER_LIMITS, type Tier } from "../tiers";
@@ -155,7 +155,10 @@ export async function runPendingImports(
   accounts: (id: string) => Promise<AccountRecord | undefined>,
   stopping?: AbortSignal,
 ) {
-  for (const imp of await repo.pendingImports(deps.pg.db)) {
+  // The files under DATA_DIR/imports are this instance's imports (another instance's file is on its own disk).
+  const held = await readdir(join(deps.dataDir, "imports")).catch(() => [] as string[]);
+  const ids = held.flatMap((f) => (/^[0-9a-f-]{36}\.upload$/.test(f) ? [f.slice(0, 36)] : []));
+  for (const imp of await repo.pendingImports(deps.pg.db, ids)) {
     if (stopping?.aborted) return;
     const account = await accounts(imp.accountId);
     if (!account) continue;
@@ -165,14 +168,7 @@ export async function runPendingImports(
 
 async function runImport(deps: ImportsDeps, account: AccountRecord, imp: repo.ImportRow, stopping?: AbortSignal) {
   const path = uploadPath(deps.dataDir, imp.id);
-  if (!(await Bun.file(path).exists())) {
-    await repo.updateImport(deps.pg.db, imp.id, {
-      status: "failed",
-      finishedAt: new Date(),
-      errors: [{ row: 0, field: "file", message: "the uploaded file is gone" }],
-    });
-    return;
-  }
+  if (!(await Bun.file(path).exists())) return; // finished by another round meanwhile
   if (imp.status === "queued") await repo.updateImport(deps.pg.db, imp.id, { status: "running", startedAt: new Date() });
   const format = imp.source === "kutt" ? "kutt" : await formatOf(path, imp.source as SourceName);
   const domains = new Map((await listAccountDomains(deps.pg.db, account.id)).filter((d) => d.verifiedAt).map((d) => [d.name, d.id]));
