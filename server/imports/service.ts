@@ -257,11 +257,12 @@ async function runBatch(
     );
     const items: (ImportedLinkInput & { key: string })[] = [];
     const seen = new Set<string>();
+    const raised: { id: string; total: number }[] = [];
     for (const { row, record } of links) {
       const existing = known.get(record.originKey);
       if (existing || seen.has(record.originKey)) {
         skipped++;
-        if (existing && record.importedClicks) await raiseImportedClicks(tx, account.id, existing, record.importedClicks);
+        if (existing && record.importedClicks) raised.push({ id: existing, total: record.importedClicks });
         continue;
       }
       seen.add(record.originKey);
@@ -283,6 +284,7 @@ async function runBatch(
         input: { ...record.input, ...(record.code ? { custom_alias: record.code } : {}), ...(domainId ? { domain_id: domainId } : {}) },
       });
     }
+    await raiseImportedClicks(tx, account.id, raised);
     const result = items.length
       ? await createImportedLinks(deps, tx, account, items, imp.onConflict === "rename" ? "rename" : "skip")
       : { created: [], failed: [], rows: [] };

@@ -132,5 +132,5 @@ export async function createImportedLinks(
 export const forgetImportedCodes = (deps: Pick<LinksDeps, "linkCache">, rows: repo.LinkRow[]) =>
   deps.linkCache.invalidateMany(rows.map((row) => ({ domainId: row.domainId, code: row.shortCode })));
 
-/** A link imported before, seen again in a later export: its imported total can only grow. */
+/** Links imported before, seen again in a later export: their imported totals can only grow. */
 export const raiseImportedClicks = repo.raiseImportedClicks;

@@ -319,12 +319,16 @@ export async function touchLinksLastAccessed(pg: Postgres, latest: Map<string, n
     where links.id = v.id`);
 }
 
-/** Raises a link's imported total to `total` (a later export of the same source counts more, never less). */
-export const raiseImportedClicks = (db: DbOrTx, accountId: string, id: string, total: number) =>
-  db
-    .update(links)
-    .set({ importedClicks: sql`greatest(${links.importedClicks}, ${total})` })
-    .where(and(eq(links.id, id), eq(links.accountId, accountId)));
+/** Raises the imported totals of links of the account (a later export of the same source counts more, never less). */
+// Two array literals bound as one parameter each (ids are uuids from our own table, totals whole numbers).
+export async function raiseImportedClicks(db: DbOrTx, accountId: string, totals: { id: string; total: number }[]) {
+  if (!totals.length) return;
+  await db.execute(sql`
+    update links set imported_clicks = greatest(links.imported_clicks, v.total)
+    from (select unnest(${`{${totals.map((t) => t.id).join(",")}}`}::uuid[]) as id,
+                 unnest(${`{${totals.map((t) => Math.trunc(t.total)).join(",")}}`}::bigint[]) as total) v
+    where links.id = v.id and links.account_id = ${accountId}`);
+}
 
 /** The account's live links after (createdAt, id), oldest first: one page of GET /links/export. */
 export const liveLinksAfter = (db: DbOrTx, accountId: string, after: { createdAt: Date; id: string } | null, limit: number) =>
