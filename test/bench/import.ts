@@ -58,6 +58,8 @@ for (let from = 0; from < ROWS; from += ROUND) {
       tags: ["bench", `t${i % 20}`],
     };
   });
+  const roundBulk = bulkSeconds;
+  const roundImport = importSeconds;
   let started = performance.now();
   const res = await call("/links/bulk", { method: "POST", body: JSON.stringify(items) });
   bulkCreated += ((await res.json()) as { data: { success_count: number } }).data.success_count;
@@ -77,6 +79,9 @@ for (let from = 0; from < ROWS; from += ROUND) {
   const done = (await (await call(`/imports/${posted.data.id}`)).json()) as { data: { status: string; created: number } };
   importSeconds += (performance.now() - started) / 1000;
   importCreated += done.data.created;
+  const b = bulkSeconds - roundBulk;
+  const i = importSeconds - roundImport;
+  console.log(`  round ${from / ROUND + 1}: bulk ${b.toFixed(1)} s, import ${i.toFixed(1)} s, ratio ${(i / b).toFixed(2)}`);
 }
 
 console.log(
