@@ -31,7 +31,7 @@ export function csvCell(value: string): string {
 
 export function linksExportStream(db: DbOrTx, accountId: string, baseUrl: string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let after: { createdAt: Date; id: string } | null = null;
+  let after: string | null = null;
   let started = false;
   return new ReadableStream({
     async pull(controller) {
@@ -45,7 +45,7 @@ export function linksExportStream(db: DbOrTx, accountId: string, baseUrl: string
         controller.close();
         return;
       }
-      after = { createdAt: rows[rows.length - 1].createdAt, id: rows[rows.length - 1].id };
+      after = rows[rows.length - 1].id;
       const names = await domainNamesByIds(db, [...new Set(rows.flatMap((r) => (r.domainId ? [r.domainId] : [])))]);
       let text = "";
       for (const r of rows) {

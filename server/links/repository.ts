@@ -330,8 +330,12 @@ export async function raiseImportedClicks(db: DbOrTx, accountId: string, totals:
     where links.id = v.id and links.account_id = ${accountId}`);
 }
 
-/** The account's live links after (createdAt, id), oldest first: one page of GET /links/export. */
-export const liveLinksAfter = (db: DbOrTx, accountId: string, after: { createdAt: Date; id: string } | null, limit: number) =>
+/**
+ * The account's live links after the link `afterId` in (created_at, id) order, oldest first: one page of
+ * GET /links/export. The cursor's time is read in SQL: a JavaScript Date has milliseconds, the column
+ * microseconds, so a time passed back in would find the same link again.
+ */
+export const liveLinksAfter = (db: DbOrTx, accountId: string, afterId: string | null, limit: number) =>
   db
     .select()
     .from(links)
@@ -339,7 +343,7 @@ export const liveLinksAfter = (db: DbOrTx, accountId: string, after: { createdAt
       and(
         eq(links.accountId, accountId),
         isNull(links.deletedAt),
-        after ? sql`(${links.createdAt}, ${links.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id}::uuid)` : undefined,
+        afterId ? sql`(${links.createdAt}, ${links.id}) > (select l.created_at, l.id from links l where l.id = ${afterId})` : undefined,
       ),
     )
     .orderBy(asc(links.createdAt), asc(links.id))

@@ -204,6 +204,21 @@ describe("our own formats", () => {
     }
   });
 
+  test("the links export pages through every link exactly once", async () => {
+    const { key } = await t.createAccount({ tier: "scale" });
+    const items = Array.from({ length: 2_500 }, (_, i) => ({ url: `https://example.com/page/${i}`, title: `t${i}`, description: "d" }));
+    for (let i = 0; i < items.length; i += 1000)
+      expect((await t.call(`${P}/links/bulk`, { method: "POST", key, json: items.slice(i, i + 1000) })).status).toBe(201);
+    const csv = await (await t.request(`${P}/links/export`, { key })).text();
+    const urls = csv
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => line.split(",")[3]);
+    expect(urls.length).toBe(2_500);
+    expect(new Set(urls).size).toBe(2_500);
+  });
+
   test("our clicks export comes back as imported clicks of the links imported from our links export", async () => {
     const { key } = await t.createAccount({ tier: "scale" });
     expect(await importFile(key, fixture("svc-links.csv"))).toMatchObject({ source: "svc", created: 2 });
