@@ -2,7 +2,7 @@
 // read in constant memory (the process's resident memory grows far less than the file), then refused
 // whole because the Scale tier takes at most 1,000,000 rows, the limit named; nothing is created or kept.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { childEnv, sharedStoresEnv } from "../helpers/stores";
@@ -38,7 +38,8 @@ test("a 200 MB file over the tier's rows: streamed in constant memory, refused w
   const key = readFileSync(join(dataDir, "dev-key.txt"), "utf8").trim();
 
   // The file, written in pieces: about 200 bytes a row.
-  const path = join(mkdtempSync(join(tmpdir(), "svc-import-file-")), "big.csv");
+  const fileDir = mkdtempSync(join(tmpdir(), "svc-import-file-"));
+  const path = join(fileDir, "big.csv");
   const writer = Bun.file(path).writer();
   writer.write("url,title\n");
   const pad = "x".repeat(165);
@@ -82,4 +83,6 @@ test("a 200 MB file over the tier's rows: streamed in constant memory, refused w
   expect(readdirSync(join(dataDir, "imports"))).toEqual([]);
   proc.kill("SIGTERM");
   await proc.exited;
+  rmSync(fileDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
 }, 300_000);
