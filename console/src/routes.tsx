@@ -4,6 +4,7 @@ import { AccountPage } from "./pages/account";
 import { AnalyticsPage } from "./pages/analytics";
 import { CampaignsPage } from "./pages/campaigns";
 import { DomainsPage } from "./pages/domains";
+import { ImportsPage } from "./pages/imports";
 import { KeysPage } from "./pages/keys";
 import { LinkPage } from "./pages/links/detail";
 import { LinkFormPage } from "./pages/links/form";
@@ -30,6 +31,8 @@ export function pageFor(path: string, query: URLSearchParams) {
       return <CampaignsPage />;
     case "/shares":
       return <SharesPage />;
+    case "/imports":
+      return <ImportsPage />;
     case "/keys":
       return <KeysPage />;
     case "/webhooks":

@@ -21,6 +21,7 @@ export type LinkStatsGroup = Schemas["LinkStatsGroup"];
 export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
 export type Share = Schemas["Share"];
+export type Import = Schemas["Import"];
 export type Webhook = Schemas["WebhookEndpoint"];
 export type NewWebhook = Schemas["CreatedWebhookEndpoint"];
 export type Delivery = Schemas["WebhookDelivery"];

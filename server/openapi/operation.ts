@@ -17,6 +17,7 @@ export const PUBLIC_TAGS = {
   Domains: "Custom domains for short links, verified through a DNS TXT record.",
   Campaigns: "Campaigns that group links (Growth tier or higher).",
   Shares: "Read-only shared dashboards of the account, a campaign or a link, at an address with a token (docs/sharing.md).",
+  Imports: "Links and their history brought in from Bitly, Dub, Shlink, YOURLS, Kutt, our own exports or any CSV, in the background.",
 } as const;
 export const ADMIN_TAGS = {
   Accounts: "Accounts, their tier and monthly limit overrides.",

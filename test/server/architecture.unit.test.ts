@@ -27,6 +27,7 @@ const FEATURES = [
   "shares",
   "exports",
   "insights",
+  "imports",
 ];
 
 function files(dir: string): string[] {
@@ -396,6 +397,8 @@ const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: "webhooks",
   service_instances: "cluster",
   shares: "shares",
+  imports: "imports",
+  import_origins: "imports",
 };
 
 /** Queries of another folder's table that stay, each with its reason. The list only shrinks. */
