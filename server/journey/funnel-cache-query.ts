@@ -1,0 +1,211 @@
+// The funnel from stored per-visitor states of closed days (migration 0250) plus the bundles of the
+// period's two open ends: the rest of the first day, from the period start, and today (with events dated
+// ahead). A visitor's funnel level (funnel-query.ts) is a function of their state over the period: t0, the
+// first step-1 entry, and per k ≥ 1 (0-based steps) b_k, the first entry at or after t0 matching a step ≥ k
+// (its time and lowest such step); a_k is the same without "at or after t0". States of consecutive time
+// ranges combine exactly: t0 is the earliest t0, and b_k the minimum of the b_k of the range holding t0 and
+// the a_k of the ranges after it. So a call reads the stored level counts of the closed days' visitors, and
+// corrects them for the visitors with an event in the open ends only (their stored state is looked up and
+// combined with the open ends'). The stored range is used only when its bundle rows still count as many
+// as it was computed from (bundle rows are only ever added); otherwise the caller computes from the
+// bundles. Written by the journey job (report-cache-job.ts), never by a report.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { LinkRange } from "./link-range";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const STEP_BITS = 20;
+const TIME_PART = "0xFFFFFFFFFFF00000";
+const NONE = "toUInt64(-1)";
+/** The level of the visitors the window may cut, sent through windowFunnel itself (funnel-query.ts). */
+export const FALLBACK_LEVEL = 255;
+const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"];
+
+const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // bits from..to-1
+
+/** The stored range of a period starting at `fromMs`: the whole days after its first, up to today. */
+export function closedRangeOf(fromMs: number, nowMs: number) {
+  return { firstMs: Math.floor(fromMs / DAY_MS) * DAY_MS + DAY_MS, endMs: Math.floor(nowMs / DAY_MS) * DAY_MS };
+}
+/** A period's start, as the reports compute it (journey/read.ts periodStartMs). */
+export const periodFromMs = (periodMs: number, nowMs: number) => Math.floor((nowMs - periodMs) / HOUR_MS) * HOUR_MS;
+
+/** The steps' masks of a bundle's entries, absolute ms << 20 | the steps the event matches. */
+function entriesSql(steps: string[], params: Record<string, unknown>) {
+  const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
+  const labels = steps.map((step, i) => {
+    params[`s${i}`] = step;
+    const type = BUNDLE_EVENT_TYPES.indexOf(step) + 1;
+    return `(lb = cityHash64({s${i}:String})${type > 0 ? ` OR ty = ${type}` : ""})`;
+  });
+  const names = steps.map((_, i) => `(nm = cityHash64({s${i}:String}))`);
+  const entry = (steps: string) => `bitOr(bitShiftLeft(toUInt64(toUnixTimestamp64Milli(started) + o), ${STEP_BITS}), ${steps})`;
+  // A page view's event_name is a second entry at the same time (windowFunnel takes the union of the two).
+  return `arrayConcat(arrayMap((o, ty, lb) -> ${entry(mask(labels))}, times, types, labels),
+    arrayMap((o, nm) -> ${entry(mask(names))}, named_views, view_names))`;
+}
+
+/** Per (vh, part): t0 and the arrays a and b, from the bundles `where` selects (entries from `{fromE}` on). */
+function statesSql(ch: Clickhouse, n: number, entries: string, where: string, part: string) {
+  const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
+  const first = (k: number, after: boolean) => {
+    const ge = bits(k, STEP_BITS);
+    const lowest = `bitAnd(bitAnd(x, ${ge}), bitNot(bitAnd(x, ${ge})) + 1)`;
+    // arrayMin of an empty array is 0: NONE pushed so that a visitor without such an entry has NONE.
+    return `arrayMin(arrayPushBack(arrayMap(x -> if(${after ? "x >= T0 AND " : ""}bitAnd(x, ${ge}) != 0, bitOr(bitAnd(x, ${TIME_PART}), ${lowest}), ${NONE}), R), ${NONE}))`;
+  };
+  const arr = (after: boolean) => (ks.length ? `[${ks.map((k) => first(k, after)).join(", ")}]` : "CAST([], 'Array(UInt64)')");
+  return `
+    SELECT vh, part, T0 AS t0, ${arr(false)} AS a, ${arr(true)} AS b
+    FROM (
+      SELECT vh, part, min(bt0) AS T0, groupArrayArray(r) AS R
+      FROM (
+        SELECT vh, ${part} AS part, arrayFilter(x -> x >= {fromE:UInt64}, ${entries}) AS e,
+          arrayMin(arrayPushBack(arrayMap(x -> if(bitAnd(x, 1) != 0, bitAnd(x, ${TIME_PART}), ${NONE}), e), ${NONE})) AS bt0,
+          arrayFilter(x -> bitAnd(x, ${bits(1, n)}) != 0, e) AS r
+        FROM ${ch.table("journey_event_bundles")} WHERE ${where})
+      GROUP BY vh, part)`;
+}
+
+/** A visitor's level from their combined t0 and b (p_k), as funnel-query.ts defines it. */
+function levelSql(n: number, t0: string, p: string) {
+  const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
+  return `multiIf(${t0} = ${NONE}, 0, ${ks.map((k) => `bitAnd(${p}[${k}], ${bits(0, STEP_BITS)}) != ${2 ** k}, ${k}, `).join("")}${n})`;
+}
+
+const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
+const KEY = `${LINK} AND funnel = {funnel:String} AND first_day = toDate(fromUnixTimestamp64Milli({first:Int64}, 'UTC')) AND end_day = toDate(fromUnixTimestamp64Milli({end:Int64}, 'UTC'))`;
+const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
+const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
+/** The latest row of the range: (bundles, levels, computed_at). */
+const STORED = (ch: Clickhouse) =>
+  `(SELECT (argMax(bundles, computed_at), argMax(levels, computed_at), max(computed_at)) FROM ${ch.table("journey_funnel_ranges")} WHERE ${KEY})`;
+
+/**
+ * Visitors of the period per level (index 0: no step-1 event) from the stored range and the open ends,
+ * but for `fallback`, the visitors the window may cut (their hashes, for windowFunnel); null when the
+ * range is not stored or its bundles changed since.
+ */
+export async function countFunnelLevelsStored(
+  ch: Clickhouse,
+  r: LinkRange,
+  steps: string[],
+  windowMs: number,
+  nowMs = Date.now(),
+): Promise<{ byLevel: number[]; fallback: string[] } | null> {
+  const n = steps.length;
+  const { firstMs, endMs } = closedRangeOf(r.fromMs, nowMs);
+  if (firstMs >= endMs) return null;
+  const params: Record<string, unknown> = {
+    account: r.accountId,
+    link: r.linkId,
+    funnel: steps.join(","),
+    from: r.fromMs,
+    fromE: (BigInt(r.fromMs) << BigInt(STEP_BITS)).toString(),
+    first: firstMs,
+    end: endMs,
+    window: windowMs,
+  };
+  const entries = entriesSql(steps, params);
+  const openEnds = `${LINK} AND ended >= ${at("from")} AND (ended < ${at("first")} OR ended >= ${at("end")})`;
+  const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
+  // Parts by time: 0 the first day's rest, 1 the stored range, 2 today and after.
+  const p = ks.length
+    ? `[${ks.map((k) => `arrayMin(arrayMap(x -> if(x.2 = T0, x.4[${k}], if(x.3[${k}] >= T0, x.3[${k}], ${NONE})), s))`).join(", ")}]`
+    : "CAST([], 'Array(UInt64)')";
+  const bound = ks.length
+    ? ks.map((k) => `(lvl > ${k} AND bitShiftRight(p[${k}], ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64})`).join(" OR ")
+    : "0";
+  const delta = `
+    SELECT level, sum(d) AS dn, groupArrayIf(toString(vh), level = ${FALLBACK_LEVEL} AND d > 0) AS fb FROM (
+      SELECT vh, arrayJoin(if(ci > 0, [(if(bound, ${FALLBACK_LEVEL}, lvl), 1), (cached, -1)], [(if(bound, ${FALLBACK_LEVEL}, lvl), 1)])) AS ld,
+        tupleElement(ld, 1) AS level, tupleElement(ld, 2) AS d
+      FROM (
+        SELECT vh, s, arrayMin(arrayMap(x -> x.2, s)) AS T0, ${p} AS p, ${levelSql(n, "T0", "p")} AS lvl, ${bound} AS bound,
+          arrayFirstIndex(x -> x.1 = 1, s) AS ci, if(ci > 0, ${levelSql(n, "s[ci].2", "s[ci].4")}, 0) AS cached
+        FROM (
+          SELECT vh, groupArray((part, t0, a, b)) AS s FROM (
+            SELECT vh, toUInt8(1) AS part, t0, a, b FROM ${ch.table("journey_funnel_states")}
+            WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${openEnds})
+            UNION ALL
+            ${statesSql(ch, n, entries, openEnds, `toUInt8(if(ended < ${at("first")}, 0, 2))`)})
+          GROUP BY vh)))
+    GROUP BY level`;
+  const [row] = await ch.query<{ bundles: string; levels: string[]; current: string; delta: [number, string, string[]][] }>(
+    `
+    WITH ${STORED(ch)} AS stored
+    SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
+      (SELECT groupArray((level, dn, fb)) FROM (${delta})) AS delta`,
+    params,
+  );
+  if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
+  const byLevel = row.levels.map(Number);
+  const fallback: string[] = [];
+  for (const [level, d, fb] of row.delta) {
+    if (Number(level) === FALLBACK_LEVEL) fallback.push(...fb);
+    else byLevel[Number(level)] += Number(d);
+  }
+  return { byLevel, fallback };
+}
+
+/** Whether the funnel's stored range for a period starting at `fromMs` is current. */
+async function isStoredCurrent(ch: Clickhouse, params: Record<string, unknown>, n: number) {
+  const [row] = await ch.query<{ bundles: string; levels: string[]; current: string }>(
+    `WITH ${STORED(ch)} AS stored
+    SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+    params,
+  );
+  return !!row && row.levels.length === n + 1 && Number(row.bundles) === Number(row.current);
+}
+
+/**
+ * Computes and stores the funnel's range for a period of `periodMs` asked at `nowMs`, unless it is
+ * stored and current. Returns whether it wrote.
+ */
+export async function storeFunnelRange(
+  ch: Clickhouse,
+  f: { accountId: string; linkId: string; steps: string[]; periodMs: number },
+  nowMs = Date.now(),
+): Promise<boolean> {
+  const n = f.steps.length;
+  const fromMs = periodFromMs(f.periodMs, nowMs);
+  const { firstMs, endMs } = closedRangeOf(fromMs, nowMs);
+  if (firstMs >= endMs) return false;
+  const computedAt = Date.now();
+  const params: Record<string, unknown> = {
+    account: f.accountId,
+    link: f.linkId,
+    funnel: f.steps.join(","),
+    first: firstMs,
+    end: endMs,
+    fromE: (BigInt(firstMs) << BigInt(STEP_BITS)).toString(),
+    computed: computedAt,
+  };
+  if (await isStoredCurrent(ch, params, n)) return false;
+  // Counted before the states are read: a bundle added meanwhile makes the range stale, never wrong.
+  const [{ bundles }] = await ch.query<{ bundles: string }>(
+    `SELECT count() AS bundles FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}`,
+    params,
+  );
+  const entries = entriesSql(f.steps, params);
+  await ch.command(
+    `
+    INSERT INTO ${ch.table("journey_funnel_states")} (account_id, link_id, funnel, first_day, end_day, computed_at, vh, t0, a, b)
+    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDate(${at("first")}), toDate(${at("end")}), ${at("computed")}, vh, t0, a, b
+    FROM (${statesSql(ch, n, entries, IN_RANGE, "toUInt8(1)")})`,
+    params,
+  );
+  const levels = await ch.query<{ level: number; n: string }>(
+    `SELECT ${levelSql(n, "t0", "b")} AS level, count() AS n FROM ${ch.table("journey_funnel_states")}
+    WHERE ${KEY} AND computed_at = ${at("computed")} GROUP BY level`,
+    params,
+  );
+  const byLevel = new Array<number>(n + 1).fill(0);
+  for (const l of levels) byLevel[Number(l.level)] = Number(l.n);
+  await ch.command(
+    `INSERT INTO ${ch.table("journey_funnel_ranges")} (account_id, link_id, funnel, first_day, end_day, bundles, levels, computed_at)
+    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDate(${at("first")}), toDate(${at("end")}), {bundles:UInt64}, {levels:Array(UInt64)}, ${at("computed")}`,
+    { ...params, bundles, levels: byLevel },
+  );
+  return true;
+}
