@@ -114,7 +114,9 @@ export async function countFunnelLevelsStored(
     ? `[${ks.map((k) => `arrayMin(arrayMap(x -> if(x.2 = T0, x.4[${k}], if(x.3[${k}] >= T0, x.3[${k}], ${NONE})), s))`).join(", ")}]`
     : "CAST([], 'Array(UInt64)')";
   const bound = ks.length
-    ? ks.map((k) => `(lvl > ${k} AND bitShiftRight(p[${k}], ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64})`).join(" OR ")
+    ? ks
+        .map((k) => `(lvl > ${k} AND bitShiftRight(p[${k}], ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64})`)
+        .join(" OR ")
     : "0";
   const delta = `
     SELECT level, sum(d) AS dn, groupArrayIf(toString(vh), level = ${FALLBACK_LEVEL} AND d > 0) AS fb FROM (

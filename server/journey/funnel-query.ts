@@ -117,14 +117,19 @@ async function hasNamedViews(ch: Clickhouse, r: LinkRange) {
   return rows.length > 0;
 }
 
-
 /**
  * Visitors of the period per funnel level: index 0 counts those with no step-1 event, so the sum is
  * every visitor with an event in the period. From the closed days' stored states when the journey job
  * keeps them for this funnel (funnel-cache-query.ts, the same numbers); otherwise from the bundles, and
  * the funnel is noted for the job. The window is the period's length.
  */
-export async function countFunnelLevels(ch: Clickhouse, r: LinkRange, steps: string[], windowMs: number, nowMs = Date.now()): Promise<number[]> {
+export async function countFunnelLevels(
+  ch: Clickhouse,
+  r: LinkRange,
+  steps: string[],
+  windowMs: number,
+  nowMs = Date.now(),
+): Promise<number[]> {
   const stored = await countFunnelLevelsStored(ch, r, steps, windowMs, nowMs);
   if (stored) {
     if (stored.fallback.length === 0) return stored.byLevel;

@@ -110,7 +110,12 @@ async function expectExact(stored: boolean) {
     for (const steps of FUNNELS) {
       const want = await reference(fromMs, steps, periodMs);
       const r = { accountId: account, linkId: link, fromMs };
-      expect({ stored, periodMs, steps, levels: await countFunnelLevels(ch, r, steps, periodMs, now) }).toEqual({ stored, periodMs, steps, levels: want });
+      expect({ stored, periodMs, steps, levels: await countFunnelLevels(ch, r, steps, periodMs, now) }).toEqual({
+        stored,
+        periodMs,
+        steps,
+        levels: want,
+      });
       const viaStates = await countFunnelLevelsStored(ch, r, steps, periodMs, now);
       expect({ periodMs, steps, stored: viaStates !== null }).toEqual({ periodMs, steps, stored });
     }
@@ -147,8 +152,14 @@ test("a funnel through the stored states of closed days equals windowFunnel over
 }, 180_000);
 
 test("late events into stored days are counted at once, and stored again by the next round", async () => {
-  await send(events("v", 700, 150, 12, now - 12 * DAY).map((e) => ({ ...e, ms: Math.min(e.ms, now - 3 * DAY) })), 37);
-  await send(events("late", 50, 60, 40, now - 40 * DAY).map((e) => ({ ...e, ms: Math.min(e.ms, now - 2 * DAY) })), 37);
+  await send(
+    events("v", 700, 150, 12, now - 12 * DAY).map((e) => ({ ...e, ms: Math.min(e.ms, now - 3 * DAY) })),
+    37,
+  );
+  await send(
+    events("late", 50, 60, 40, now - 40 * DAY).map((e) => ({ ...e, ms: Math.min(e.ms, now - 2 * DAY) })),
+    37,
+  );
   await expectExact(false);
   await refreshJourneyReports(ch, now);
   await expectExact(true);

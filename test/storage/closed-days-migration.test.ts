@@ -43,7 +43,8 @@ const send = async (events: SentEvent[]) => {
 /** After a round of the journey job (which stores what the reports asked for): every count through the closed days, as sent. */
 async function expectExact() {
   const now = Date.now();
-  for (const scope of [shop, WHOLE_ACCOUNT]) await countWithClosedDays(ch, { accountId: account, scope, fromMs: now - 30 * DAY }, true, now);
+  for (const scope of [shop, WHOLE_ACCOUNT])
+    await countWithClosedDays(ch, { accountId: account, scope, fromMs: now - 30 * DAY }, true, now);
   await refreshJourneyReports(ch, now);
   for (const days of [1, 7, 30, 90]) {
     const fromMs = Math.floor((now - days * DAY) / HOUR) * HOUR;
