@@ -1,19 +1,19 @@
-// The funnel from stored per-visitor states of closed days (migration 0250) plus the bundles of the
-// period's two open ends: the rest of the first day, from the period start, and today (with events dated
-// ahead). A visitor's funnel level (funnel-query.ts) is a function of their state over the period: t0, the
-// first step-1 entry, and per k ≥ 1 (0-based steps) b_k, the first entry at or after t0 matching a step ≥ k
-// (its time and lowest such step); a_k is the same without "at or after t0". States of consecutive time
-// ranges combine exactly: t0 is the earliest t0, and b_k the minimum of the b_k of the range holding t0 and
-// the a_k of the ranges after it. So a call reads the stored level counts of the closed days' visitors, and
-// corrects them for the visitors with an event in the open ends only (their stored state is looked up and
-// combined with the open ends'). The stored range is used only when its bundle rows still count as many
-// as it was computed from (bundle rows are only ever added); otherwise the caller computes from the
-// bundles. Written by the journey job (report-cache-job.ts), never by a report.
+// The funnel from stored per-visitor states of the period's closed hours (migration 0250) plus the bundles
+// of the current hour (and events dated ahead). A visitor's funnel level (funnel-query.ts) is a function
+// of their state over the period: t0, the first step-1 entry, and per k ≥ 1 (0-based steps) b_k, the first
+// entry at or after t0 matching a step ≥ k (its time and lowest such step); a_k is the same without "at or
+// after t0". States of consecutive time ranges combine exactly: t0 is the earliest t0, and b_k the minimum
+// of the b_k of the range holding t0 and the a_k of the ranges after it. So a call reads the stored level
+// counts of the closed hours' visitors, and corrects them for the visitors with an event in the current
+// hour only (their stored state is looked up and combined with the current hour's). The stored range is
+// used only when its bundle rows still count as many as it was computed from (bundle rows are only ever
+// added); otherwise the caller computes from the bundles. Written by the journey job (report-cache-job.ts),
+// once an hour per funnel asked lately, never by a report. The code combines three parts (before, in and
+// after the stored range) so that a range starting later than the period (not used today) would work too.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { LinkRange } from "./link-range";
 
 const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 const STEP_BITS = 20;
 const TIME_PART = "0xFFFFFFFFFFF00000";
 const NONE = "toUInt64(-1)";
@@ -23,9 +23,9 @@ const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom
 
 const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // bits from..to-1
 
-/** The stored range of a period starting at `fromMs`: the whole days after its first, up to today. */
+/** The stored range of a period starting at `fromMs` (a whole hour): its closed hours. */
 export function closedRangeOf(fromMs: number, nowMs: number) {
-  return { firstMs: Math.floor(fromMs / DAY_MS) * DAY_MS + DAY_MS, endMs: Math.floor(nowMs / DAY_MS) * DAY_MS };
+  return { firstMs: fromMs, endMs: Math.floor(nowMs / HOUR_MS) * HOUR_MS };
 }
 /** A period's start, as the reports compute it (journey/read.ts periodStartMs). */
 export const periodFromMs = (periodMs: number, nowMs: number) => Math.floor((nowMs - periodMs) / HOUR_MS) * HOUR_MS;
@@ -74,7 +74,7 @@ function levelSql(n: number, t0: string, p: string) {
 }
 
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
-const KEY = `${LINK} AND funnel = {funnel:String} AND first_day = toDate(fromUnixTimestamp64Milli({first:Int64}, 'UTC')) AND end_day = toDate(fromUnixTimestamp64Milli({end:Int64}, 'UTC'))`;
+const KEY = `${LINK} AND funnel = {funnel:String} AND range_start = toDateTime(fromUnixTimestamp64Milli({first:Int64}, 'UTC')) AND range_end = toDateTime(fromUnixTimestamp64Milli({end:Int64}, 'UTC'))`;
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
 /** The latest row of the range: (bundles, levels, computed_at). */
@@ -110,9 +110,26 @@ export async function countFunnelLevelsStored(
   const openEnds = `${LINK} AND ended >= ${at("from")} AND (ended < ${at("first")} OR ended >= ${at("end")})`;
   const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
   // Parts by time: 0 the first day's rest, 1 the stored range, 2 today and after.
-  const p = ks.length
-    ? `[${ks.map((k) => `arrayMin(arrayMap(x -> if(x.2 = T0, x.4[${k}], if(x.3[${k}] >= T0, x.3[${k}], ${NONE})), s))`).join(", ")}]`
-    : "CAST([], 'Array(UInt64)')";
+  // Per visitor and part (0: before the stored range, 1: the stored range, 2: the current hour and after), t0 and each
+  // a_k and b_k (NONE without the part); combined: t0 of the first part holding one, and p_k the b_k of
+  // that part with the a_k of the parts after it.
+  const PARTS = [0, 1, 2];
+  const col = (x: string, q: number, k: number) => `${x}${q}_${k}`;
+  const perPart = PARTS.flatMap((q) => [
+    `min(if(part = ${q}, t0, ${NONE})) AS c${q}`,
+    ...ks.flatMap((k) => [
+      `min(if(part = ${q}, a[${k}], ${NONE})) AS ${col("a", q, k)}`,
+      `min(if(part = ${q}, b[${k}], ${NONE})) AS ${col("b", q, k)}`,
+    ]),
+  ]);
+  const arr = (items: string[]) => (items.length ? `[${items.join(", ")}]` : "CAST([], 'Array(UInt64)')");
+  const least = (xs: string[]) => xs.reduce((acc, x) => `least(${acc}, ${x})`);
+  const p = arr(
+    ks.map(
+      (k) =>
+        `multiIf(c0 != ${NONE}, ${least([col("b", 0, k), col("a", 1, k), col("a", 2, k)])}, c1 != ${NONE}, ${least([col("b", 1, k), col("a", 2, k)])}, ${col("b", 2, k)})`,
+    ),
+  );
   const bound = ks.length
     ? ks
         .map((k) => `(lvl > ${k} AND bitShiftRight(p[${k}], ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64})`)
@@ -120,13 +137,13 @@ export async function countFunnelLevelsStored(
     : "0";
   const delta = `
     SELECT level, sum(d) AS dn, groupArrayIf(toString(vh), level = ${FALLBACK_LEVEL} AND d > 0) AS fb FROM (
-      SELECT vh, arrayJoin(if(ci > 0, [(if(bound, ${FALLBACK_LEVEL}, lvl), 1), (cached, -1)], [(if(bound, ${FALLBACK_LEVEL}, lvl), 1)])) AS ld,
+      SELECT vh, arrayJoin(if(has_c, [(if(bound, ${FALLBACK_LEVEL}, lvl), 1), (cached, -1)], [(if(bound, ${FALLBACK_LEVEL}, lvl), 1)])) AS ld,
         tupleElement(ld, 1) AS level, tupleElement(ld, 2) AS d
       FROM (
-        SELECT vh, s, arrayMin(arrayMap(x -> x.2, s)) AS T0, ${p} AS p, ${levelSql(n, "T0", "p")} AS lvl, ${bound} AS bound,
-          arrayFirstIndex(x -> x.1 = 1, s) AS ci, if(ci > 0, ${levelSql(n, "s[ci].2", "s[ci].4")}, 0) AS cached
+        SELECT vh, has_c, multiIf(c0 != ${NONE}, c0, c1 != ${NONE}, c1, c2) AS T0, ${p} AS p, ${levelSql(n, "T0", "p")} AS lvl, ${bound} AS bound,
+          ${levelSql(n, "c1", arr(ks.map((k) => col("b", 1, k))))} AS cached
         FROM (
-          SELECT vh, groupArray((part, t0, a, b)) AS s FROM (
+          SELECT vh, max(part = 1) AS has_c, ${perPart.join(", ")} FROM (
             SELECT vh, toUInt8(1) AS part, t0, a, b FROM ${ch.table("journey_funnel_states")}
             WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${openEnds})
             UNION ALL
@@ -192,8 +209,8 @@ export async function storeFunnelRange(
   const entries = entriesSql(f.steps, params);
   await ch.command(
     `
-    INSERT INTO ${ch.table("journey_funnel_states")} (account_id, link_id, funnel, first_day, end_day, computed_at, vh, t0, a, b)
-    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDate(${at("first")}), toDate(${at("end")}), ${at("computed")}, vh, t0, a, b
+    INSERT INTO ${ch.table("journey_funnel_states")} (account_id, link_id, funnel, range_start, range_end, computed_at, vh, t0, a, b)
+    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, t0, a, b
     FROM (${statesSql(ch, n, entries, IN_RANGE, "toUInt8(1)")})`,
     params,
   );
@@ -205,8 +222,8 @@ export async function storeFunnelRange(
   const byLevel = new Array<number>(n + 1).fill(0);
   for (const l of levels) byLevel[Number(l.level)] = Number(l.n);
   await ch.command(
-    `INSERT INTO ${ch.table("journey_funnel_ranges")} (account_id, link_id, funnel, first_day, end_day, bundles, levels, computed_at)
-    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDate(${at("first")}), toDate(${at("end")}), {bundles:UInt64}, {levels:Array(UInt64)}, ${at("computed")}`,
+    `INSERT INTO ${ch.table("journey_funnel_ranges")} (account_id, link_id, funnel, range_start, range_end, bundles, levels, computed_at)
+    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), {bundles:UInt64}, {levels:Array(UInt64)}, ${at("computed")}`,
     { ...params, bundles, levels: byLevel },
   );
   return true;

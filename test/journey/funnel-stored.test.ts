@@ -1,6 +1,6 @@
-// The funnel from the closed days' stored per-visitor states (migration 0250, funnel-cache-query.ts) plus
-// the period's open ends: it must give windowFunnel's numbers over the raw events, for 7-, 30- and
-// 90-day periods, after late events land in stored days, and whatever has been merged. Reports only
+// The funnel from the closed hours' stored per-visitor states (migration 0250, funnel-cache-query.ts) plus
+// the current hour: it must give windowFunnel's numbers over the raw events, for 7-, 30- and 90-day
+// periods, after late events land in stored hours, and whatever has been merged. Reports only
 // read: the states are written by the journey job's round.
 import { beforeAll, expect, test } from "bun:test";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
@@ -167,8 +167,25 @@ test("late events into stored days are counted at once, and stored again by the 
   expect(await refreshJourneyReports(ch, now)).toBe(0);
 }, 180_000);
 
-test("the counts do not depend on what ClickHouse has merged", async () => {
+test("visitors of the current hour combine with their stored state, whatever ClickHouse has merged", async () => {
   await send(events("w", 100, 200, 1, now - 2 * HOUR));
+  await refreshJourneyReports(ch, now);
+  // Known visitors, and new ones, in the current hour: their steps continue chains of the stored hours.
+  const hour = Math.floor(now / HOUR) * HOUR;
+  const known = ["v1", "v2", "v3", "v5", "v8", "v13", "v21", "v34", "x1", "x2", "w3"];
+  await send(
+    [...known, "new1", "new2"].flatMap((visitor_id, i) => [
+      { visitor_id, event_type: "custom", event_name: "add_to_cart", page_url: "/p/b", ms: hour + Math.floor(((now - hour) * i) / 20) },
+      {
+        visitor_id,
+        event_type: "conversion",
+        event_name: "purchase",
+        page_url: "/p/b",
+        ms: hour + Math.floor(((now - hour) * (i + 1)) / 20),
+      },
+    ]),
+  );
+  await expectExact(true);
   for (const t of ["journey_funnel_states", "journey_funnel_ranges", "journey_event_bundles"] as const) {
     await ch.command(`OPTIMIZE TABLE ${ch.table(t)} FINAL`);
   }
