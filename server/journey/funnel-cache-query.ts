@@ -81,10 +81,38 @@ const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
 const STORED = (ch: Clickhouse) =>
   `(SELECT (argMax(bundles, computed_at), argMax(levels, computed_at), max(computed_at)) FROM ${ch.table("journey_funnel_ranges")} WHERE ${KEY})`;
 
+/** An entry of the current hour's, or a stored first entry: its time and the bit of its (lowest) step. */
+interface Entry {
+  ms: number;
+  bit: number;
+}
+const NO_ENTRY: Entry = { ms: Number.POSITIVE_INFINITY, bit: 0 };
+const earlier = (x: Entry, y: Entry) => (x.ms < y.ms || (x.ms === y.ms && x.bit < y.bit) ? x : y);
+const MASK = (1n << BigInt(STEP_BITS)) - 1n;
+const NONE_BIG = (1n << 64n) - 1n;
+/** A stored (ms << 20) | bit, NONE as NO_ENTRY. */
+function decode(x: string): Entry {
+  const v = BigInt(x);
+  return v === NONE_BIG ? NO_ENTRY : { ms: Number(v >> BigInt(STEP_BITS)), bit: Number(v & MASK) };
+}
+/** The level of a state (t0, p_k for k = 1..n-1), as funnel-query.ts defines it. */
+function levelOf(t0: Entry, p: Entry[], n: number) {
+  if (t0 === NO_ENTRY) return 0;
+  for (let k = 1; k < n; k++) if (p[k - 1].bit !== 2 ** k) return k;
+  return n;
+}
+/** The lowest set bit of `mask` at or above bit k, 0 without one. */
+const lowestFrom = (mask: number, k: number) => {
+  const m = mask & ~(2 ** k - 1);
+  return m & -m;
+};
+
 /**
- * Visitors of the period per level (index 0: no step-1 event) from the stored range and the open ends,
+ * Visitors of the period per level (index 0: no step-1 event) from the stored range and the current hour,
  * but for `fallback`, the visitors the window may cut (their hashes, for windowFunnel); null when the
- * range is not stored or its bundles changed since.
+ * range is not stored or its bundles changed since. One query reads the stored row, the range's bundle
+ * count, the current hour's bundles and their visitors' stored states; the few hundred visitors of the
+ * current hour are combined here (a query with the same work in SQL cost ~50 ms of planning alone).
  */
 export async function countFunnelLevelsStored(
   ch: Clickhouse,
@@ -101,68 +129,69 @@ export async function countFunnelLevelsStored(
     link: r.linkId,
     funnel: steps.join(","),
     from: r.fromMs,
-    fromE: (BigInt(r.fromMs) << BigInt(STEP_BITS)).toString(),
     first: firstMs,
     end: endMs,
-    window: windowMs,
+    steps,
   };
-  const entries = entriesSql(steps, params);
-  const openEnds = `${LINK} AND ended >= ${at("from")} AND (ended < ${at("first")} OR ended >= ${at("end")})`;
-  const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
-  // Parts by time: 0 the first day's rest, 1 the stored range, 2 today and after.
-  // Per visitor and part (0: before the stored range, 1: the stored range, 2: the current hour and after), t0 and each
-  // a_k and b_k (NONE without the part); combined: t0 of the first part holding one, and p_k the b_k of
-  // that part with the a_k of the parts after it.
-  const PARTS = [0, 1, 2];
-  const col = (x: string, q: number, k: number) => `${x}${q}_${k}`;
-  const perPart = PARTS.flatMap((q) => [
-    `min(if(part = ${q}, t0, ${NONE})) AS c${q}`,
-    ...ks.flatMap((k) => [
-      `min(if(part = ${q}, a[${k}], ${NONE})) AS ${col("a", q, k)}`,
-      `min(if(part = ${q}, b[${k}], ${NONE})) AS ${col("b", q, k)}`,
-    ]),
-  ]);
-  const arr = (items: string[]) => (items.length ? `[${items.join(", ")}]` : "CAST([], 'Array(UInt64)')");
-  const least = (xs: string[]) => xs.reduce((acc, x) => `least(${acc}, ${x})`);
-  const p = arr(
-    ks.map(
-      (k) =>
-        `multiIf(c0 != ${NONE}, ${least([col("b", 0, k), col("a", 1, k), col("a", 2, k)])}, c1 != ${NONE}, ${least([col("b", 1, k), col("a", 2, k)])}, ${col("b", 2, k)})`,
-    ),
-  );
-  const bound = ks.length
-    ? ks
-        .map((k) => `(lvl > ${k} AND bitShiftRight(p[${k}], ${STEP_BITS}) > bitShiftRight(T0, ${STEP_BITS}) + {window:UInt64})`)
-        .join(" OR ")
-    : "0";
-  const delta = `
-    SELECT level, sum(d) AS dn, groupArrayIf(toString(vh), level = ${FALLBACK_LEVEL} AND d > 0) AS fb FROM (
-      SELECT vh, arrayJoin(if(has_c, [(if(bound, ${FALLBACK_LEVEL}, lvl), 1), (cached, -1)], [(if(bound, ${FALLBACK_LEVEL}, lvl), 1)])) AS ld,
-        tupleElement(ld, 1) AS level, tupleElement(ld, 2) AS d
-      FROM (
-        SELECT vh, has_c, multiIf(c0 != ${NONE}, c0, c1 != ${NONE}, c1, c2) AS T0, ${p} AS p, ${levelSql(n, "T0", "p")} AS lvl, ${bound} AS bound,
-          ${levelSql(n, "c1", arr(ks.map((k) => col("b", 1, k))))} AS cached
-        FROM (
-          SELECT vh, max(part = 1) AS has_c, ${perPart.join(", ")} FROM (
-            SELECT vh, toUInt8(1) AS part, t0, a, b FROM ${ch.table("journey_funnel_states")}
-            WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${openEnds})
-            UNION ALL
-            ${statesSql(ch, n, entries, openEnds, `toUInt8(if(ended < ${at("first")}, 0, 2))`)})
-          GROUP BY vh)))
-    GROUP BY level`;
-  const [row] = await ch.query<{ bundles: string; levels: string[]; current: string; delta: [number, string, string[]][] }>(
+  const current = `${LINK} AND ended >= ${at("end")}`;
+  const [row] = await ch.query<{
+    bundles: string;
+    levels: string[];
+    current: string;
+    hashes: string[];
+    open: [string, string, number[], number[], string[], number[], string[]][];
+    states: [string, string, string[]][];
+  }>(
     `
     WITH ${STORED(ch)} AS stored
     SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
-      (SELECT groupArray((level, dn, fb)) FROM (${delta})) AS delta`,
+      arrayMap(s -> toString(cityHash64(s)), {steps:Array(String)}) AS hashes,
+      (SELECT groupArray((toString(vh), toString(toUnixTimestamp64Milli(started)), times, types, arrayMap(x -> toString(x), labels),
+          named_views, arrayMap(x -> toString(x), view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
+      (SELECT groupArray((toString(vh), toString(t0), arrayMap(x -> toString(x), b))) FROM ${ch.table("journey_funnel_states")}
+        WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${current})) AS states`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
   const byLevel = row.levels.map(Number);
+  // The current hour's entries per visitor: (time, steps mask), as funnel-query.ts builds them.
+  const types = steps.map((step) => BUNDLE_EVENT_TYPES.indexOf(step) + 1);
+  const maskOf = (label: string, type: number) => {
+    let m = 0;
+    for (let i = 0; i < n; i++) if (label === row.hashes[i] || (type > 0 && type === types[i])) m |= 2 ** i;
+    return m;
+  };
+  const entries = new Map<string, Entry[]>();
+  for (const [vh, started, times, tys, labels, named, names] of row.open) {
+    const list = entries.get(vh) ?? [];
+    entries.set(vh, list);
+    const base = Number(started);
+    times.forEach((o, i) => list.push({ ms: base + Number(o), bit: maskOf(labels[i], Number(tys[i])) }));
+    named.forEach((o, i) => list.push({ ms: base + Number(o), bit: maskOf(names[i], 0) }));
+  }
+  const stored = new Map(row.states.map(([vh, t0, b]) => [vh, { t0: decode(t0), b: b.map(decode) }]));
   const fallback: string[] = [];
-  for (const [level, d, fb] of row.delta) {
-    if (Number(level) === FALLBACK_LEVEL) fallback.push(...fb);
-    else byLevel[Number(level)] += Number(d);
+  for (const [vh, list] of entries) {
+    const cached = stored.get(vh);
+    if (cached) byLevel[levelOf(cached.t0, cached.b, n)]--;
+    // With a stored t0, p_k is the earlier of the stored b_k and the current hour's first entry of a
+    // step ≥ k; without, t0 and p_k come from the current hour's entries alone.
+    let t0 = cached?.t0 ?? NO_ENTRY;
+    if (t0 === NO_ENTRY) for (const e of list) if (e.bit & 1) t0 = earlier(t0, { ms: e.ms, bit: 0 });
+    const p = Array.from({ length: n - 1 }, (_, i) => (cached && cached.t0 !== NO_ENTRY ? cached.b[i] : NO_ENTRY));
+    if (t0 !== NO_ENTRY) {
+      for (const e of list) {
+        if (e.ms < t0.ms) continue;
+        for (let k = 1; k < n; k++) {
+          const bit = lowestFrom(e.bit, k);
+          if (bit) p[k - 1] = earlier(p[k - 1], { ms: e.ms, bit });
+        }
+      }
+    }
+    const level = levelOf(t0, p, n);
+    // The window can only change a level if an entry that raised it came more than a window after t0.
+    if (p.some((e, i) => level > i + 1 && e.ms > t0.ms + windowMs)) fallback.push(vh);
+    else byLevel[level]++;
   }
   return { byLevel, fallback };
 }
