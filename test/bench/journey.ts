@@ -156,20 +156,27 @@ await ch.command(
   INSERT INTO ${ch.table("journey_events")} (event_id, received_at, timestamp, account_id, link_id, visitor_id, session_id, event_type, event_name, page_url, page_title)
   SELECT generateUUIDv4(number) AS event_id, ts AS received_at, ts AS timestamp, toUUID({account:String}), toUUID({link:String}),
     concat('v', toString(toUInt64(pow((cityHash64(s, 1) % 1000000) / 1000000, 2) * {visitors:UInt64}))) AS visitor_id,
-    concat('h', toString(toUnixTimestamp(now())), '-', toString(s)) AS session_id,
+    concat('h', toString({now:Int64}), '-', toString(s)) AS session_id,
     multiIf(j = 0 OR k < 40, 'page_view', k < 55, 'scroll_depth', k < 70, 'time_on_page', k < 95, 'custom', 'conversion') AS event_type,
     multiIf(event_type = 'conversion', 'purchase', event_type = 'custom', if(k < 85, 'add_to_cart', 'signup'), '') AS event_name,
     concat('https://shop.example/p/', toString(cityHash64(number, 2) % 50)) AS page_url, 'Page' AS page_title
   FROM (
-    SELECT rowNumberInAllBlocks() AS number, s, j, cityHash64(s, j, 0, now()) % 100 AS k,
-      least(now64(3), start + toIntervalSecond(j * 65 + cityHash64(s, j, 10) % 60)) AS ts
+    SELECT rowNumberInAllBlocks() AS number, s, j, cityHash64(s, j, 0, {now:Int64}) % 100 AS k,
+      least(fromUnixTimestamp64Milli({now:Int64}, 'UTC'), start + toIntervalSecond(j * 65 + cityHash64(s, j, 10) % 60)) AS ts
     FROM (
-      SELECT number AS s, toStartOfHour(now64(3)) + toIntervalMillisecond(cityHash64(s, 8, now()) % greatest(1, toUnixTimestamp64Milli(now64(3)) - toUnixTimestamp64Milli(toStartOfHour(now64(3))))) AS start,
+      SELECT number AS s, fromUnixTimestamp64Milli(toInt64({hour:Int64} + cityHash64(s, 8, {now:Int64}) % greatest(1, {now:Int64} - {hour:Int64})), 'UTC') AS start,
         least(30, 1 + toUInt32(-log(1 - (cityHash64(s, 9) % 1000000) / 1000000) * 3.4)) AS len
       FROM numbers(intDiv({n:UInt64}, 3))
     ) ARRAY JOIN range(len) AS j
     LIMIT {n:UInt64})`,
-  { account: accountId, link: linkId, n: hourEvents, visitors: Math.round(EVENTS / 10) },
+  {
+    account: accountId,
+    link: linkId,
+    n: hourEvents,
+    visitors: Math.round(EVENTS / 10),
+    now: Date.now(),
+    hour: Math.floor(Date.now() / 3_600_000) * 3_600_000,
+  },
 );
 const [{ c }] = await ch.query<{ c: string }>(`SELECT count() AS c FROM ${ch.table("journey_events")}`);
 
