@@ -30,8 +30,8 @@ export function closedRangeOf(fromMs: number, nowMs: number) {
 /** A period's start, as the reports compute it (journey/read.ts periodStartMs). */
 export const periodFromMs = (periodMs: number, nowMs: number) => Math.floor((nowMs - periodMs) / HOUR_MS) * HOUR_MS;
 
-/** The steps' masks of a bundle's entries, absolute ms << 20 | the steps the event matches. */
-function entriesSql(steps: string[], params: Record<string, unknown>) {
+/** The steps an event matches, as a mask: of an event (`ty`, `lb`), and of a page view's name (`nm`). */
+function masksSql(steps: string[], params: Record<string, unknown>) {
   const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
   const labels = steps.map((step, i) => {
     params[`s${i}`] = step;
@@ -39,10 +39,16 @@ function entriesSql(steps: string[], params: Record<string, unknown>) {
     return `(lb = cityHash64({s${i}:String})${type > 0 ? ` OR ty = ${type}` : ""})`;
   });
   const names = steps.map((_, i) => `(nm = cityHash64({s${i}:String}))`);
+  return { events: mask(labels), names: mask(names) };
+}
+
+/** The steps' masks of a bundle's entries, absolute ms << 20 | the steps the event matches. */
+function entriesSql(steps: string[], params: Record<string, unknown>) {
+  const masks = masksSql(steps, params);
   const entry = (steps: string) => `bitOr(bitShiftLeft(toUInt64(toUnixTimestamp64Milli(started) + o), ${STEP_BITS}), ${steps})`;
   // A page view's event_name is a second entry at the same time (windowFunnel takes the union of the two).
-  return `arrayConcat(arrayMap((o, ty, lb) -> ${entry(mask(labels))}, times, types, labels),
-    arrayMap((o, nm) -> ${entry(mask(names))}, named_views, view_names))`;
+  return `arrayConcat(arrayMap((o, ty, lb) -> ${entry(masks.events)}, times, types, labels),
+    arrayMap((o, nm) -> ${entry(masks.names)}, named_views, view_names))`;
 }
 
 /** Per (vh, part): t0 and the arrays a and b, from the bundles `where` selects (entries from `{fromE}` on). */
@@ -134,40 +140,35 @@ export async function countFunnelLevelsStored(
     steps,
   };
   const current = `${LINK} AND ended >= ${at("end")}`;
+  const masks = masksSql(steps, params);
   const [row] = await ch.query<{
     bundles: string;
     levels: string[];
     current: string;
-    hashes: string[];
-    open: [string, string, number[], number[], string[], number[], string[]][];
+    open: [string, number | string, number[], (number | string)[], number[], (number | string)[]][];
     states: [string, string, string[]][];
   }>(
     `
     WITH ${STORED(ch)} AS stored
     SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
-      arrayMap(s -> toString(cityHash64(s)), {steps:Array(String)}) AS hashes,
-      (SELECT groupArray((toString(vh), toString(toUnixTimestamp64Milli(started)), times, types, arrayMap(x -> toString(x), labels),
-          named_views, arrayMap(x -> toString(x), view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
+      (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), times, arrayMap((ty, lb) -> ${masks.events}, types, labels),
+          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
       (SELECT groupArray((toString(vh), toString(t0), arrayMap(x -> toString(x), b))) FROM ${ch.table("journey_funnel_states")}
         WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${current})) AS states`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
   const byLevel = row.levels.map(Number);
-  // The current hour's entries per visitor: (time, steps mask), as funnel-query.ts builds them.
-  const types = steps.map((step) => BUNDLE_EVENT_TYPES.indexOf(step) + 1);
-  const maskOf = (label: string, type: number) => {
-    let m = 0;
-    for (let i = 0; i < n; i++) if (label === row.hashes[i] || (type > 0 && type === types[i])) m |= 2 ** i;
-    return m;
-  };
+  // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
   const entries = new Map<string, Entry[]>();
-  for (const [vh, started, times, tys, labels, named, names] of row.open) {
+  for (const [vh, started, times, eventMasks, named, nameMasks] of row.open) {
     const list = entries.get(vh) ?? [];
     entries.set(vh, list);
     const base = Number(started);
-    times.forEach((o, i) => list.push({ ms: base + Number(o), bit: maskOf(labels[i], Number(tys[i])) }));
-    named.forEach((o, i) => list.push({ ms: base + Number(o), bit: maskOf(names[i], 0) }));
+    // 64-bit numbers may come quoted: "0" is not false.
+    const push = (o: number, mask: number | string) => Number(mask) !== 0 && list.push({ ms: base + Number(o), bit: Number(mask) });
+    times.forEach((o, i) => push(o, eventMasks[i]));
+    named.forEach((o, i) => push(o, nameMasks[i]));
   }
   const stored = new Map(row.states.map(([vh, t0, b]) => [vh, { t0: decode(t0), b: b.map(decode) }]));
   const fallback: string[] = [];
