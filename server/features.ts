@@ -12,6 +12,7 @@ import { assetsFeature } from "./assets/feature";
 import { domainsFeature } from "./domains/feature";
 import { campaignsFeature } from "./campaigns/feature";
 import { webhooksFeature } from "./webhooks/feature";
+import { importsFeature } from "./imports/feature";
 import { analyticsFeature } from "./analytics/feature";
 import { journeyFeature } from "./journey/feature";
 import { conversionsFeature } from "./conversions/feature";
@@ -32,6 +33,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   domainsFeature,
   campaignsFeature,
   webhooksFeature,
+  importsFeature,
   analyticsFeature,
   journeyFeature,
   conversionsFeature,

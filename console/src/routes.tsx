@@ -5,6 +5,7 @@ import { AlertsPage } from "./pages/alerts";
 import { AnalyticsPage } from "./pages/analytics";
 import { CampaignsPage } from "./pages/campaigns";
 import { DomainsPage } from "./pages/domains";
+import { ImportsPage } from "./pages/imports";
 import { KeysPage } from "./pages/keys";
 import { LinkPage } from "./pages/links/detail";
 import { LinkFormPage } from "./pages/links/form";
@@ -31,6 +32,8 @@ export function pageFor(path: string, query: URLSearchParams) {
       return <CampaignsPage />;
     case "/shares":
       return <SharesPage />;
+    case "/imports":
+      return <ImportsPage />;
     case "/alerts":
       return <AlertsPage />;
     case "/keys":

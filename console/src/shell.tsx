@@ -14,6 +14,7 @@ const NAV: [string, string, Permission][] = [
   ["/analytics", "Analytics", "analytics:read"],
   ["/campaigns", "Campaigns", "links:read"],
   ["/shares", "Sharing", "links:read"],
+  ["/imports", "Imports", "links:read"],
   ["/keys", "API keys", "keys:manage"],
   ["/webhooks", "Webhooks", "webhooks:read"],
   ["/alerts", "Reports and alerts", "webhooks:read"],

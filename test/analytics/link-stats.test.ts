@@ -41,6 +41,7 @@ describe("GET /links/{id}/stats", () => {
       days_active: 1,
       average_clicks_per_day: 0,
       conversion_rate: 0,
+      imported_clicks: 0,
     });
   });
 

@@ -27,6 +27,7 @@ const FEATURES = [
   "shares",
   "exports",
   "insights",
+  "imports",
   "alerts",
 ];
 
@@ -397,6 +398,8 @@ const TABLE_OWNERS: Record<string, string> = {
   webhook_deliveries: "webhooks",
   service_instances: "cluster",
   shares: "shares",
+  imports: "imports",
+  import_origins: "imports",
   report_subscriptions: "alerts",
   alerts: "alerts",
 };
