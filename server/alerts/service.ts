@@ -168,7 +168,12 @@ export async function checkAlerts(deps: NotifyDeps, nowMs = Date.now()): Promise
   const armed = await repo.armedAlerts(deps.pg.db);
   let triggered = 0;
   for (const alert of armed) {
-    const m = await measure(deps.ch, alert, nowMs);
+    // One alert that cannot be measured (a store timing out) is logged; the others are still checked.
+    const m = await measure(deps.ch, alert, nowMs).catch((err) => {
+      deps.logger.error({ msg: "alert check failed", alert_id: alert.id, error: String(err) });
+      return null;
+    });
+    if (!m) continue;
     if (!m.triggered) continue;
     const link = alert.linkId ? await findLink(deps.pg.db, alert.accountId, alert.linkId) : undefined;
     if (alert.linkId && !link) continue;
@@ -208,7 +213,13 @@ export async function sendReports(deps: NotifyDeps, nowMs = Date.now()): Promise
     for (const sub of await repo.dueSubscriptions(deps.pg.db, frequency, period.start)) {
       const of = figures.get(sub.accountId) ?? accountReport(deps, sub.accountId, period);
       figures.set(sub.accountId, of);
-      const { account, figures: f } = await of;
+      // An account whose figures cannot be read now is logged and tried again next round (nothing is claimed yet).
+      const report = await of.catch((err) => {
+        deps.logger.error({ msg: "report figures failed", account_id: sub.accountId, error: String(err) });
+        return null;
+      });
+      if (!report) continue;
+      const { account, figures: f } = report;
       const claimed = await deps.pg.db.transaction(async (tx) => {
         const row = await repo.claimReport(tx, sub.id, frequency, period.start);
         if (!row) return null;
