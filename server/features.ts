@@ -19,6 +19,7 @@ import { conversionsFeature } from "./conversions/feature";
 import { exportsFeature } from "./exports/feature";
 import { sharesFeature } from "./shares/feature";
 import { insightsFeature } from "./insights/feature";
+import { alertsFeature } from "./alerts/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -39,6 +40,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   exportsFeature,
   sharesFeature,
   insightsFeature,
+  alertsFeature,
   consoleFeature,
   redirectFeature,
 ];

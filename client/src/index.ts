@@ -26,6 +26,8 @@ export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
 export type Share = Schemas["Share"];
 export type ShareWithToken = Schemas["ShareWithToken"];
+export type ReportSubscription = Schemas["ReportSubscription"];
+export type Alert = Schemas["Alert"];
 
 export interface SvcClientOptions {
   /** The server's origin (https://sho.rt) or its API root (https://sho.rt/public-api/v1). */

@@ -1,6 +1,7 @@
 // Which page a path shows (paths below /console).
 import { match } from "./router";
 import { AccountPage } from "./pages/account";
+import { AlertsPage } from "./pages/alerts";
 import { AnalyticsPage } from "./pages/analytics";
 import { CampaignsPage } from "./pages/campaigns";
 import { DomainsPage } from "./pages/domains";
@@ -33,6 +34,8 @@ export function pageFor(path: string, query: URLSearchParams) {
       return <SharesPage />;
     case "/imports":
       return <ImportsPage />;
+    case "/alerts":
+      return <AlertsPage />;
     case "/keys":
       return <KeysPage />;
     case "/webhooks":

@@ -17,6 +17,7 @@ const NAV: [string, string, Permission][] = [
   ["/imports", "Imports", "links:read"],
   ["/keys", "API keys", "keys:manage"],
   ["/webhooks", "Webhooks", "webhooks:read"],
+  ["/alerts", "Reports and alerts", "webhooks:read"],
   ["/domains", "Domains", "domains:read"],
   ["/team", "Team", "team:read"],
   ["/account", "Account", "account:read"],

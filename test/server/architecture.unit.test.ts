@@ -28,6 +28,7 @@ const FEATURES = [
   "exports",
   "insights",
   "imports",
+  "alerts",
 ];
 
 function files(dir: string): string[] {
@@ -399,6 +400,8 @@ const TABLE_OWNERS: Record<string, string> = {
   shares: "shares",
   imports: "imports",
   import_origins: "imports",
+  report_subscriptions: "alerts",
+  alerts: "alerts",
 };
 
 /** Queries of another folder's table that stay, each with its reason. The list only shrinks. */

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
   primaryKey,
   date,
+  doublePrecision,
 } from "drizzle-orm/pg-core";
 
 /**
@@ -469,4 +470,50 @@ export const importOrigins = pgTable(
     importId: uuid("import_id").notNull(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.source, t.originKey] }), index("import_origins_link_idx").on(t.linkId)],
+);
+
+/** People who get the account's weekly and/or monthly report by email (server/alerts/), each with their own unsubscribe token (SHA-256). */
+export const reportSubscriptions = pgTable(
+  "report_subscriptions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    weekly: boolean("weekly").notNull().default(true),
+    monthly: boolean("monthly").notNull().default(false),
+    unsubscribeTokenHash: text("unsubscribe_token_hash").notNull(),
+    /** The first day (YYYY-MM-DD) of the last week and month whose report was sent: the claim of one send per period. */
+    weeklySentFor: text("weekly_sent_for"),
+    monthlySentFor: text("monthly_sent_for"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("report_subscriptions_token_idx").on(t.unsubscribeTokenHash),
+    uniqueIndex("report_subscriptions_email_idx").on(t.accountId, t.email),
+  ],
+);
+
+/** Alerts on the account or one link (server/alerts/), checked every 15 minutes, at most one per 12 hours. */
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    linkId: uuid("link_id").references(() => links.id, { onDelete: "cascade" }),
+    /** visitors_above, visitors_below or conversion_drop */
+    kind: text("kind").notNull(),
+    threshold: doublePrecision("threshold").notNull(),
+    recipients: text("recipients").array().notNull().default(sql`'{}'::text[]`),
+    enabled: boolean("enabled").notNull().default(true),
+    /** Set by the instance that claims a trigger (an UPDATE … WHERE older than 12 hours): one alert per 12 hours, whatever the instances. */
+    lastTriggeredAt: ts("last_triggered_at"),
+    lastValue: doublePrecision("last_value"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("alerts_account_idx").on(t.accountId, t.createdAt)],
 );
