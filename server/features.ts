@@ -18,6 +18,7 @@ import { conversionsFeature } from "./conversions/feature";
 import { exportsFeature } from "./exports/feature";
 import { sharesFeature } from "./shares/feature";
 import { insightsFeature } from "./insights/feature";
+import { realtimeFeature } from "./realtime/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -37,6 +38,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   exportsFeature,
   sharesFeature,
   insightsFeature,
+  realtimeFeature,
   consoleFeature,
   redirectFeature,
 ];

@@ -27,6 +27,7 @@ const FEATURES = [
   "shares",
   "exports",
   "insights",
+  "realtime",
 ];
 
 function files(dir: string): string[] {
