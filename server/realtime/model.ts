@@ -42,6 +42,6 @@ export const Realtime = t.Object(
       description: "Of the 30 minutes' clicks or events, those counted from this instance's spool (accepted, not yet in ClickHouse)",
     }),
   },
-  strict,
+  { $id: "Realtime", ...strict },
 );
 export type Realtime = Static<typeof Realtime>;
