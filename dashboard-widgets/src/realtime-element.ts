@@ -11,7 +11,9 @@ const DEFAULT_REFRESH_S = 10;
 
 export class SvcRealtimeElement extends SvcElement<Realtime> {
   static override observedAttributes = [...SvcElement.observedAttributes, "link-id", "source", "refresh"];
-  protected readonly heading = "Right now";
+  protected get heading(): string {
+    return this.journey ? "Journey events right now" : "Clicks right now";
+  }
   #timer?: ReturnType<typeof setInterval>;
 
   protected get scope(): string {
