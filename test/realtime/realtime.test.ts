@@ -141,6 +141,21 @@ test("after flushing, the same figures: nothing counted twice", async () => {
   await checkAll(false);
 });
 
+test("while the flusher stores a chunk, reports asked meanwhile still count each record once", async () => {
+  const other = clicks.find((c) => c.account_id !== accountId)!;
+  for (let round = 0; round < 3; round++) {
+    const batch = sendClicks(200, Date.now(), { account_id: other.account_id, link_id: other.link_id });
+    clicks.push(...batch);
+    await t.runtime.deps.streams.clicks.append(batch);
+    const asked = Array.from({ length: 4 }, (_, i) => Bun.sleep(i * 15).then(() => realtime("/analytics/realtime")));
+    const [, ...answers] = await Promise.all([t.flush(), ...asked]);
+    for (const got of answers)
+      expect({ visitors: got.visitors, events: got.events, minutes: got.minutes }).toEqual(model(humanClicks(), got.as_of));
+    // Without the exclusion of held ids from ClickHouse's rows (queries.ts) this fails: a record stored
+    // while a report ran was counted from both sides.
+  }
+});
+
 test("another account's link is not found; the account's own totals leave it out", async () => {
   expect((await t.call(`${P}/journey/links/${otherLink}/realtime`, { key })).status).toBe(404);
   expect((await t.call(`${P}/analytics/realtime?link_id=${otherLink}`, { key })).status).toBe(404);
