@@ -20,6 +20,7 @@ import { exportsFeature } from "./exports/feature";
 import { sharesFeature } from "./shares/feature";
 import { insightsFeature } from "./insights/feature";
 import { alertsFeature } from "./alerts/feature";
+import { realtimeFeature } from "./realtime/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -41,6 +42,7 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   sharesFeature,
   insightsFeature,
   alertsFeature,
+  realtimeFeature,
   consoleFeature,
   redirectFeature,
 ];

@@ -145,6 +145,11 @@ describe("analytics, journey and conversions", () => {
       params: { path: { link_id: link.id }, query: { weeks: 2 } },
     });
     expect(retention.data?.data.cohorts.map((c) => c.visitors)).toEqual([0, 1]);
+    // The journey's realtime: the buy event above is recent; the clicks' realtime answers for the account.
+    const realtime = await client.GET("/journey/links/{link_id}/realtime", { params: { path: { link_id: link.id } } });
+    expect(realtime.data?.data).toMatchObject({ source: "journey_events", visitors: 1 });
+    const clicksNow = await client.GET("/analytics/realtime", { params: { query: { link_id: link.id } } });
+    expect(clicksNow.data?.data.minutes).toHaveLength(30);
 
     const conv = await client.GET("/conversions/summary", { params: { query: { link_id: link.id, period: "24h" } } });
     expect(conv.data?.data).toMatchObject({ total_conversions: 1, total_revenue: 12 });

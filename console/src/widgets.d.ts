@@ -17,6 +17,8 @@ type WidgetProps = {
   end?: string;
   weeks?: string | number;
   compare?: string;
+  source?: string;
+  refresh?: string | number;
 };
 
 declare module "preact" {
@@ -30,6 +32,7 @@ declare module "preact" {
       "svc-link-stats": WidgetProps;
       "svc-paths": WidgetProps;
       "svc-retention": WidgetProps;
+      "svc-realtime": WidgetProps;
     }
   }
 }

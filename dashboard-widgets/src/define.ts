@@ -5,6 +5,7 @@ import { SvcConversionsElement } from "./conversions-element";
 import { SvcFunnelElement } from "./funnel-element";
 import { SvcLinkStatsElement } from "./link-stats-element";
 import { SvcPathsElement } from "./paths-element";
+import { SvcRealtimeElement } from "./realtime-element";
 import { SvcRetentionElement } from "./retention-element";
 import { SvcSummaryElement } from "./summary-element";
 import { SvcTimeseriesElement } from "./timeseries-element";
@@ -18,6 +19,7 @@ export const widgetTags = {
   "svc-link-stats": SvcLinkStatsElement,
   "svc-paths": SvcPathsElement,
   "svc-retention": SvcRetentionElement,
+  "svc-realtime": SvcRealtimeElement,
 } as const;
 
 /** Define each tag once; a page that loads the bundle twice keeps the first definitions. */
@@ -37,5 +39,6 @@ declare global {
     "svc-link-stats": SvcLinkStatsElement;
     "svc-paths": SvcPathsElement;
     "svc-retention": SvcRetentionElement;
+    "svc-realtime": SvcRealtimeElement;
   }
 }

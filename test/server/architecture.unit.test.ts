@@ -29,6 +29,7 @@ const FEATURES = [
   "insights",
   "imports",
   "alerts",
+  "realtime",
 ];
 
 function files(dir: string): string[] {
