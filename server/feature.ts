@@ -40,8 +40,15 @@ export interface Job {
  */
 export type FrontHandler = (request: Request, server: Server<unknown>) => Response | Promise<Response> | undefined;
 
+/**
+ * The body limit of a request whose body a route of the feature streams itself (an import's file),
+ * instead of the server's MAX_BODY_BYTES read whole before the app; undefined for every other request.
+ */
+export type StreamedBodyLimit = (request: Request) => number | undefined;
+
 export interface FeatureParts {
   routes?: AnyElysia;
+  streamedBody?: StreamedBodyLimit;
   job?: Job;
   front?: FrontHandler;
 }

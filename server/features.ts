@@ -12,12 +12,15 @@ import { assetsFeature } from "./assets/feature";
 import { domainsFeature } from "./domains/feature";
 import { campaignsFeature } from "./campaigns/feature";
 import { webhooksFeature } from "./webhooks/feature";
+import { importsFeature } from "./imports/feature";
 import { analyticsFeature } from "./analytics/feature";
 import { journeyFeature } from "./journey/feature";
 import { conversionsFeature } from "./conversions/feature";
 import { exportsFeature } from "./exports/feature";
 import { sharesFeature } from "./shares/feature";
 import { insightsFeature } from "./insights/feature";
+import { alertsFeature } from "./alerts/feature";
+import { realtimeFeature } from "./realtime/feature";
 import { consoleFeature } from "./console/feature";
 import { redirectFeature } from "./redirect/feature";
 
@@ -31,12 +34,15 @@ export const FEATURES: readonly Feature<AppDeps>[] = [
   domainsFeature,
   campaignsFeature,
   webhooksFeature,
+  importsFeature,
   analyticsFeature,
   journeyFeature,
   conversionsFeature,
   exportsFeature,
   sharesFeature,
   insightsFeature,
+  alertsFeature,
+  realtimeFeature,
   consoleFeature,
   redirectFeature,
 ];

@@ -5,7 +5,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import type { InternalRoute } from "elysia";
 import type { Config } from "./config";
 import { createApp, type App } from "./app";
-import type { FrontHandler, Job, SharedFrom } from "./feature";
+import type { FrontHandler, Job, SharedFrom, StreamedBodyLimit } from "./feature";
 import { authPlugin, type Auth } from "./http/auth";
 import type { Metrics } from "./http/metrics";
 import type { Logger } from "./http/logger";
@@ -68,6 +68,8 @@ export interface Runtime {
   app: App;
   /** The features' front handlers as one, asked before the app (serve.ts). */
   front: FrontHandler;
+  /** The body limit of a request a route streams itself (feature.ts StreamedBodyLimit), else undefined. */
+  streamedBody: StreamedBodyLimit;
   /** Every feature's job by feature name, started or not (RuntimeOptions.jobs). */
   jobs: Record<string, Job>;
   devKeyPath: string | null;
@@ -106,7 +108,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     // The documents describe the finished app's route table, read when they are first requested.
     routeTable: () => built.app?.routes ?? [],
   };
-  const { app, front, jobs } = createFeatures(deps);
+  const { app, front, streamedBody, jobs } = createFeatures(deps);
   built.app = app;
   const { devKeyPath, setupUrl } = await start(deps, jobs, opts);
 
@@ -114,6 +116,7 @@ export async function openRuntime(config: Config, opts: RuntimeOptions = {}): Pr
     deps,
     app,
     front,
+    streamedBody,
     jobs,
     devKeyPath,
     setupUrl,
@@ -208,7 +211,15 @@ function createFeatures(deps: AppDeps) {
   );
   const front = frontOf(parts.flatMap((p) => (p.front ? [p.front] : [])));
   const jobs: Record<string, Job> = Object.fromEntries(parts.flatMap((p) => (p.job ? [[p.name, p.job] as const] : [])));
-  return { app, front, jobs };
+  const limits = parts.flatMap((p) => (p.streamedBody ? [p.streamedBody] : []));
+  const streamedBody: StreamedBodyLimit = (request) => {
+    for (const limit of limits) {
+      const max = limit(request);
+      if (max !== undefined) return max;
+    }
+    return undefined;
+  };
+  return { app, front, streamedBody, jobs };
 }
 
 /** Phase 5: the first-run bootstraps, the spools and the jobs; then the replay of what an earlier process left unflushed. */

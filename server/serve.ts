@@ -6,7 +6,7 @@ import type { Server } from "bun";
 import type { Runtime } from "./runtime";
 import type { Config } from "./config";
 import { describeError, internalErrorAnswer } from "./http/error-mapping";
-import { bodyRefusal, needsRebuild, rebuildRequest } from "./http/incoming";
+import { bodyRefusal, needsRebuild, rebuildRequest, routesAsIs } from "./http/incoming";
 import type { Logger } from "./http/logger";
 
 /** Largest request body we read; above it 413 PAYLOAD_TOO_LARGE in the envelope. */
@@ -64,6 +64,9 @@ function appHandlers(runtime: Runtime, opts: ListenOptions) {
   const logger = runtime.deps.logger;
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const toApp = (request: Request, srv: Server<unknown>): Response | Promise<Response> => {
+    // A body a route streams itself (an import's file) goes on unread, within that route's own limit.
+    const streamed = request.method === "POST" && routesAsIs(request) ? runtime.streamedBody(request) : undefined;
+    if (streamed !== undefined) return bodyRefusal(request, streamed) ?? app.fetch(request);
     const refusal = bodyRefusal(request, maxBody);
     if (refusal) return refusal;
     if (needsRebuild(request)) return rebuildRequest(request, srv, maxBody).then((r) => (r instanceof Response ? r : app.fetch(r)));

@@ -11,6 +11,8 @@ export interface TierLimits {
   retentionDays: number;
   journeyEventsPerMonth: number;
   bulkBatchMax: number;
+  /** Data rows of one file given to POST /imports. */
+  importRowsMax: number;
 }
 
 export const TIER_LIMITS: Record<Tier, TierLimits> = {
@@ -22,6 +24,7 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
     retentionDays: 30,
     journeyEventsPerMonth: 10_000,
     bulkBatchMax: 10,
+    importRowsMax: 1_000,
   },
   basic: {
     requestsPerHour: 500,
@@ -31,6 +34,7 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
     retentionDays: 90,
     journeyEventsPerMonth: 100_000,
     bulkBatchMax: 100,
+    importRowsMax: 10_000,
   },
   growth: {
     requestsPerHour: 5_000,
@@ -40,6 +44,7 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
     retentionDays: 365,
     journeyEventsPerMonth: 500_000,
     bulkBatchMax: 500,
+    importRowsMax: 100_000,
   },
   pro: {
     requestsPerHour: 25_000,
@@ -49,6 +54,7 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
     retentionDays: 730,
     journeyEventsPerMonth: 2_000_000,
     bulkBatchMax: 1_000,
+    importRowsMax: 250_000,
   },
   business: {
     requestsPerHour: 100_000,
@@ -58,6 +64,7 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
     retentionDays: 1_095,
     journeyEventsPerMonth: 10_000_000,
     bulkBatchMax: 5_000,
+    importRowsMax: 500_000,
   },
   scale: {
     requestsPerHour: 250_000,
@@ -67,6 +74,7 @@ export const TIER_LIMITS: Record<Tier, TierLimits> = {
     retentionDays: 1_825,
     journeyEventsPerMonth: 50_000_000,
     bulkBatchMax: 10_000,
+    importRowsMax: 1_000_000,
   },
 };
 

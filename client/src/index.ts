@@ -21,12 +21,15 @@ export type Funnel = Schemas["Funnel"];
 export type Paths = Schemas["Paths"];
 export type Retention = Schemas["Retention"];
 export type Attribution = Schemas["Attribution"];
+export type Realtime = Schemas["Realtime"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
 export type Share = Schemas["Share"];
 export type ShareWithToken = Schemas["ShareWithToken"];
+export type ReportSubscription = Schemas["ReportSubscription"];
+export type Alert = Schemas["Alert"];
 
 export interface SvcClientOptions {
   /** The server's origin (https://sho.rt) or its API root (https://sho.rt/public-api/v1). */

@@ -145,6 +145,11 @@ describe("analytics, journey and conversions", () => {
       params: { path: { link_id: link.id }, query: { weeks: 2 } },
     });
     expect(retention.data?.data.cohorts.map((c) => c.visitors)).toEqual([0, 1]);
+    // The journey's realtime: the buy event above is recent; the clicks' realtime answers for the account.
+    const realtime = await client.GET("/journey/links/{link_id}/realtime", { params: { path: { link_id: link.id } } });
+    expect(realtime.data?.data).toMatchObject({ source: "journey_events", visitors: 1 });
+    const clicksNow = await client.GET("/analytics/realtime", { params: { query: { link_id: link.id } } });
+    expect(clicksNow.data?.data.minutes).toHaveLength(30);
 
     const conv = await client.GET("/conversions/summary", { params: { query: { link_id: link.id, period: "24h" } } });
     expect(conv.data?.data).toMatchObject({ total_conversions: 1, total_revenue: 12 });
@@ -256,6 +261,26 @@ describe("webhooks, domains, campaigns and shares", () => {
     expect(bad.response.status).toBe(400);
     expect(errorCode(bad.error!)).toBe("VALIDATION_ERROR");
     expect((await client.DELETE("/shares/{id}", id)).response.status).toBe(200);
+  });
+
+  test("report subscriptions and alerts: create, list, get, update, delete", async () => {
+    const sub = (await client.POST("/report-subscriptions", { body: { email: "client@example.com", monthly: true } })).data!.data;
+    expect(sub).toMatchObject({ email: "client@example.com", weekly: true, monthly: true });
+    const sid = { params: { path: { id: sub.id } } };
+    expect((await client.PATCH("/report-subscriptions/{id}", { ...sid, body: { weekly: false } })).data?.data.weekly).toBe(false);
+    expect((await client.GET("/report-subscriptions")).data?.data.map((s) => s.id)).toContain(sub.id);
+    expect((await client.DELETE("/report-subscriptions/{id}", sid)).response.status).toBe(200);
+    const link = await newLink("alerted");
+    const alert = (
+      await client.POST("/alerts", { body: { kind: "conversion_drop", threshold: 30, link_id: link.id, recipients: ["ops@example.com"] } })
+    ).data!.data;
+    expect(alert).toMatchObject({ kind: "conversion_drop", threshold: 30, link_id: link.id, last_triggered_at: null });
+    const aid = { params: { path: { id: alert.id } } };
+    expect((await client.GET("/alerts/{id}", aid)).data?.data.recipients).toEqual(["ops@example.com"]);
+    const bad = await client.POST("/alerts", { body: { kind: "conversion_drop", threshold: 30 } });
+    expect(bad.response.status).toBe(400);
+    expect(errorCode(bad.error!)).toBe("VALIDATION_ERROR");
+    expect((await client.DELETE("/alerts/{id}", aid)).response.status).toBe(200);
   });
 });
 

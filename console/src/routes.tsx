@@ -1,9 +1,11 @@
 // Which page a path shows (paths below /console).
 import { match } from "./router";
 import { AccountPage } from "./pages/account";
+import { AlertsPage } from "./pages/alerts";
 import { AnalyticsPage } from "./pages/analytics";
 import { CampaignsPage } from "./pages/campaigns";
 import { DomainsPage } from "./pages/domains";
+import { ImportsPage } from "./pages/imports";
 import { KeysPage } from "./pages/keys";
 import { LinkPage } from "./pages/links/detail";
 import { LinkFormPage } from "./pages/links/form";
@@ -30,6 +32,10 @@ export function pageFor(path: string, query: URLSearchParams) {
       return <CampaignsPage />;
     case "/shares":
       return <SharesPage />;
+    case "/imports":
+      return <ImportsPage />;
+    case "/alerts":
+      return <AlertsPage />;
     case "/keys":
       return <KeysPage />;
     case "/webhooks":

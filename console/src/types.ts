@@ -21,6 +21,10 @@ export type LinkStatsGroup = Schemas["LinkStatsGroup"];
 export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
 export type Share = Schemas["Share"];
+export type Import = Schemas["Import"];
+export type ReportSubscription = Schemas["ReportSubscription"];
+/** An alert of the API (named apart from the Alert component that shows errors). */
+export type AlertRule = Schemas["Alert"];
 export type Webhook = Schemas["WebhookEndpoint"];
 export type NewWebhook = Schemas["CreatedWebhookEndpoint"];
 export type Delivery = Schemas["WebhookDelivery"];

@@ -21,6 +21,8 @@ type WidgetProps = {
   "window-days"?: string | number;
   "group-by"?: string;
   controls?: string;
+  source?: string;
+  refresh?: string | number;
 };
 
 declare module "preact" {
@@ -35,6 +37,7 @@ declare module "preact" {
       "svc-paths": WidgetProps;
       "svc-retention": WidgetProps;
       "svc-attribution": WidgetProps;
+      "svc-realtime": WidgetProps;
     }
   }
 }

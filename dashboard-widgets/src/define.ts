@@ -6,6 +6,7 @@ import { SvcConversionsElement } from "./conversions-element";
 import { SvcFunnelElement } from "./funnel-element";
 import { SvcLinkStatsElement } from "./link-stats-element";
 import { SvcPathsElement } from "./paths-element";
+import { SvcRealtimeElement } from "./realtime-element";
 import { SvcRetentionElement } from "./retention-element";
 import { SvcSummaryElement } from "./summary-element";
 import { SvcTimeseriesElement } from "./timeseries-element";
@@ -20,6 +21,7 @@ export const widgetTags = {
   "svc-paths": SvcPathsElement,
   "svc-retention": SvcRetentionElement,
   "svc-attribution": SvcAttributionElement,
+  "svc-realtime": SvcRealtimeElement,
 } as const;
 
 /** Define each tag once; a page that loads the bundle twice keeps the first definitions. */
@@ -40,5 +42,6 @@ declare global {
     "svc-paths": SvcPathsElement;
     "svc-retention": SvcRetentionElement;
     "svc-attribution": SvcAttributionElement;
+    "svc-realtime": SvcRealtimeElement;
   }
 }

@@ -13,4 +13,5 @@ export { SvcLinkStatsElement } from "./link-stats-element";
 export { SvcPathsElement } from "./paths-element";
 export { SvcRetentionElement } from "./retention-element";
 export { SvcAttributionElement } from "./attribution-element";
+export { SvcRealtimeElement } from "./realtime-element";
 export { ApiError, apiGet, explainError, type ApiErrorInfo } from "./api";

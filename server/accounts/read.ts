@@ -2,6 +2,7 @@
 // feature's admin routes check the account before they invite into it).
 import { notFound } from "../errors";
 import type { Postgres } from "../storage/postgres/client";
+import type { AccountRecord } from "./principal";
 import { findAccount } from "./repository";
 
 export async function getAccountOrThrow(pg: Postgres, id: string) {
@@ -9,3 +10,17 @@ export async function getAccountOrThrow(pg: Postgres, id: string) {
   if (!account) throw notFound("Account");
   return account;
 }
+
+/** One account by id as a request's principal has it, or undefined (a background job acting for it). */
+export const findAccountRecord = async (pg: Postgres, id: string): Promise<AccountRecord | undefined> => {
+  const row = await findAccount(pg.db, id);
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      tier: row.tier as AccountRecord["tier"],
+      limitOverrides: row.limitOverrides ?? {},
+      createdAt: row.createdAt,
+    }
+  );
+};

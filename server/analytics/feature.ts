@@ -7,20 +7,23 @@ import { periodicJob } from "../periodic-job";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
 import { analyticsRoutes } from "./routes";
-import { refreshVisitorDays } from "./visitor-days-job";
+import { visitorDaysRefresher } from "./visitor-days-job";
 
 /** Yesterday's numbers a few minutes after midnight; late clicks into older days within the same time. */
 const REFRESH_EVERY_MS = 5 * 60_000;
 
 export const analyticsFeature: Feature<{ pg: Postgres; ch: Clickhouse; auth: Auth; logger: Logger }> = {
   name: "analytics",
-  create: (deps) => ({
-    routes: analyticsRoutes(deps),
-    job: periodicJob({
-      everyMs: REFRESH_EVERY_MS,
-      firstAfterMs: 30_000,
-      run: (stopping) => refreshVisitorDays(deps.ch, Date.now(), stopping),
-      onError: (err) => deps.logger.error({ msg: "click visitor days not refreshed", error: String(err) }),
-    }),
-  }),
+  create: (deps) => {
+    const refresh = visitorDaysRefresher(deps.ch);
+    return {
+      routes: analyticsRoutes(deps),
+      job: periodicJob({
+        everyMs: REFRESH_EVERY_MS,
+        firstAfterMs: 30_000,
+        run: (stopping) => refresh(stopping),
+        onError: (err) => deps.logger.error({ msg: "click visitor days not refreshed", error: String(err) }),
+      }),
+    };
+  },
 };

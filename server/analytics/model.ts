@@ -202,6 +202,11 @@ export const LinkStats = row("LinkStats", {
     minimum: 0,
     description: "Click conversion rate: converters (tracker visitor ids) as a percent of the click visitors (unique_visitors)",
   }),
+  imported_clicks: t.Integer({
+    minimum: 0,
+    description:
+      "Clicks brought in by imports (POST /imports), never part of the figures above: the other product's total (Bitly, Dub, Shlink, Kutt) plus the raw clicks imported from YOURLS' log or our clicks export",
+  }),
   groups: t.Optional(t.Array(LinkStatsGroup, { description: "Only with group_by" })),
 });
 export type LinkStats = Static<typeof LinkStats>;

@@ -22,9 +22,9 @@ import type {
 } from "./model";
 import { addDays, clampRange, daysOf, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
 import { getClickUsage } from "./click-usage";
-import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour } from "./queries/totals";
+import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour, getSummaryClicks } from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
-import { countLinkConverters, getLinkClickStats } from "./queries/link-stats";
+import { getLinkClickStats } from "./queries/link-stats";
 import { getLinkDailyClicks } from "./queries/link-days";
 import { checkQueryBounds } from "../http/query-bounds";
 import { countReportLinks, findLiveLinkIds, type LinkFacts } from "../links/read";
@@ -32,6 +32,7 @@ import { findAccountDomainIdByName } from "../domains/read";
 import { resolveReportLinks } from "../reports/scope";
 import { DAY_MS } from "../reports/period";
 import { percent, round2 } from "../reports/numbers";
+import { importedClickCounts } from "../imports/read";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
 
@@ -102,18 +103,21 @@ export async function getSummaryReport(
   const clicks = async () => {
     // Today and yesterday follow the filters and the cutoff, not the requested range.
     const recentRange = clampRange({ start: yesterday, end: r.today }, r.floor);
+    // One statement when the range holds today and yesterday (the default); else one read each.
+    const covers = !isEmptyRange(r.scope.range) && r.scope.range.start <= recentRange.start && r.scope.range.end >= recentRange.end;
+    const one = covers ? await getSummaryClicks(ch, r.scope) : undefined;
+    if (one) return { totals: one.totals, active: one.activeLinks, clicksOn: one.clicksOn };
     const [totals, active, recent] = await Promise.all([
       emptyWhenNoRange(r, { clicks: 0, unique_visitors: 0, last_click_at: null }, () => getClickTotals(ch, r.scope)),
       emptyWhenNoRange(r, 0, () => countActiveLinks(ch, r.scope)),
       isEmptyRange(recentRange) ? [] : getClickTimeseries(ch, { ...r.scope, range: recentRange }, false),
     ]);
-    return { totals, active, recent };
+    return { totals, active, clicksOn: (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0 };
   };
   const group = q.group_by;
   const groups = async () =>
     group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
-  const [l, { totals, active, recent }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
-  const clicksOn = (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0;
+  const [l, { totals, active, clicksOn }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
   return {
     analytics: {
       total_clicks: totals.clicks,
@@ -225,11 +229,12 @@ export async function getLinkStats(
   const { link } = await resolveReportLinks(deps.pg.db, accountId, { linkId });
   if (!link) throw notFound("Link");
   const id = link.id;
-  const [clicks, groupRows] = await Promise.all([
+  const [clicks, groupRows, importedRaw] = await Promise.all([
     getLinkClickStats(deps.ch, { accountId, linkId: id }),
     groupBy ? getLinkGroups(deps.ch, { accountId, linkId: id, group: groupBy }) : undefined,
+    importedClickCounts(deps.ch, accountId, [id]),
   ]);
-  const converters = clicks.unique_visitors > 0 ? await countLinkConverters(deps.ch, { accountId, linkId: id }) : 0;
+  const converters = clicks.converters;
   const total = clicks.human_clicks + clicks.bot_clicks;
   const daysActive = Math.max(1, Math.floor((Date.now() - link.created_at.getTime()) / DAY_MS));
   return {
@@ -244,6 +249,7 @@ export async function getLinkStats(
     days_active: daysActive,
     average_clicks_per_day: round2(total / daysActive),
     conversion_rate: percent(converters, clicks.unique_visitors),
+    imported_clicks: link.imported_clicks + (importedRaw.get(id) ?? 0),
     ...(groupBy && groupRows ? { groups: linkGroups(link, groupBy, groupRows) } : {}),
   };
 }

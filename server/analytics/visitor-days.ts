@@ -13,25 +13,29 @@ import type { ClickScope } from "./model";
 import { addDays, isoDay } from "./range";
 import {
   type CellCount,
+  type CellRead,
   type CellSelector,
+  type CellSums,
   countRawOverlaps,
   countRawVisitors,
-  type FirstRound,
+  type ExtraQuery,
   type LiveQuery,
-  readFirstRound,
-  type StoredCell,
+  readCells,
   type VisitorReport,
 } from "./queries/visitor-days";
 
-export type LiveCell = FirstRound["live"][number];
-
 export interface CellVisitors {
-  /** The report's own read of its aggregate, one row per (day, cell). */
-  live: LiveCell[];
-  /** Distinct visitors per key over the whole range. */
-  byKey: Map<string, number>;
-  /** Distinct visitors per day (of all keys of the day together only when the report has one key, as total). */
-  byDay: Map<string, number>;
+  /** Per cell over the range: its clicks, the report's own numbers (x a maximum, y a sum) and its distinct visitors. */
+  byKey: Map<string, Counted>;
+  /** Per day (the visitors of all cells of the day together only when the report has one cell, as total). */
+  byDay: Map<string, Counted>;
+  extras: CellRead["extras"];
+}
+export interface Counted {
+  clicks: number;
+  x: number;
+  y: number;
+  visitors: number;
 }
 
 const BOT = { real: 0, bot: 1, all: 2 } as const;
@@ -46,76 +50,82 @@ export function cellSelector(scope: ClickScope, report: VisitorReport): CellSele
   return undefined;
 }
 
-const cellId = (day: string, key: string) => `${day}|${key}`;
-
 /**
  * Today's overlaps with yesterday: the hashes of today's first 30 minutes that the cell had yesterday.
- * They change only when clicks are added to today's first hour or to yesterday, so each process keeps
- * them per scope with those two click counts and reads the raw clicks again only when one has changed.
+ * They change only when clicks are added to today's first 30 minutes or to yesterday, so each process
+ * keeps them per scope with those two click counts and reads the raw clicks again only when one has changed.
  */
-const overlapsOfToday = new Map<string, { firstHour: number; yesterday: number; counts: CellCount[] }>();
+const overlapsOfToday = new Map<string, { early: number; yesterday: number; counts: CellCount[] }>();
 const MAX_KEPT = 2000;
 
-async function todaysOverlaps(ch: Clickhouse, sel: CellSelector, today: string, first: FirstRound): Promise<CellCount[]> {
-  const yesterday = addDays(today, -1);
-  const yesterdayClicks = first.live.reduce((n, c) => n + (c.day === yesterday ? c.clicks : 0), 0);
+async function todaysOverlaps(ch: Clickhouse, sel: CellSelector, today: string, early: number, yesterday: number): Promise<CellCount[]> {
+  if (early === 0 || yesterday === 0) return [];
   const id = [sel.accountId, sel.report, sel.bot, sel.domain, sel.key ?? "", today].join("|");
   const kept = overlapsOfToday.get(id);
-  if (kept && kept.firstHour === first.firstHourClicks && kept.yesterday === yesterdayClicks) return kept.counts;
+  if (kept && kept.early === early && kept.yesterday === yesterday) return kept.counts;
   const counts = await countRawOverlaps(ch, sel, [today], today);
   if (overlapsOfToday.size >= MAX_KEPT) overlapsOfToday.clear();
-  overlapsOfToday.set(id, { firstHour: first.firstHourClicks, yesterday: yesterdayClicks, counts });
+  overlapsOfToday.set(id, { early, yesterday, counts });
   return counts;
 }
 
 /**
- * The report's read of its aggregate (`live`) and the visitors of its cells over [start, end], in one
- * statement while every closed day's stored numbers hold; the days whose numbers do not hold are then
- * counted from the raw clicks.
+ * The report's live read and the visitors of its cells over the range, in one statement while every
+ * closed day's stored numbers hold (the day's clicks, and for the overlap the day before's, are the
+ * aggregate's); otherwise the statement again per cell, and the (day, cell)s whose numbers do not hold
+ * counted from the raw clicks. Every stored number used comes from one statement, so a version the job
+ * stores meanwhile is never mixed with the one it replaces.
  */
 export async function countCellVisitors(
   ch: Clickhouse,
   sel: CellSelector,
   range: { start: string; end: string },
-  liveQuery: LiveQuery,
+  live: LiveQuery,
+  extras: ExtraQuery[] = [],
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
-  // Today is never stored: its visitors are counted from the raw clicks alongside.
-  const open = range.end >= today && range.start <= today ? today : undefined;
-  const [first, openN] = await Promise.all([
-    readFirstRound(ch, sel, range.start, range.end, liveQuery, open),
-    open ? countRawVisitors(ch, sel, [open]) : [],
+  let read = await readCells(ch, sel, range, today, live, extras, "days");
+  // Every closed day holds when its stored clicks (and those of the day before) are the aggregate's;
+  // else the statement again, per cell, telling which numbers hold.
+  const dayClicks = (d: string) => read.byDay.get(d)?.clicks ?? 0;
+  const holds = [...read.byDay].every(
+    ([d, c]) => d >= today || (c.clicks === c.storedClicks && (d <= range.start || c.storedPrevClicks === dayClicks(addDays(d, -1)))),
+  );
+  if (!holds) read = await readCells(ch, sel, range, today, live, extras, "cells");
+  const staleN = new Set(read.stale.filter((c) => c.n).map((c) => `${c.day}|${c.key}`));
+  const staleO = new Set(read.stale.filter((c) => c.o).map((c) => `${c.day}|${c.key}`));
+  const daysOf = (cells: Set<string>) => [...new Set([...cells].map((c) => c.split("|")[0]))];
+  const open = read.today.size > 0;
+  const [lateN, lateO, openO] = await Promise.all([
+    countRawVisitors(ch, sel, daysOf(staleN)),
+    countRawOverlaps(ch, sel, daysOf(staleO), today),
+    open && today > range.start
+      ? todaysOverlaps(ch, sel, today, read.todayEarlyClicks, read.byDay.get(addDays(today, -1))?.clicks ?? 0)
+      : [],
   ]);
-  const cells = first.live;
-  const openO = open && open > range.start ? await todaysOverlaps(ch, sel, open, first) : [];
-  const liveClicks = new Map(cells.map((c) => [cellId(c.day, c.key), c.clicks]));
-  const storedCells = new Map<string, StoredCell>(first.stored.map((s) => [cellId(s.day, s.key), s]));
-  const staleN = new Set<string>();
-  const staleO = new Set<string>();
-  for (const c of cells) {
-    if (c.clicks === 0 || c.day === open) continue;
-    const st = storedCells.get(cellId(c.day, c.key));
-    const nHolds = st !== undefined && st.clicks === c.clicks;
-    if (!nHolds) staleN.add(c.day);
-    if (c.day > range.start && !(nHolds && st.prev_clicks === (liveClicks.get(cellId(addDays(c.day, -1), c.key)) ?? 0))) staleO.add(c.day);
-  }
-  const [lateN, lateO] = await Promise.all([countRawVisitors(ch, sel, [...staleN]), countRawOverlaps(ch, sel, [...staleO], today)]);
-  const counted = (rows: CellCount[]) => new Map(rows.map((r) => [cellId(r.day, r.key), r.n]));
-  const rawN = counted([...openN, ...lateN]);
-  const rawO = counted([...openO, ...lateO]);
 
-  const byKey = new Map<string, number>();
-  const byDay = new Map<string, number>();
-  for (const c of cells) {
-    if (c.clicks === 0) continue;
-    const id = cellId(c.day, c.key);
-    const fromRawN = c.day === open || staleN.has(c.day);
-    const fromRawO = c.day === open || staleO.has(c.day);
-    const st = storedCells.get(id);
-    const n = fromRawN ? (rawN.get(id) ?? 0) : st!.visitors;
-    const o = c.day <= range.start ? 0 : fromRawO ? (rawO.get(id) ?? 0) : st!.overlap;
-    byKey.set(c.key, (byKey.get(c.key) ?? 0) + n - o);
-    byDay.set(c.day, (byDay.get(c.day) ?? 0) + n);
+  const visitors = new Map<string, number>([...read.byKey].map(([k, c]) => [k, c.visitors - c.overlap]));
+  const perDay = new Map<string, number>([...read.byDay].map(([d, c]) => [d, c.visitors]));
+  const add = (m: Map<string, number>, k: string, n: number) => m.set(k, (m.get(k) ?? 0) + n);
+  for (const c of lateN) {
+    if (!staleN.has(`${c.day}|${c.key}`)) continue;
+    add(visitors, c.key, c.n);
+    add(perDay, c.day, c.n);
   }
-  return { live: cells, byKey, byDay };
+  for (const c of lateO) if (staleO.has(`${c.day}|${c.key}`)) add(visitors, c.key, -c.n);
+  for (const [k, n] of read.today) {
+    add(visitors, k, n);
+    add(perDay, today, n);
+  }
+  for (const c of openO) add(visitors, c.key, -c.n);
+
+  const counted = (c: CellSums, v: number): Counted => ({ clicks: c.clicks, x: c.x, y: c.y, visitors: v });
+  // Cells and days without clicks in the range (stored rows of a cell's day before only) are left out;
+  // `y` counts too (link stats' bot clicks: a link only bots followed still has its clicks).
+  const any = (c: CellSums) => c.clicks > 0 || c.y > 0;
+  return {
+    byKey: new Map([...read.byKey].filter(([, c]) => any(c)).map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
+    byDay: new Map([...read.byDay].filter(([, c]) => any(c)).map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
+    extras: read.extras,
+  };
 }

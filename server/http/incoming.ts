@@ -35,6 +35,9 @@ const pathStart = (url: string) => (url.startsWith("/") ? 0 : url.indexOf("/", u
 const hasStreamedBody = (request: Request) =>
   request.method !== "GET" && request.method !== "HEAD" && request.body !== null && !request.headers.has("content-length");
 
+/** Whether Elysia reads the same path from request.url as we do (else the request must be rebuilt). */
+export const routesAsIs = (request: Request) => pathStart(request.url) >= ELYSIA_PATH_FROM;
+
 /** Whether the request must be rebuilt: a chunked body to read within the limit, or a URL Elysia would misread. */
 export const needsRebuild = (request: Request) => pathStart(request.url) < ELYSIA_PATH_FROM || hasStreamedBody(request);
 

@@ -2,6 +2,7 @@
 // server/ingest/journey says how its chunks reach ClickHouse (StreamEntry); the runtime opens both.
 import { join } from "node:path";
 import { Spool } from "./spool";
+import { RecentUnflushed } from "./recent";
 import type { RawClick } from "./clicks/record";
 import type { JourneyRecord } from "./journey/record";
 
@@ -33,6 +34,8 @@ export interface Streams {
   clicks: Spool<RawClick>;
   journey: Spool<JourneyRecord>;
   all: Spool<unknown>[];
+  /** What this process wrote to each spool that ClickHouse does not hold yet (the realtime reports). */
+  recent: { clicks: RecentUnflushed<RawClick>; journey: RecentUnflushed<JourneyRecord> };
   /**
    * Shutdown: closes both spools at once under one drain deadline (`drainMs`); resolves to the bytes each
    * left for the next start.
@@ -83,6 +86,7 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
     clicks,
     journey,
     all,
+    recent: { clicks: new RecentUnflushed(clicks), journey: new RecentUnflushed(journey) },
     close: async () => Object.fromEntries(await Promise.all(all.map(async (s) => [s.name, await s.close()] as const))),
   };
 }

@@ -9,10 +9,11 @@
 //
 // The stored periods are used only when the report's closed periods hold exactly as many bundle rows as
 // their rows were computed from (bundle rows are only ever added), read in the same query; otherwise the
-// periods from the first changed one on are computed again and stored (a period's counts depend on those
-// before it), and if they changed once more meanwhile the count is taken from the bundles directly.
+// count is taken from the bundles directly, and the journey job (report-cache-job.ts) computes the periods
+// from the first changed one on again (a period's counts depend on those before it). Reports never write.
 // Whatever has been merged, and however late events arrive, the count is the one the bundles give.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { noteScope, type ScopeDemand } from "./report-demand";
 
 /** The scope of a closed-periods row: a link, or the whole account (this id). */
 export const WHOLE_ACCOUNT = "00000000-0000-0000-0000-000000000000";
@@ -152,8 +153,8 @@ async function computeClosedPeriods(ch: Clickhouse, s: ClosedDaysScope, nowMs: n
 
 /**
  * The period's distinct visitors and (with `converters`) converters of the scope, exact; null when the
- * period starts today, or its closed periods kept changing while it was counted: the caller counts from
- * the bundles.
+ * period starts today, or its closed periods' rows are missing or stale (late events): the caller counts
+ * from the bundles, and the scope is noted for the journey job (refreshClosedDays). Never writes.
  */
 export async function countWithClosedDays(
   ch: Clickhouse,
@@ -162,10 +163,33 @@ export async function countWithClosedDays(
   nowMs = Date.now(),
 ): Promise<PeriodCounts | null> {
   if (s.fromMs >= Math.floor(nowMs / DAY_MS) * DAY_MS) return null;
-  const first = await countFromClosedDays(ch, s, nowMs, converters);
-  if (first !== "stale") return first;
-  const changed = await firstChangedPeriod(ch, s, nowMs);
-  if (changed !== null) await computeClosedPeriods(ch, s, nowMs, changed);
-  const again = await countFromClosedDays(ch, s, nowMs, converters);
-  return again === "stale" ? null : again;
+  const counts = await countFromClosedDays(ch, s, nowMs, converters);
+  if (counts !== "stale") return counts;
+  noteScope(ch, { accountId: s.accountId, scope: s.scope }, nowMs);
+  return null;
+}
+
+/** The longest report period's first day: the job keeps every closed period from it on. */
+const LONGEST_PERIOD_DAYS = 90;
+
+/**
+ * Stores the closed periods' rows of the scope that are missing or changed (late events), for every
+ * period up to 90 days (the job's work; reports only read them). Returns whether it wrote.
+ */
+export async function refreshClosedDays(ch: Clickhouse, s: Omit<ClosedDaysScope, "fromMs">, nowMs = Date.now()): Promise<boolean> {
+  const scope = { ...s, fromMs: Math.floor(nowMs / DAY_MS) * DAY_MS - LONGEST_PERIOD_DAYS * DAY_MS };
+  const changed = await firstChangedPeriod(ch, scope, nowMs);
+  if (changed === null) return false;
+  await computeClosedPeriods(ch, scope, nowMs, changed);
+  return true;
+}
+
+/** The scopes with rows computed since `sinceMs`: kept current after a restart, before anyone asks again. */
+export async function storedScopes(ch: Clickhouse, sinceMs: number): Promise<ScopeDemand[]> {
+  const rows = await ch.query<{ a: string; l: string }>(
+    `SELECT DISTINCT toString(account_id) AS a, toString(link_id) AS l FROM ${ch.table("journey_closed_days")}
+    WHERE computed_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+    { since: sinceMs },
+  );
+  return rows.map((r) => ({ accountId: r.a, scope: r.l }));
 }

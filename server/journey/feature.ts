@@ -1,6 +1,7 @@
 // The journey feature: ingest (POST /journey/events) and the per-link reports. Its in-process state,
 // made once per runtime: the link ownership cache, the monthly usage meter (written out by the job,
-// about once a second) and the idempotency guard (idempotency/guard.ts).
+// about once a second) and the idempotency guard (idempotency/guard.ts). The job also stores the closed
+// days' state the reports read (report-cache-job.ts, every minute).
 import { join } from "node:path";
 import type { Config } from "../config";
 import type { Feature } from "../feature";
@@ -8,7 +9,7 @@ import type { Auth } from "../http/auth";
 import type { Logger } from "../http/logger";
 import type { Metrics } from "../http/metrics";
 import type { Streams } from "../ingest/streams";
-import { periodicJob } from "../periodic-job";
+import { jobs, periodicJob } from "../periodic-job";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Kv } from "../storage/kv";
 import type { Postgres } from "../storage/postgres/client";
@@ -16,6 +17,7 @@ import { IngestAdmission } from "./admission";
 import { openIdempotencyGuard } from "./idempotency/guard";
 import { createLinkOwnership } from "../links/read";
 import { IDEMPOTENCY_WINDOW_MS } from "./model";
+import { refreshJourneyReports } from "./report-cache-job";
 import { journeyRoutes } from "./routes";
 import { createUsageMeter } from "./usage";
 
@@ -34,6 +36,8 @@ export interface JourneyFeatureDeps {
 /** The journey backlog is held to what the flusher stores in this time (see admission.ts). */
 const MAX_FLUSH_LAG_MS = 1000;
 const USAGE_WRITE_EVERY_MS = 1000;
+/** Today's closed hours are stored within a minute of their end, a new day's within a minute of midnight. */
+const REPORT_CACHE_EVERY_MS = 60_000;
 
 export const journeyFeature: Feature<JourneyFeatureDeps> = {
   name: "journey",
@@ -58,7 +62,7 @@ export const journeyFeature: Feature<JourneyFeatureDeps> = {
       metrics: deps.metrics,
       logger: deps.logger,
     });
-    const job = periodicJob({
+    const usageJob = periodicJob({
       everyMs: USAGE_WRITE_EVERY_MS,
       onError: (err) => deps.logger.error({ msg: "journey usage not persisted", error: String(err) }),
       run: () => usage.persist(),
@@ -67,6 +71,12 @@ export const journeyFeature: Feature<JourneyFeatureDeps> = {
         idempotency.close();
       },
     });
-    return { routes, job };
+    const reportsJob = periodicJob({
+      everyMs: REPORT_CACHE_EVERY_MS,
+      firstAfterMs: 10_000,
+      onError: (err) => deps.logger.error({ msg: "journey report state not refreshed", error: String(err) }),
+      run: (stopping) => refreshJourneyReports(deps.ch, Date.now(), stopping),
+    });
+    return { routes, job: jobs(usageJob, reportsJob) };
   },
 };

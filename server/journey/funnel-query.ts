@@ -13,7 +13,9 @@
 // the p_k that raised it came more than a window after T0 (a first step in the period's first hour,
 // or events dated up to a day ahead); those few visitors go through windowFunnel itself.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { countFunnelLevelsStored, FALLBACK_LEVEL } from "./funnel-cache-query";
 import { ENDED_IN_RANGE as LINK, type LinkRange } from "./link-range";
+import { noteFunnel } from "./report-demand";
 
 /** The order of the `types` codes in migration 0207 (1-based). */
 const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"];
@@ -21,7 +23,6 @@ const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom
 const STEP_BITS = 20;
 const TIME_PART = "0xFFFFFFFFFFF00000";
 const NONE = "toUInt64(-1)";
-const FALLBACK_LEVEL = 255;
 
 function stepParams(steps: string[]) {
   const params: Record<string, unknown> = {};
@@ -118,9 +119,39 @@ async function hasNamedViews(ch: Clickhouse, r: LinkRange) {
 
 /**
  * Visitors of the period per funnel level: index 0 counts those with no step-1 event, so the sum is
- * every visitor with an event in the period.
+ * every visitor with an event in the period. From the closed days' stored states when the journey job
+ * keeps them for this funnel (funnel-cache-query.ts, the same numbers); otherwise from the bundles, and
+ * the funnel is noted for the job. The window is the period's length.
  */
-export async function countFunnelLevels(ch: Clickhouse, r: LinkRange, steps: string[], windowMs: number): Promise<number[]> {
+export async function countFunnelLevels(
+  ch: Clickhouse,
+  r: LinkRange,
+  steps: string[],
+  windowMs: number,
+  nowMs = Date.now(),
+): Promise<number[]> {
+  const stored = await countFunnelLevelsStored(ch, r, steps, windowMs, nowMs);
+  if (stored) {
+    if (stored.fallback.length === 0) return stored.byLevel;
+    // The visitors the window may cut, through windowFunnel itself (named views included: it only costs).
+    const { params, labels, names, hashes } = stepParams(steps);
+    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, labels, names, hashes), {
+      ...params,
+      account: r.accountId,
+      link: r.linkId,
+      from: r.fromMs,
+      window: windowMs,
+      fallback: stored.fallback,
+    });
+    for (const x of exact) stored.byLevel[Number(x.level)] += Number(x.n);
+    return stored.byLevel;
+  }
+  noteFunnel(ch, { accountId: r.accountId, linkId: r.linkId, steps, periodMs: windowMs }, nowMs);
+  return countFunnelLevelsFromBundles(ch, r, steps, windowMs);
+}
+
+/** The same from every bundle of the period. */
+export async function countFunnelLevelsFromBundles(ch: Clickhouse, r: LinkRange, steps: string[], windowMs: number): Promise<number[]> {
   const { params, labels, names: allNames, hashes } = stepParams(steps);
   const names = (await hasNamedViews(ch, r)) ? allNames : null;
   const p = { ...params, account: r.accountId, link: r.linkId, from: r.fromMs, window: windowMs };

@@ -1,8 +1,9 @@
 // What other features may read of journey data (the conversion reports and the console's account page):
 // the visitor counts and the month's stored usage; a shared dashboard (server/shares/) shows one link's
-// funnel through the entry point the API's route calls. The rest of the journey folder (service, repository,
+// funnel through the entry point the API's route calls; alerts (server/alerts/) count the visitors of the last
+// minutes or hours from the bundles (a window that starts inside an hour). The rest of the journey folder (service, repository,
 // query modules) is its own business; which links a report covers is the links feature's answer
 // (server/reports/scope.ts).
 export { readJourneyUsage } from "./repository";
 export { getFunnel } from "./service";
-export { countJourneyVisitors, countJourneyVisitorsByLink } from "./visitors-query";
+export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink } from "./visitors-query";

@@ -261,6 +261,11 @@ export const Link = t.Object(
     expired_url: Nullable(t.String({ description: "Where visitors go after expires_at; null: a 410 page" })),
     counted_clicks: Nullable(t.Integer({ minimum: 0, description: "Human clicks counted against max_clicks; null without a limit" })),
     qr_logo: Nullable(t.String({ description: "The uploaded logo used by GET /links/{id}/qr?logo=true" })),
+    imported_clicks: t.Integer({
+      minimum: 0,
+      description:
+        "Clicks another product counted before the link was imported (POST /imports from Bitly, Dub, Shlink or Kutt): a total kept beside our own clicks, never added to them",
+    }),
     created_at: Time,
     updated_at: Time,
     last_accessed_at: Nullable(Time),

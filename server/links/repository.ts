@@ -360,6 +360,8 @@ export interface LinkFacts {
   last_accessed_at: Date | null;
   rules: LinkRuleJson[] | null;
   variants: LinkVariantJson[] | null;
+  /** Another product's click total, kept by an import (never part of our counts). */
+  imported_clicks: number;
 }
 
 /** The live link of the account, for its reports; null when unknown, deleted or another account's. */
@@ -374,6 +376,7 @@ export async function findLinkFacts(db: DbOrTx, accountId: string, id: string): 
       last_accessed_at: links.lastAccessedAt,
       rules: links.rules,
       variants: links.variants,
+      imported_clicks: links.importedClicks,
     })
     .from(links)
     .where(and(eq(links.id, id), eq(links.accountId, accountId), isNull(links.deletedAt)));
@@ -507,3 +510,33 @@ export async function findLinkLabels(db: DbOrTx, accountId: string, ids: readonl
     .from(links)
     .where(and(eq(links.accountId, accountId), inArray(links.id, [...ids])));
 }
+
+/** Raises the imported totals of links of the account (a later export of the same source counts more, never less). */
+// Two array literals bound as one parameter each (ids are uuids from our own table, totals whole numbers).
+export async function raiseImportedClicks(db: DbOrTx, accountId: string, totals: { id: string; total: number }[]) {
+  if (!totals.length) return;
+  await db.execute(sql`
+    update links set imported_clicks = greatest(links.imported_clicks, v.total)
+    from (select unnest(${`{${totals.map((t) => t.id).join(",")}}`}::uuid[]) as id,
+                 unnest(${`{${totals.map((t) => Math.trunc(t.total)).join(",")}}`}::bigint[]) as total) v
+    where links.id = v.id and links.account_id = ${accountId}`);
+}
+
+/**
+ * The account's live links after the link `afterId` in (created_at, id) order, oldest first: one page of
+ * GET /links/export. The cursor's time is read in SQL: a JavaScript Date has milliseconds, the column
+ * microseconds, so a time passed back in would find the same link again.
+ */
+export const liveLinksAfter = (db: DbOrTx, accountId: string, afterId: string | null, limit: number) =>
+  db
+    .select()
+    .from(links)
+    .where(
+      and(
+        eq(links.accountId, accountId),
+        isNull(links.deletedAt),
+        afterId ? sql`(${links.createdAt}, ${links.id}) > (select l.created_at, l.id from links l where l.id = ${afterId})` : undefined,
+      ),
+    )
+    .orderBy(asc(links.createdAt), asc(links.id))
+    .limit(limit);

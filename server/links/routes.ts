@@ -16,6 +16,7 @@ import { MessageResult } from "../openapi/envelope";
 import { t } from "elysia";
 import { listDeletedLinks } from "./trash";
 import { deleteQrLogo, getLinkQr, uploadQrLogo } from "./qr";
+import { linksExportStream } from "./export";
 
 export function linksRoutes(deps: LinksFeatureDeps) {
   const ctx = {
@@ -30,6 +31,25 @@ export function linksRoutes(deps: LinksFeatureDeps) {
   return (
     new Elysia({ prefix: API_PREFIX })
       .use(deps.auth)
+      // GET /links/export: the links list as CSV, in the format POST /imports reads back
+      .get(
+        "/links/export",
+        ({ account }) =>
+          new Response(linksExportStream(deps.pg.db, account.id, deps.config.baseUrl), {
+            headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": 'attachment; filename="links.csv"' },
+          }),
+        {
+          scope: "links:read",
+          detail: operation({
+            id: "exportLinks",
+            tag: "Links",
+            summary: "Export the links list as CSV",
+            description:
+              "Every live link of the account, oldest first, streamed, in the columns `short_url, domain, short_code, original_url, title, description, tags, created_at, imported_clicks` (tags joined with `|`, `domain` empty for this server's own host). RFC 4180 quoting; a cell starting with = + - @ is prefixed with an apostrophe. `POST /imports` reads the file back (source `svc`): on another server, or this one after a loss, the links come back with their codes.",
+            responses: { 200: { description: "The CSV file", media: ["text/csv"] } },
+          }),
+        },
+      )
       // GET /links
       .get(
         "/links",

@@ -30,6 +30,7 @@ export function toLinkJson(row: LinkRow, baseUrl: string, domainName?: string | 
     expired_url: row.expiredUrl,
     counted_clicks: row.maxClicks === null ? null : row.countedClicks,
     qr_logo: row.qrLogo,
+    imported_clicks: row.importedClicks,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     last_accessed_at: row.lastAccessedAt?.toISOString() ?? null,

@@ -1,4 +1,4 @@
-// Outgoing email (password resets, invitations) through an SMTP server with nodemailer, when SMTP_URL
+// Outgoing email (password resets, invitations, reports and alerts) through an SMTP server with nodemailer, when SMTP_URL
 // is set. Without it there is no mailer, and the console shows links to the person who asked instead.
 import nodemailer from "nodemailer";
 
@@ -6,6 +6,10 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** An HTML part beside the text one (multipart/alternative): mail clients show the one they can. */
+  html?: string;
+  /** Extra headers (List-Unsubscribe on reports). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {

@@ -17,6 +17,9 @@ export const PUBLIC_TAGS = {
   Domains: "Custom domains for short links, verified through a DNS TXT record.",
   Campaigns: "Campaigns that group links (Growth tier or higher).",
   Shares: "Read-only shared dashboards of the account, a campaign or a link, at an address with a token (docs/sharing.md).",
+  Imports: "Links and their history brought in from Bitly, Dub, Shlink, YOURLS, Kutt, our own exports or any CSV, in the background.",
+  Notifications:
+    "Weekly and monthly email reports to any address (each mail with an unsubscribe link), and alerts on visitors and conversion rate by email and the webhook event `alert.triggered` (docs/notifications.md).",
 } as const;
 export const ADMIN_TAGS = {
   Accounts: "Accounts, their tier and monthly limit overrides.",

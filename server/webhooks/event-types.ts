@@ -16,5 +16,7 @@ export const EVENT_TYPES = [
   "subscription.downgraded",
   "bulk_import.completed",
   "conversion",
+  "alert.triggered",
+  "report.sent",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -5,6 +5,8 @@
 // and scope it reads), with the process's CPU per call and the load average; the bars: p50 within 5× its
 // baseline (the funnel, paths, retention and attribution 10×). The funnel also runs beside the query a ClickHouse-backed peer runs,
 // windowFunnel over the raw journey_events, which it must beat 4×, with equal step counts (checked).
+// Before timing, each report is asked once and the journey job runs one round (report-cache-job.ts), as
+// a live server's job would have: the closed days' state the reports read is then stored.
 // BENCH_DATA_DIR=<dir> keeps the loaded data there and reuses it on the next run (to time two versions
 // of the code alternately on the same data, each with its own directory).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -145,6 +147,37 @@ const accountId =
       link: linkId,
     })
   )[0].a;
+// The current hour, which the reports read from the bundles beside their stored state: an hour's share of
+// the events (1/2160 of 90 days), sessions of the same shape started since the hour began by the same
+// visitors, so that a run on data loaded earlier (BENCH_DATA_DIR) does not find it empty.
+const hourEvents = Math.round(EVENTS / 2160);
+await ch.command(
+  `
+  INSERT INTO ${ch.table("journey_events")} (event_id, received_at, timestamp, account_id, link_id, visitor_id, session_id, event_type, event_name, page_url, page_title)
+  SELECT generateUUIDv4(number) AS event_id, ts AS received_at, ts AS timestamp, toUUID({account:String}), toUUID({link:String}),
+    concat('v', toString(toUInt64(pow((cityHash64(s, 1) % 1000000) / 1000000, 2) * {visitors:UInt64}))) AS visitor_id,
+    concat('h', toString({now:Int64}), '-', toString(s)) AS session_id,
+    multiIf(j = 0 OR k < 40, 'page_view', k < 55, 'scroll_depth', k < 70, 'time_on_page', k < 95, 'custom', 'conversion') AS event_type,
+    multiIf(event_type = 'conversion', 'purchase', event_type = 'custom', if(k < 85, 'add_to_cart', 'signup'), '') AS event_name,
+    concat('https://shop.example/p/', toString(cityHash64(number, 2) % 50)) AS page_url, 'Page' AS page_title
+  FROM (
+    SELECT rowNumberInAllBlocks() AS number, s, j, cityHash64(s, j, 0, {now:Int64}) % 100 AS k,
+      least(fromUnixTimestamp64Milli({now:Int64}, 'UTC'), start + toIntervalSecond(j * 65 + cityHash64(s, j, 10) % 60)) AS ts
+    FROM (
+      SELECT number AS s, fromUnixTimestamp64Milli(toInt64({hour:Int64} + cityHash64(s, 8, {now:Int64}) % greatest(1, {now:Int64} - {hour:Int64})), 'UTC') AS start,
+        least(30, 1 + toUInt32(-log(1 - (cityHash64(s, 9) % 1000000) / 1000000) * 3.4)) AS len
+      FROM numbers(intDiv({n:UInt64}, 3))
+    ) ARRAY JOIN range(len) AS j
+    LIMIT {n:UInt64})`,
+  {
+    account: accountId,
+    link: linkId,
+    n: hourEvents,
+    visitors: Math.round(EVENTS / 10),
+    now: Date.now(),
+    hour: Math.floor(Date.now() / 3_600_000) * 3_600_000,
+  },
+);
 const [{ c }] = await ch.query<{ c: string }>(`SELECT count() AS c FROM ${ch.table("journey_events")}`);
 
 // Each query beside chDB doing the raw work in the same run: a count() over the table and scope it reads
@@ -231,6 +264,16 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     countOf("journey_events", CONVERSIONS, 90),
   ],
   [
+    // Bar: 50 ms p50, absolute (issue #30); the baseline counts the raw events of the 30 minutes it reads.
+    "journey realtime (5 and 30 minutes)",
+    `/public-api/v1/journey/links/${linkId}/realtime`,
+    () =>
+      ch.query(
+        `SELECT count() AS n FROM ${ch.table("journey_events")} WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+        { account: accountId, link: linkId, from: Date.now() - 30 * 60_000 },
+      ),
+  ],
+  [
     "conversions time-to-convert",
     "/public-api/v1/conversions/time-to-convert",
     countOf("journey_conversion_times", "converted_at >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", 30),
@@ -279,22 +322,35 @@ async function cpuPerCall(runs: number, fn: () => Promise<unknown>) {
 }
 const load = () => loadavg()[0].toFixed(2);
 
+const ask = (name: string, path: string) => async () => {
+  const res = await call(path, {}, { "x-api-key": key });
+  if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+};
+// Steady state, as on a live server: each report asked once (the first call of a funnel or a scope
+// answers from the bundles and notes what it wants), then a round of the journey job stores the closed
+// days' state those reports read (its time is printed: a live server spends it once a day and after late
+// events, not per call).
+for (const [name, path] of QUERIES) await ask(name, path)();
+await ask("funnel", funnelPath)();
+const roundStarted = performance.now();
+await runtime.jobs.journey.runOnce();
+const roundSeconds = (performance.now() - roundStarted) / 1000;
+
+const REALTIME_P50_MS = 50;
 const rows = [];
 let missed = 0;
 for (const [name, path, baseline] of QUERIES) {
-  const query = async () => {
-    const res = await call(path, {}, { "x-api-key": key });
-    if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const query = ask(name, path);
   const t = await timeAgainstBaseline(RUNS, query, baseline);
   const bar = /\/(funnel|paths|retention|attribution)\b|compare=/.test(path) ? 10 : 5;
-  const pass = t.p50 <= bar * t.baseP50;
+  const realtime = path.endsWith("/realtime");
+  const pass = realtime ? t.p50 <= REALTIME_P50_MS : t.p50 <= bar * t.baseP50;
   if (!pass) missed++;
   rows.push({
     query: name,
     ...timingColumns(t),
-    bar: `≤ ${bar}×`,
+    bar: realtime ? `≤ ${REALTIME_P50_MS} ms` : `≤ ${bar}×`,
     "": pass ? "pass" : "MISS",
     "CPU ms/call": (await cpuPerCall(Math.min(RUNS, 5), query)).toFixed(1),
     load: load(),
@@ -329,7 +385,10 @@ if (withPeer) {
 }
 table(rows);
 console.log(
-  `\n${Number(c).toLocaleString("en-US")} journey events ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page; the period's raw conversion events for attribution), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,
+  `\n${Number(c).toLocaleString("en-US")} journey events (${hourEvents.toLocaleString("en-US")} of them in the current hour, added before timing) ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page; the period's raw conversion events for attribution), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,
+);
+console.log(
+  `The journey job's round that stored the closed days' state of these reports (after one call of each) took ${roundSeconds.toFixed(1)} s.`,
 );
 console.log(
   `Funnel step counts: ours ${oursReached.join(" / ")}, windowFunnel ${peerReached.join(" / ")}: ${same ? "equal" : "DIFFERENT"}.`,

@@ -29,6 +29,8 @@ const REPORTS = [
   "/journey/links/:link_id/sessions",
   "/journey/links/:link_id/events",
   "/journey/links/:link_id/funnel",
+  "/journey/links/:link_id/paths",
+  "/journey/links/:link_id/retention",
   "/conversions/summary",
   "/conversions/timeseries",
   "/conversions/breakdown",
@@ -37,6 +39,7 @@ const REPORTS = [
 /** What each report needs to answer 200 (its required parameters). */
 const REQUIRED: Record<string, string> = {
   "/journey/links/:link_id/funnel": "steps=signup",
+  "/journey/links/:link_id/paths": "start=signup",
   "/conversions/breakdown": "dimension=country",
   "/analytics/links": "link_ids=LINK",
 };

@@ -1,8 +1,10 @@
 // The journey visitor and converter counts of a link and of an account come from the closed days' stored
 // counts (migration 0230) plus today: they must equal the counts of the events sent, for every period,
-// after late events land in days already stored, and whatever has been merged.
+// after late events land in days already stored, and whatever has been merged. The reports only read:
+// the journey job's round (refreshJourneyReports) stores the periods they asked for.
 import { beforeAll, expect, test } from "bun:test";
 import { countWithClosedDays, WHOLE_ACCOUNT } from "../../server/journey/closed-days-query";
+import { refreshJourneyReports } from "../../server/journey/report-cache-job";
 import { countFromBundles, countJourneyVisitors } from "../../server/journey/visitors-query";
 import type { Clickhouse } from "../../server/storage/clickhouse/client";
 import { insertEvents, type SentEvent } from "../conversions/helpers";
@@ -69,14 +71,30 @@ function expected(fromMs: number, links: string[]) {
 
 const periodStarts = () => [1, 2, 7, 30, 90].map((days) => Math.floor((now - days * DAY) / HOUR) * HOUR);
 
-/** Every period, for each link and the account: through the closed days (never the fallback), as sent. */
-async function expectExact() {
+const SCOPES = [
+  [shop, [shop]],
+  [blog, [blog]],
+  [WHOLE_ACCOUNT, [shop, blog]],
+] as const;
+
+/** What a report answers before the job's round: exact, from the bundles, and nothing written. */
+async function expectExactBeforeRound() {
+  const before = await storedRows();
   for (const fromMs of periodStarts()) {
-    for (const [scope, links] of [
-      [shop, [shop]],
-      [blog, [blog]],
-      [WHOLE_ACCOUNT, [shop, blog]],
-    ] as const) {
+    for (const [scope, links] of SCOPES) {
+      const counts = await countJourneyVisitors(ch, { accountId: account, fromMs, linkIds: scope === WHOLE_ACCOUNT ? undefined : [scope] });
+      expect({ fromMs, scope, ...counts }).toEqual({ fromMs, scope, ...expected(fromMs, [...links]) });
+    }
+  }
+  expect(await storedRows()).toBe(before);
+}
+
+/** Every period, for each link and the account, after the job's round: through the closed days (never the fallback), as sent. */
+async function expectExact() {
+  await expectExactBeforeRound();
+  await refreshJourneyReports(ch, now);
+  for (const fromMs of periodStarts()) {
+    for (const [scope, links] of SCOPES) {
       const want = expected(fromMs, [...links]);
       expect({ fromMs, scope, ...(await countWithClosedDays(ch, { accountId: account, scope, fromMs }, true, now)) }).toEqual({
         fromMs,
@@ -140,11 +158,13 @@ test("late events into closed days already counted (new visitors, and returning 
     ...sessions(2, 60, 900, 1).map((e) => ({ ...e, ms: e.ms - 29 * DAY - 12 * HOUR })),
   ];
   await send(late, 37);
+  // Before the round: the stored days are stale, and the reports count from the bundles.
+  expect(await countWithClosedDays(ch, { accountId: account, scope: shop, fromMs: periodStarts()[3] }, true, now)).toBeNull();
   await expectExact();
   expect(await storedRows(before)).toBeGreaterThan(0);
-  // A report that reads the same days again finds them current and stores nothing.
+  // A round with nothing new stores nothing.
   const after = Date.now();
-  await expectExact();
+  expect(await refreshJourneyReports(ch, now)).toBe(0);
   expect(await storedRows(after)).toBe(0);
 }, 120_000);
 

@@ -47,10 +47,10 @@ describe("the documents", () => {
       const statuses = Object.keys(op.responses);
       expect(statuses.some((s) => s.startsWith("2"))).toBe(true);
       expect(statuses).toContain("500");
-      // Every answer has a schema; only the QR code's image answers and the raw exports are not JSON.
+      // Every answer has a schema; only the QR code's image answers, the raw exports and the links export are not JSON.
       for (const s of statuses) expect(Object.values(op.responses[s].content).every((m: any) => m.schema)).toBe(true);
       const raw = statuses.filter((s) => !op.responses[s].content["application/json"]);
-      expect(raw).toEqual(["getLinkQr", "exportClicks", "exportJourneyEvents"].includes(op.operationId) ? ["200"] : []);
+      expect(raw).toEqual(["getLinkQr", "exportClicks", "exportJourneyEvents", "exportLinks"].includes(op.operationId) ? ["200"] : []);
     }
   });
 

@@ -337,7 +337,7 @@ test("another account's ids answer 404 (never 403) on every route that takes one
     const family = route.path.split("/")[3];
     const id = other[family];
     if (!id) continue;
-    const required: Record<string, string> = { funnel: "?steps=a,b", breakdown: "?dimension=device" };
+    const required: Record<string, string> = { funnel: "?steps=a,b", paths: "?start=a", breakdown: "?dimension=device" };
     const path = route.path.replace(/\{\w+\}/g, id).slice(P.length) + (required[route.path.split("/").pop() ?? ""] ?? "");
     const res = await api(a.key, route.method, path, route.method === "GET" ? undefined : template(route));
     expect(res.status, `${route.method} ${route.path}`).toBe(404);

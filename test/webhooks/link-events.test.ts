@@ -70,6 +70,32 @@ describe("link events", () => {
     for (const id of ids) expect(createdOf(id)!.json.data).toEqual((await t.call(`/public-api/v1/links/${id}`, { key })).body.data);
   });
 
+  test("an import (POST /imports) ends with one bulk_import.completed carrying its id and counts", async () => {
+    const { key } = await subscribe();
+    const csv = "url,slug\nhttp://127.0.0.1:9/imp/1,\nhttp://127.0.0.1:9/imp/2,\nnot a url,\n";
+    const posted = await t.call("/public-api/v1/imports", { method: "POST", key, body: csv, headers: { "content-type": "text/csv" } });
+    expect(posted.status).toBe(202);
+    await t.runtime.jobs.imports.runOnce();
+    const isMine = (x: any) => x.json?.event === "bulk_import.completed" && x.json.data.import_id === posted.body.data.id;
+    await receiver.waitFor((all) => all.some(isMine));
+    expect(receiver.received.filter(isMine).map((r) => r.json.data)).toEqual([
+      {
+        import_id: posted.body.data.id,
+        source: "generic",
+        total: 3,
+        created: 2,
+        renamed: 0,
+        skipped: 0,
+        failed: 1,
+        clicks: 0,
+        total_requested: 3,
+        success_count: 2,
+        failure_count: 1,
+        timed_out: false,
+      },
+    ]);
+  });
+
   test("a bulk import by an account without a link.created subscription queues no delivery", async () => {
     const account = await t.createAccount({ tier: "scale" });
     await t.call("/public-api/v1/webhooks", { method: "POST", key: account.key, json: { url: receiver.url, events: ["link.deleted"] } });

@@ -28,6 +28,7 @@ export function AnalyticsPage() {
         </Select>
       </form>
       <div class="widgets" id="analytics-widgets">
+        <svc-realtime id="w-realtime" theme={theme} />
         <svc-summary id="w-summary" {...common} />
         <svc-timeseries id="w-timeseries" {...common} />
         <div class="widgets two">

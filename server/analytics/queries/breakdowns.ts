@@ -35,16 +35,14 @@ async function topValues(ch: Clickhouse, scope: ClickScope, aggregate: Clickhous
   const sel = cellSelector(scope, column === "country_code" ? "country" : "referrer");
   if (sel) {
     const { where, params } = dailyScope(scope);
-    const { live, byKey } = await countCellVisitors(ch, sel, scope.range, {
-      sql: `SELECT day AS ld, toString(${column}) AS lk, sum(clicks) AS lc, 0 AS lx, 0 AS ly FROM ${ch.table(aggregate)} WHERE ${where} GROUP BY ld, lk`,
+    const { byKey } = await countCellVisitors(ch, sel, scope.range, {
+      sql: `SELECT day AS ld, toString(${column}) AS lk, clicks AS lc, 0 AS lx, 0 AS ly FROM ${ch.table(aggregate)} WHERE ${where}`,
       params,
     });
-    const clicks = new Map<string, number>();
-    for (const c of live) clicks.set(c.key, (clicks.get(c.key) ?? 0) + c.clicks);
-    return [...clicks]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    return [...byKey]
+      .sort((a, b) => b[1].clicks - a[1].clicks || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .slice(0, MAX_ROWS)
-      .map(([value, n]) => ({ value, clicks: n, visitors: byKey.get(value) ?? 0 }));
+      .map(([value, c]) => ({ value, clicks: c.clicks, visitors: c.visitors }));
   }
   const r = breakdownRows(ch, scope, aggregate);
   const rows = await ch.query(

@@ -4,7 +4,7 @@ import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickScope, HourlyRow } from "../model";
 import { breakdownRows, dailyScope, dailyTable, hourlyScope, isoOrNull, num, VISITORS } from "./scope";
 import { cellSelector, countCellVisitors } from "../visitor-days";
-import type { CellSelector } from "./visitor-days";
+import { type CellSelector, type ExtraQuery, extraPart } from "./visitor-days";
 
 export interface ClickTotals {
   clicks: number;
@@ -15,10 +15,9 @@ export interface ClickTotals {
 export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise<ClickTotals> {
   const sel = cellSelector(scope, "total");
   if (sel) {
-    const days = await dailyVisitors(ch, scope, sel);
-    const clicks = days.rows.reduce((n, r) => n + r.clicks, 0);
-    const lastMs = Math.max(0, ...days.rows.map((r) => r.lastMs));
-    return { clicks, unique_visitors: days.visitors.byKey.get(sel.key ?? "") ?? 0, last_click_at: isoOrNull(lastMs) };
+    const { byKey } = await dailyVisitors(ch, scope, sel);
+    const cell = byKey.get(sel.key ?? "");
+    return { clicks: cell?.clicks ?? 0, unique_visitors: cell?.visitors ?? 0, last_click_at: isoOrNull(cell?.x ?? 0) };
   }
   const { where, params } = dailyScope(scope);
   const [row] = await ch.query(
@@ -29,17 +28,53 @@ export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise
   return { clicks: num(row?.clicks), unique_visitors: num(row?.unique_visitors), last_click_at: isoOrNull(row?.last_ms) };
 }
 
-/** The scope's clicks per day (clicks_daily, or one link's rows of clicks_daily_links) and its visitors (visitor-days.ts). */
-async function dailyVisitors(ch: Clickhouse, scope: ClickScope, sel: CellSelector) {
+/**
+ * The scope's clicks and visitors per day and in all (clicks_daily, or one link's rows of
+ * clicks_daily_links; visitor-days.ts), with the extra parts' rows in the same statement.
+ */
+function dailyVisitors(ch: Clickhouse, scope: ClickScope, sel: CellSelector, extras: ExtraQuery[] = []) {
   const { where, params } = dailyScope(scope);
   const table = ch.table(sel.report === "link" ? "clicks_daily_links" : "clicks_daily");
-  const visitors = await countCellVisitors(ch, sel, scope.range, {
-    sql: `SELECT day AS ld, {cell:String} AS lk, sum(clicks) AS lc, toUnixTimestamp64Milli(max(last_click)) AS lx, 0 AS ly
-          FROM ${table} WHERE ${where} GROUP BY day`,
-    params: { ...params, cell: sel.key ?? "" },
-  });
-  const rows = visitors.live.map((r) => ({ day: r.day, clicks: r.clicks, lastMs: r.x })).sort((a, b) => (a.day < b.day ? -1 : 1));
-  return { rows, visitors };
+  return countCellVisitors(
+    ch,
+    sel,
+    scope.range,
+    {
+      sql: `SELECT day AS ld, {cell:String} AS lk, clicks AS lc, toUnixTimestamp64Milli(last_click) AS lx, 0 AS ly FROM ${table} WHERE ${where}`,
+      params: { ...params, cell: sel.key ?? "" },
+    },
+    extras,
+  );
+}
+
+export interface SummaryClicks {
+  totals: ClickTotals;
+  activeLinks: number;
+  /** Clicks per day of the range's days (the summary's today and yesterday). */
+  clicksOn: (day: string) => number;
+}
+
+/**
+ * The summary's click numbers: totals, active links and clicks per day, in one statement when the scope's
+ * visitors are stored per day; undefined otherwise (the caller reads them one by one).
+ */
+export async function getSummaryClicks(ch: Clickhouse, scope: ClickScope): Promise<SummaryClicks | undefined> {
+  const sel = cellSelector(scope, "total");
+  if (!sel) return undefined;
+  const { where, params } = dailyScope(scope);
+  const active = {
+    sql: `${extraPart(4, "uniqExact(link_id)")} FROM ${dailyTable(ch, scope, "clicks_daily_links")} WHERE ${where}`,
+    params,
+  };
+  // One link (report "link"): active when it has clicks in the scope, which its own read tells.
+  const oneLink = sel.report === "link";
+  const { byKey, byDay, extras } = await dailyVisitors(ch, scope, sel, oneLink ? [] : [active]);
+  const cell = byKey.get(sel.key ?? "");
+  return {
+    totals: { clicks: cell?.clicks ?? 0, unique_visitors: cell?.visitors ?? 0, last_click_at: isoOrNull(cell?.x ?? 0) },
+    activeLinks: oneLink ? Number((cell?.clicks ?? 0) > 0) : (extras.find((e) => e.side === 4)?.a ?? 0),
+    clicksOn: (day) => byDay.get(day)?.clicks ?? 0,
+  };
 }
 
 export interface DailyClicks {
@@ -52,8 +87,8 @@ export interface DailyClicks {
 export async function getClickTimeseries(ch: Clickhouse, scope: ClickScope, withVisitors = true): Promise<DailyClicks[]> {
   const sel = withVisitors ? cellSelector(scope, "total") : undefined;
   if (sel) {
-    const days = await dailyVisitors(ch, scope, sel);
-    return days.rows.map((r) => ({ date: r.day, clicks: r.clicks, unique_visitors: days.visitors.byDay.get(r.day) ?? 0 }));
+    const { byDay } = await dailyVisitors(ch, scope, sel);
+    return [...byDay].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([date, d]) => ({ date, clicks: d.clicks, unique_visitors: d.visitors }));
   }
   const { where, params } = dailyScope(scope);
   const rows = await ch.query(
@@ -69,14 +104,13 @@ export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promis
   const sel = cellSelector(scope, "hour");
   if (sel) {
     const { where, params } = hourlyScope(scope);
-    const { live, byKey } = await countCellVisitors(ch, sel, scope.range, {
-      sql: `SELECT toDate(hour) AS ld, toString(toHour(hour)) AS lk, sum(clicks) AS lc, 0 AS lx, 0 AS ly
-            FROM ${ch.table("clicks_hourly")} WHERE ${where} GROUP BY ld, lk`,
+    const { byKey } = await countCellVisitors(ch, sel, scope.range, {
+      sql: `SELECT toDate(hour) AS ld, toString(toHour(hour)) AS lk, clicks AS lc, 0 AS lx, 0 AS ly FROM ${ch.table("clicks_hourly")} WHERE ${where}`,
       params,
     });
-    const clicks = new Map<number, number>();
-    for (const c of live) clicks.set(Number(c.key), (clicks.get(Number(c.key)) ?? 0) + c.clicks);
-    return [...clicks].sort((a, b) => a[0] - b[0]).map(([hour, n]) => ({ hour, clicks: n, unique_visitors: byKey.get(String(hour)) ?? 0 }));
+    return [...byKey]
+      .map(([hour, h]) => ({ hour: Number(hour), clicks: h.clicks, unique_visitors: h.visitors }))
+      .sort((a, b) => a.hour - b.hour);
   }
   const r = breakdownRows(ch, scope, "clicks_hourly");
   const rows = await ch.query(

@@ -29,15 +29,6 @@ export interface CellSelector {
   key?: string;
 }
 
-export interface StoredCell {
-  day: string;
-  key: string;
-  clicks: number;
-  prev_clicks: number;
-  visitors: number;
-  overlap: number;
-}
-
 /** The raw clicks of the selector's cells (the bound parameters are rawParams'). */
 function rawScope(sel: CellSelector) {
   return [
@@ -144,61 +135,155 @@ async function countCarriedOverlaps(ch: Clickhouse, sel: CellSelector, days: str
   return [...counts.values()];
 }
 
-/** A report's read of its aggregate: one row per (day, cell) with columns ld, lk, lc (the day, the cell, its clicks) and lx, ly (the report's own). */
+/**
+ * A report's read of its aggregate, not grouped: columns ld (the day), lk (the cell), lc (clicks), lx (a
+ * number of the report's own kept as a maximum, such as the last click) and ly (one kept as a sum).
+ */
 export interface LiveQuery {
   sql: string;
   params: Record<string, unknown>;
 }
 
-export interface FirstRound {
-  live: { day: string; key: string; clicks: number; x: number; y: number }[];
-  stored: StoredCell[];
-  /** Today's clicks of the scope in its first hour (every cell): today's carried hashes are among them. */
-  firstHourClicks: number;
+/** Per cell over the range (or per day): the live clicks, the report's own numbers and the stored numbers that hold. */
+export interface CellSums {
+  clicks: number;
+  x: number;
+  y: number;
+  /** Σ stored visitors of the (day, cell)s whose numbers hold; Σ stored overlaps of those after the range's first day. */
+  visitors: number;
+  overlap: number;
+  storedClicks: number;
+  storedPrevClicks: number;
 }
 
+/** What a report's one statement answers (readCells). */
+export interface CellRead {
+  byKey: Map<string, CellSums>;
+  byDay: Map<string, CellSums>;
+  /**
+   * "days": the sums of every stored number, and per day the stored clicks of the day and of the day
+   * before (in `storedClicks`, `storedPrevClicks` of byDay), for the caller to tell whether they all hold.
+   * "cells": only the numbers that hold are summed, and the closed (day, cell)s with clicks whose stored
+   * visitors (n) or overlap (o) do not hold are listed.
+   */
+  mode: "days" | "cells";
+  stale: { day: string; key: string; n: boolean; o: boolean }[];
+  /** Today's distinct visitors per cell, from the raw clicks (when the range has today). */
+  today: Map<string, number>;
+  /** Today's clicks of the scope in its first 30 minutes (today's carried hashes are among them). */
+  todayEarlyClicks: number;
+  /** The rows of the extra parts. */
+  extras: { side: number; d: string; k: string; a: number; b: number }[];
+}
+
+/** A part of the statement beside the cells (extraPart's columns: side 4 or more, then two numbers). */
+export interface ExtraQuery {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+const U64 = (e: string) => `toUInt64(${e})`;
+export const extraPart = (side: number, a: string, b = "0") =>
+  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b"].map((c) => `${U64("0")} AS ${c}`).join(", ")}`;
+
 /**
- * In one statement: the report's own read of its aggregate, the stored numbers of the range and, when the
- * range has today, the scope's clicks in today's first hour (clicks_hourly).
+ * In one statement, the report's live rows beside the stored numbers of the range, summed per cell
+ * (side 0) and per day (side 1) so that no per-(day, cell) row crosses the wire:
+ * - mode "days" (every call first): every stored number summed, with each day's stored clicks of the day
+ *   and of the day before; when those equal the aggregate's, every cell of the day holds (clicks are only
+ *   ever added), and the sums are the answer;
+ * - mode "cells" (only when some day does not hold): per (day, cell) the live clicks, the same rows a day
+ *   later (the clicks of the day before) and the stored numbers; only the numbers that hold are summed,
+ *   and the (day, cell)s with clicks whose numbers do not are listed (side 3), for the raw clicks to count.
+ * Stored rows are summed without FINAL: a day recomputed and not yet merged sums more clicks than the
+ * aggregate has, which makes it stale like a day with late clicks, never counted twice. When the range
+ * has today: today's visitors per cell from the raw clicks (side 2). Then the report's extra parts (side
+ * 4 and up). Columns: side, dd, kk, lc, sv, so, x, y, a, b (a, b: "days" sc and sp, "cells" n_bad and o_bad).
  */
-export async function readFirstRound(
+export async function readCells(
   ch: Clickhouse,
   sel: CellSelector,
-  start: string,
-  end: string,
+  range: { start: string; end: string },
+  today: string,
   live: LiveQuery,
-  today?: string,
-): Promise<FirstRound> {
+  extras: ExtraQuery[],
+  mode: CellRead["mode"],
+): Promise<CellRead> {
+  const s = SOURCES[sel.report];
+  const stored = `SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
+       WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
+         ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}`;
+  const liveRows = `SELECT toDate(ld) AS d0, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
+         ${U64("lx")} AS x, ${U64("ly")} AS y
+       FROM (${live.sql})`;
+  const days = `SELECT toUInt8(side) AS side, if(side = 1, toString(d), '') AS dd, if(side = 0, k, '') AS kk,
+       sumIf(c, t = 0) AS lc, sumIf(v, t = 1) AS sv, sumIf(o, t = 1 AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
+       sumIf(c, t = 1) AS a, sumIf(p, t = 1) AS b
+     FROM (
+       SELECT 0 AS t, d0 AS d, k, c, p, v, o, x, y FROM (${liveRows})
+       UNION ALL
+       ${stored}
+     ) ARRAY JOIN [0, 1] AS side
+     GROUP BY side, dd, kk`;
   const parts = [
-    `SELECT 'l' AS t, toString(ld) AS d, toString(lk) AS k, toUInt64(lc) AS a, toUInt64(lx) AS b, toUInt64(ly) AS e, toUInt64(0) AS o FROM (${live.sql})`,
-    `SELECT 's', toString(day), key, clicks, prev_clicks, visitors, overlap FROM ${ch.table("click_visitor_days")}
-     WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-       ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date}
-     ORDER BY computed_at DESC LIMIT 1 BY day, key`,
+    mode === "days"
+      ? days
+      : `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1, '', k) AS kk,
+       sum(lc) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
+       countIf(NOT n_ok AND d < {today:Date}) AS a, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS b
+     FROM (
+       SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 1) AS sc, sumIf(p, t = 1) AS sp, sumIf(v, t = 1) AS sv,
+         sumIf(o, t = 1) AS so, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y,
+         lc = sc AND d < {today:Date} AS n_ok, n_ok AND sp = lp AS o_ok
+       FROM (
+         SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, p, v, o, x, y FROM (${liveRows}) ARRAY JOIN [0, 2] AS t
+         UNION ALL
+         ${stored}
+       )
+       WHERE d <= {end:Date}
+       GROUP BY d, k
+       HAVING lc > 0
+     ) ARRAY JOIN [0, 1, 3] AS side
+     WHERE side != 3 OR (d < {today:Date} AND NOT o_ok AND (d > {start:Date} OR NOT n_ok))
+     GROUP BY side, dd, kk`,
   ];
-  if (today)
+  const open = range.start <= today && range.end >= today;
+  if (open)
     parts.push(
-      `SELECT 'h', '', '', toUInt64(sum(clicks)), toUInt64(0), toUInt64(0), toUInt64(0) FROM ${ch.table("clicks_hourly")}
-       WHERE account_id = {account:UUID} AND hour = toDateTime({today:Date}, 'UTC')
-         ${sel.bot === 2 ? "" : "AND is_bot = {bot:UInt8}"} ${sel.domain === "*" ? "" : "AND domain = {domain:String}"}`,
+      `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64("0")}, ${U64("0")},
+         ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}
+       FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) = {today:Date} GROUP BY rk`,
     );
-  const rows = await ch.query<{ t: string; d: string; k: string; a: string; b: string; e: string; o: string }>(
-    parts.join("\nUNION ALL\n"),
-    {
-      ...live.params,
-      ...rawParams(sel, today ? [today] : []),
-      report: sel.report,
-      start,
-      end,
-      today: today ?? end,
-    },
-  );
-  const out: FirstRound = { live: [], stored: [], firstHourClicks: 0 };
+  parts.push(...extras.map((e) => e.sql));
+  const rows = await ch.query<Record<string, string | number>>(parts.join("\nUNION ALL\n"), {
+    ...Object.assign({}, ...extras.map((e) => e.params)),
+    ...live.params,
+    ...rawParams(sel, open ? [today] : []),
+    report: sel.report,
+    start: range.start,
+    end: range.end,
+    today,
+  });
+  const out: CellRead = { byKey: new Map(), byDay: new Map(), mode, stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
+  const inDays = mode === "days";
   for (const r of rows) {
-    const [day, k] = [String(r.d), String(r.k)];
-    if (r.t === "l") out.live.push({ day, key: k, clicks: num(r.a), x: num(r.b), y: num(r.e) });
-    else if (r.t === "s") out.stored.push({ day, key: k, clicks: num(r.a), prev_clicks: num(r.b), visitors: num(r.e), overlap: num(r.o) });
-    else out.firstHourClicks = num(r.a);
+    const side = num(r.side);
+    const sums = (): CellSums => ({
+      clicks: num(r.lc),
+      x: num(r.x),
+      y: num(r.y),
+      visitors: num(r.sv),
+      overlap: num(r.so),
+      storedClicks: inDays ? num(r.a) : 0,
+      storedPrevClicks: inDays ? num(r.b) : 0,
+    });
+    if (side === 0) out.byKey.set(String(r.kk), sums());
+    else if (side === 1) out.byDay.set(String(r.dd), sums());
+    else if (side === 3) out.stale.push({ day: String(r.dd), key: String(r.kk), n: num(r.a) > 0, o: num(r.b) > 0 });
+    else if (side === 2) {
+      out.today.set(String(r.kk), num(r.lc));
+      out.todayEarlyClicks += num(r.x);
+    } else out.extras.push({ side, d: String(r.dd), k: String(r.kk), a: num(r.lc), b: num(r.sv) });
   }
   return out;
 }
@@ -206,25 +291,35 @@ export async function readFirstRound(
 // ---- the job ----
 
 /** Account-days of a report whose stored numbers are missing or no longer match the aggregate's clicks. */
-export async function findStaleDays(ch: Clickhouse, report: VisitorReport, from: string, before: string): Promise<Map<string, string[]>> {
+export async function findStaleDays(
+  ch: Clickhouse,
+  report: VisitorReport,
+  from: string,
+  before: string,
+  only?: Map<string, string[]>,
+): Promise<Map<string, string[]>> {
   const s = SOURCES[report];
-  const params = { from, before, report };
+  // Only these accounts' days (and the day before each, for the overlap): the days that received clicks.
+  const pairs = only ? [...only].flatMap(([a, days]) => days.flatMap((d) => [`${a}|${d}`, `${a}|${prevDayOf(d)}`])) : [];
+  const inPairs = (day: string) => (only ? `AND concat(toString(account_id), '|', toString(${day})) IN {pairs:Array(String)}` : "");
+  const params = { from, before, report, pairs };
   const [live, stored] = await Promise.all([
     ch.query(
       `SELECT toString(account_id) AS a, toString(${s.day}) AS d, sum(clicks) AS c FROM ${ch.table(s.table)}
-       WHERE ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} GROUP BY a, d`,
+       WHERE ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} ${inPairs(s.day)} GROUP BY a, d`,
       params,
     ),
     ch.query(
       `SELECT toString(account_id) AS a, toString(day) AS d, sum(clicks) AS c, sum(prev_clicks) AS p
        FROM ${ch.table("click_visitor_days")} FINAL
-       WHERE report = {report:String} AND bot = 2 AND domain = '*' AND day >= {from:Date} AND day < {before:Date} GROUP BY a, d`,
+       WHERE report = {report:String} AND bot = 2 AND domain = '*' AND day >= {from:Date} AND day < {before:Date} ${inPairs("day")}
+       GROUP BY a, d`,
       params,
     ),
   ]);
   const liveClicks = new Map(live.map((r) => [`${r.a}|${r.d}`, num(r.c)]));
   const storedRows = new Map(stored.map((r) => [`${r.a}|${r.d}`, { c: num(r.c), p: num(r.p) }]));
-  const prevDay = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+  const prevDay = prevDayOf;
   const nextDay = (d: string) => new Date(Date.parse(d) + 86_400_000).toISOString().slice(0, 10);
   const stale = new Map<string, Set<string>>();
   const mark = (a: string, d: string) => {
@@ -245,24 +340,58 @@ export async function findStaleDays(ch: Clickhouse, report: VisitorReport, from:
     const st = storedRows.get(k);
     const c = liveClicks.get(k) ?? 0;
     const p = liveClicks.get(`${a}|${prevDay(d)}`) ?? 0;
+    if (only && !only.get(a)?.includes(d)) continue;
     if (!st ? c + p > 0 : st.c !== c || st.p !== p) mark(a, d);
   }
   return new Map([...stale].map(([a, ds]) => [a, [...ds].sort()]));
 }
 
-/** Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as migration 0231 does). */
+/**
+ * Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as
+ * migration 0231 does), then deletes the versions they replace: readCells sums every stored version, so
+ * a day stored twice reads as stale (counted from the raw clicks) until one version is left. On a
+ * sharded cluster the replaced versions are left to the table's merges (ReplacingMergeTree).
+ */
 export async function storeVisitorDays(ch: Clickhouse, report: VisitorReport, accountId: string, days: string[]): Promise<void> {
   const s = SOURCES[report];
-  const prev = days.map((d) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10));
+  const prev = days.map(prevDayOf);
+  const params = { report, account: accountId, days, read: [...new Set([...days, ...prev])], at: Date.now() };
   await ch.command(
     `INSERT INTO ${ch.table("click_visitor_days")} (account_id, report, bot, domain, key, day, clicks, prev_clicks, visitors, overlap, computed_at)
      SELECT account_id, {report:String}, b, dm, k, d, sumIf(clicks, role = 0), sumIf(clicks, role = 1),
-       uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set), now64(3)
+       uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set),
+       fromUnixTimestamp64Milli({at:Int64}, 'UTC')
      FROM (SELECT account_id, ${s.day} + role AS d, ${s.key} AS k, b, dm, clicks, visitor_set, role FROM ${ch.table(s.table)}
        ARRAY JOIN [0, 1] AS role ARRAY JOIN [is_bot, 2] AS b ARRAY JOIN [toString(domain), '*'] AS dm
        WHERE account_id = {account:UUID} AND ${s.day} IN {read:Array(Date)})
      WHERE d IN {days:Array(Date)}
      GROUP BY account_id, d, b, dm, k`,
-    { report, account: accountId, days, read: [...new Set([...days, ...prev])] },
+    params,
   );
+  if (ch.cluster) return;
+  await ch.command(
+    `DELETE FROM ${ch.table("click_visitor_days")}
+     WHERE account_id = {account:UUID} AND report = {report:String} AND day IN {days:Array(Date)}
+       AND computed_at < fromUnixTimestamp64Milli({at:Int64}, 'UTC')`,
+    params,
+  );
+}
+
+const prevDayOf = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The accounts' days that received clicks in the last `seconds` (by ClickHouse's clock, migration 0240),
+ * and the days of `closing` (days that have ended since the job's last round) that have clicks.
+ */
+export async function findTouchedDays(ch: Clickhouse, seconds: number, closing: string[]): Promise<Map<string, string[]>> {
+  const rows = await ch.query<{ a: string; d: string }>(
+    `SELECT DISTINCT toString(account_id) AS a, toString(day) AS d FROM ${ch.table("click_days_touched")}
+     WHERE touched_at >= toStartOfMinute(now() - {seconds:UInt32})
+     UNION DISTINCT
+     SELECT DISTINCT toString(account_id), toString(day) FROM ${ch.table("clicks_daily")} WHERE day IN {closing:Array(Date)}`,
+    { seconds: Math.ceil(seconds), closing },
+  );
+  const days = new Map<string, string[]>();
+  for (const r of rows) days.set(r.a, [...(days.get(r.a) ?? []), r.d]);
+  return days;
 }

@@ -75,6 +75,19 @@ export class Spool<T> {
     return backlogAgeSeconds(this.backlog);
   }
 
+  /** Bytes of the log stored in ClickHouse since start-up (the recovered backlog's included), in `onWritten`'s terms. */
+  get flushedTo() {
+    return this.backlog.written - this.backlog.bytes;
+  }
+
+  /**
+   * Watch every write of this process: `listener(records, end)` once the records are written, `end` at or
+   * after their last byte; they are in ClickHouse once `flushedTo >= end`. One watcher.
+   */
+  onWritten(listener: (records: readonly T[], end: number) => void): void {
+    this.writer.onWritten = listener as (records: readonly unknown[], end: number) => void;
+  }
+
   /** Durable append: resolves once the batch is written and fsynced (group commit). */
   append(records: readonly T[], opts: AppendOptions = {}): Promise<void> {
     return this.writer.append(records, opts);

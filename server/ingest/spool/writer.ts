@@ -20,6 +20,7 @@ interface QueuedAppend {
   resolve: () => void;
   reject: (e: unknown) => void;
   beforeWrite?: AppendOptions["beforeWrite"];
+  records?: readonly unknown[];
 }
 
 export interface WriterOptions {
@@ -45,6 +46,13 @@ export class SpoolWriter {
   private syncing = false;
   private soon: string[] = [];
   private soonWritten: Promise<void> | null = null;
+  /** The records of `soon`, kept only while someone watches the writes (see onWritten). */
+  private soonRecords: unknown[] = [];
+  /**
+   * Called after each write with the records it carried and the log's written bytes then (an end at or
+   * after theirs): the realtime reports' view of what is not in ClickHouse yet (server/ingest/recent.ts).
+   */
+  onWritten: ((records: readonly unknown[], end: number) => void) | null = null;
   private readonly sizes: Map<number, number>;
   private readonly backlog: Backlog;
   private readonly stats: SpoolStats;
@@ -60,7 +68,7 @@ export class SpoolWriter {
     if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
     const buf = Buffer.from(JSON.stringify(records) + "\n");
     return new Promise((resolve, reject) => {
-      this.queue.push({ buf, resolve, reject, beforeWrite: opts.beforeWrite });
+      this.queue.push({ buf, resolve, reject, beforeWrite: opts.beforeWrite, records: this.onWritten ? records : undefined });
       this.stats.appendedRecords += records.length;
       if (!this.writing) void this.writeLoop();
     });
@@ -73,16 +81,20 @@ export class SpoolWriter {
   appendSoon<T>(record: T): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
     this.soon.push("[" + JSON.stringify(record) + "]\n");
+    if (this.onWritten) this.soonRecords.push(record);
     this.stats.appendedRecords += 1;
     if (!this.soonWritten) {
       this.soonWritten = new Promise<void>((resolve, reject) => {
         setImmediate(() => {
           const lines = this.soon;
+          const records = this.soonRecords;
           this.soon = [];
+          this.soonRecords = [];
           this.soonWritten = null;
           try {
             this.writeBuffer(lines.length === 1 ? lines[0] : lines.join(""));
             this.dirty = true;
+            if (records.length) this.onWritten?.(records, this.backlog.written);
             resolve();
           } catch (err) {
             reject(err);
@@ -128,7 +140,9 @@ export class SpoolWriter {
           const buf = group.length === 1 ? group[0].buf : Buffer.concat(group.map((g) => g.buf));
           this.announce(group, buf.length);
           this.writeBuffer(buf);
+          const end = this.backlog.written;
           await new Promise<void>((res, rej) => fsync(this.fd, (err) => (err ? rej(err) : res())));
+          for (const g of group) if (g.records) this.onWritten?.(g.records, end);
           for (const g of group) g.resolve();
         } catch (err) {
           for (const g of group) g.reject(err);

@@ -19,6 +19,10 @@ export const CLICKHOUSE_TABLES = [
   "clicks_daily_referrers_mv",
   "clicks_daily_targets",
   "click_visitor_days",
+  "click_days_touched",
+  "click_days_touched_mv",
+  // Clicks imported from another product's log (migration 0260), kept out of every click report.
+  "imported_clicks",
   "clicks_daily_targets_mv",
   // Journey events (migrations 0001, 0200–0211, 0223) and their rollups.
   "journey_events",
@@ -44,10 +48,13 @@ export const CLICKHOUSE_TABLES = [
   "journey_visitors_hourly_mv",
   "journey_visitors_daily",
   "journey_visitors_daily_mv",
-  // Visitor and converter counts of closed periods, written by the reports; visitors by hour (migration 0230).
+  // Visitor and converter counts of closed periods, written by the journey job; visitors by hour (migration 0230).
   "journey_closed_days",
   "journey_visitor_hours",
   "journey_visitor_hours_mv",
+  // Per-visitor funnel states of closed days and their level counts, written by the journey job (migration 0250).
+  "journey_funnel_states",
+  "journey_funnel_ranges",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
   primaryKey,
   date,
+  doublePrecision,
 } from "drizzle-orm/pg-core";
 
 /**
@@ -246,6 +247,8 @@ export const links = pgTable(
     countedClicks: bigint("counted_clicks", { mode: "number" }).notNull().default(0),
     limitNotifiedAt: ts("limit_notified_at"),
     qrLogo: text("qr_logo"),
+    /** Clicks counted by another product before the link was imported (a total, not clicks of ours). */
+    importedClicks: bigint("imported_clicks", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     uniqueIndex("links_code_default_domain_idx").on(t.shortCode).where(sql`${t.domainId} IS NULL`),
@@ -412,4 +415,105 @@ export const shares = pgTable(
     index("shares_previous_token_hash_idx").on(t.previousTokenHash).where(sql`${t.previousTokenHash} IS NOT NULL`),
     index("shares_account_idx").on(t.accountId, t.createdAt),
   ],
+);
+
+/**
+ * Imports of links (and their history) from other products, run in the background (server/imports):
+ * the uploaded file stays under DATA_DIR/imports until the import ends; `position` is the number of
+ * data rows done, written in the same transaction as the links those rows created, so a restart after
+ * a crash resumes at the first row not done and creates nothing twice.
+ */
+export const imports = pgTable(
+  "imports",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    source: text("source").notNull(),
+    status: text("status").notNull().default("queued"),
+    onConflict: text("on_conflict").notNull().default("skip"),
+    domain: text("domain"),
+    fileName: text("file_name"),
+    total: integer("total").notNull().default(0),
+    position: integer("position").notNull().default(0),
+    created: integer("created").notNull().default(0),
+    skipped: integer("skipped").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    /** Created under a new code because the original one was taken (on_conflict=rename). */
+    renamed: integer("renamed").notNull().default(0),
+    clicks: bigint("clicks", { mode: "number" }).notNull().default(0),
+    /** The first errors, `{ row, field, message }` (at most 100). */
+    errors: jsonb("errors").$type<{ row: number; field: string; message: string }[]>().notNull().default(sql`'[]'::jsonb`),
+    createdAt: createdAt(),
+    startedAt: ts("started_at"),
+    finishedAt: ts("finished_at"),
+  },
+  (t) => [
+    index("imports_account_idx").on(t.accountId, t.createdAt),
+    index("imports_pending_idx").on(t.createdAt).where(sql`${t.status} IN ('queued', 'running')`),
+  ],
+);
+
+/** Where an imported link came from: one row per (account, source, original short link), so a re-run creates nothing twice. */
+export const importOrigins = pgTable(
+  "import_origins",
+  {
+    // No foreign key to accounts: the link's (with its cascade) covers it, and each checked key costs an
+    // index lookup per imported row.
+    accountId: uuid("account_id").notNull(),
+    source: text("source").notNull(),
+    originKey: text("origin_key").notNull(),
+    linkId: uuid("link_id")
+      .notNull()
+      .references(() => links.id, { onDelete: "cascade" }),
+    importId: uuid("import_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.source, t.originKey] }), index("import_origins_link_idx").on(t.linkId)],
+);
+
+/** People who get the account's weekly and/or monthly report by email (server/alerts/), each with their own unsubscribe token (SHA-256). */
+export const reportSubscriptions = pgTable(
+  "report_subscriptions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    weekly: boolean("weekly").notNull().default(true),
+    monthly: boolean("monthly").notNull().default(false),
+    unsubscribeTokenHash: text("unsubscribe_token_hash").notNull(),
+    /** The first day (YYYY-MM-DD) of the last week and month whose report was sent: the claim of one send per period. */
+    weeklySentFor: text("weekly_sent_for"),
+    monthlySentFor: text("monthly_sent_for"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("report_subscriptions_token_idx").on(t.unsubscribeTokenHash),
+    uniqueIndex("report_subscriptions_email_idx").on(t.accountId, t.email),
+  ],
+);
+
+/** Alerts on the account or one link (server/alerts/), checked every 15 minutes, at most one per 12 hours. */
+export const alerts = pgTable(
+  "alerts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    accountId: uuid("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    linkId: uuid("link_id").references(() => links.id, { onDelete: "cascade" }),
+    /** visitors_above, visitors_below or conversion_drop */
+    kind: text("kind").notNull(),
+    threshold: doublePrecision("threshold").notNull(),
+    recipients: text("recipients").array().notNull().default(sql`'{}'::text[]`),
+    enabled: boolean("enabled").notNull().default(true),
+    /** Set by the instance that claims a trigger (an UPDATE … WHERE older than 12 hours): one alert per 12 hours, whatever the instances. */
+    lastTriggeredAt: ts("last_triggered_at"),
+    lastValue: doublePrecision("last_value"),
+    createdAt: createdAt(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("alerts_account_idx").on(t.accountId, t.createdAt)],
 );

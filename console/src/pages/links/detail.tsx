@@ -100,6 +100,10 @@ export function LinkPage({ id }: { id: string }) {
         <Targeting link={l} />
         <Destinations linkId={l.id} updatedAt={l.updated_at} />
       </section>
+      <div class="widgets two">
+        {can("analytics:read") && <svc-realtime id="w-realtime-clicks" link-id={l.id} theme={theme} />}
+        {can("journey:read") && <svc-realtime id="w-realtime-journey" link-id={l.id} source="journey" theme={theme} />}
+      </div>
       {can("analytics:read") && <LinkAnalytics linkId={l.id} />}
       <QrPanel link={l} onChanged={link.reload} />
       {can("conversions:read") &&

@@ -1,0 +1,260 @@
+// The funnel from stored per-visitor states of the period's closed hours (migration 0250) plus the bundles
+// of the current hour (and events dated ahead). A visitor's funnel level (funnel-query.ts) is a function
+// of their state over the period: t0, the first step-1 entry, and per k ≥ 1 (0-based steps) b_k, the first
+// entry at or after t0 matching a step ≥ k (its time and lowest such step); a_k is the same without "at or
+// after t0". States of consecutive time ranges combine exactly: t0 is the earliest t0, and b_k the minimum
+// of the b_k of the range holding t0 and the a_k of the ranges after it. So a call reads the stored level
+// counts of the closed hours' visitors, and corrects them for the visitors with an event in the current
+// hour only (their stored state is looked up and combined with the current hour's). The stored range is
+// used only when its bundle rows still count as many as it was computed from (bundle rows are only ever
+// added); otherwise the caller computes from the bundles. Written by the journey job (report-cache-job.ts),
+// once an hour per funnel asked lately, never by a report. The code combines three parts (before, in and
+// after the stored range) so that a range starting later than the period (not used today) would work too.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import type { LinkRange } from "./link-range";
+
+const HOUR_MS = 3_600_000;
+const STEP_BITS = 20;
+const TIME_PART = "0xFFFFFFFFFFF00000";
+const NONE = "toUInt64(-1)";
+/** The level of the visitors the window may cut, sent through windowFunnel itself (funnel-query.ts). */
+export const FALLBACK_LEVEL = 255;
+const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"];
+
+const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // bits from..to-1
+
+/** The stored range of a period starting at `fromMs` (a whole hour): its closed hours. */
+export function closedRangeOf(fromMs: number, nowMs: number) {
+  return { firstMs: fromMs, endMs: Math.floor(nowMs / HOUR_MS) * HOUR_MS };
+}
+/** A period's start, as the reports compute it (journey/read.ts periodStartMs). */
+export const periodFromMs = (periodMs: number, nowMs: number) => Math.floor((nowMs - periodMs) / HOUR_MS) * HOUR_MS;
+
+/** The steps an event matches, as a mask: of an event (`ty`, `lb`), and of a page view's name (`nm`). */
+function masksSql(steps: string[], params: Record<string, unknown>) {
+  const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
+  const labels = steps.map((step, i) => {
+    params[`s${i}`] = step;
+    const type = BUNDLE_EVENT_TYPES.indexOf(step) + 1;
+    return `(lb = cityHash64({s${i}:String})${type > 0 ? ` OR ty = ${type}` : ""})`;
+  });
+  const names = steps.map((_, i) => `(nm = cityHash64({s${i}:String}))`);
+  return { events: mask(labels), names: mask(names) };
+}
+
+/** The steps' masks of a bundle's entries, absolute ms << 20 | the steps the event matches. */
+function entriesSql(steps: string[], params: Record<string, unknown>) {
+  const masks = masksSql(steps, params);
+  const entry = (steps: string) => `bitOr(bitShiftLeft(toUInt64(toUnixTimestamp64Milli(started) + o), ${STEP_BITS}), ${steps})`;
+  // A page view's event_name is a second entry at the same time (windowFunnel takes the union of the two).
+  return `arrayConcat(arrayMap((o, ty, lb) -> ${entry(masks.events)}, times, types, labels),
+    arrayMap((o, nm) -> ${entry(masks.names)}, named_views, view_names))`;
+}
+
+/** Per (vh, part): t0 and the arrays a and b, from the bundles `where` selects (entries from `{fromE}` on). */
+function statesSql(ch: Clickhouse, n: number, entries: string, where: string, part: string) {
+  const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
+  const first = (k: number, after: boolean) => {
+    const ge = bits(k, STEP_BITS);
+    const lowest = `bitAnd(bitAnd(x, ${ge}), bitNot(bitAnd(x, ${ge})) + 1)`;
+    // arrayMin of an empty array is 0: NONE pushed so that a visitor without such an entry has NONE.
+    return `arrayMin(arrayPushBack(arrayMap(x -> if(${after ? "x >= T0 AND " : ""}bitAnd(x, ${ge}) != 0, bitOr(bitAnd(x, ${TIME_PART}), ${lowest}), ${NONE}), R), ${NONE}))`;
+  };
+  const arr = (after: boolean) => (ks.length ? `[${ks.map((k) => first(k, after)).join(", ")}]` : "CAST([], 'Array(UInt64)')");
+  return `
+    SELECT vh, part, T0 AS t0, ${arr(false)} AS a, ${arr(true)} AS b
+    FROM (
+      SELECT vh, part, min(bt0) AS T0, groupArrayArray(r) AS R
+      FROM (
+        SELECT vh, ${part} AS part, arrayFilter(x -> x >= {fromE:UInt64}, ${entries}) AS e,
+          arrayMin(arrayPushBack(arrayMap(x -> if(bitAnd(x, 1) != 0, bitAnd(x, ${TIME_PART}), ${NONE}), e), ${NONE})) AS bt0,
+          arrayFilter(x -> bitAnd(x, ${bits(1, n)}) != 0, e) AS r
+        FROM ${ch.table("journey_event_bundles")} WHERE ${where})
+      GROUP BY vh, part)`;
+}
+
+/** A visitor's level from their combined t0 and b (p_k), as funnel-query.ts defines it. */
+function levelSql(n: number, t0: string, p: string) {
+  const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
+  return `multiIf(${t0} = ${NONE}, 0, ${ks.map((k) => `bitAnd(${p}[${k}], ${bits(0, STEP_BITS)}) != ${2 ** k}, ${k}, `).join("")}${n})`;
+}
+
+const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
+const KEY = `${LINK} AND funnel = {funnel:String} AND range_start = toDateTime(fromUnixTimestamp64Milli({first:Int64}, 'UTC')) AND range_end = toDateTime(fromUnixTimestamp64Milli({end:Int64}, 'UTC'))`;
+const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
+const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
+/** The latest row of the range: (bundles, levels, computed_at). */
+const STORED = (ch: Clickhouse) =>
+  `(SELECT (argMax(bundles, computed_at), argMax(levels, computed_at), max(computed_at)) FROM ${ch.table("journey_funnel_ranges")} WHERE ${KEY})`;
+
+/** An entry of the current hour's, or a stored first entry: its time and the bit of its (lowest) step. */
+interface Entry {
+  ms: number;
+  bit: number;
+}
+const NO_ENTRY: Entry = { ms: Number.POSITIVE_INFINITY, bit: 0 };
+const earlier = (x: Entry, y: Entry) => (x.ms < y.ms || (x.ms === y.ms && x.bit < y.bit) ? x : y);
+const MASK = (1n << BigInt(STEP_BITS)) - 1n;
+const NONE_BIG = (1n << 64n) - 1n;
+/** A stored (ms << 20) | bit, NONE as NO_ENTRY. */
+function decode(x: string): Entry {
+  const v = BigInt(x);
+  return v === NONE_BIG ? NO_ENTRY : { ms: Number(v >> BigInt(STEP_BITS)), bit: Number(v & MASK) };
+}
+/** The level of a state (t0, p_k for k = 1..n-1), as funnel-query.ts defines it. */
+function levelOf(t0: Entry, p: Entry[], n: number) {
+  if (t0 === NO_ENTRY) return 0;
+  for (let k = 1; k < n; k++) if (p[k - 1].bit !== 2 ** k) return k;
+  return n;
+}
+/** The lowest set bit of `mask` at or above bit k, 0 without one. */
+const lowestFrom = (mask: number, k: number) => {
+  const m = mask & ~(2 ** k - 1);
+  return m & -m;
+};
+
+/**
+ * Visitors of the period per level (index 0: no step-1 event) from the stored range and the current hour,
+ * but for `fallback`, the visitors the window may cut (their hashes, for windowFunnel); null when the
+ * range is not stored or its bundles changed since. One query reads the stored row, the range's bundle
+ * count, the current hour's bundles and their visitors' stored states; the few hundred visitors of the
+ * current hour are combined here (a query with the same work in SQL cost ~50 ms of planning alone).
+ */
+export async function countFunnelLevelsStored(
+  ch: Clickhouse,
+  r: LinkRange,
+  steps: string[],
+  windowMs: number,
+  nowMs = Date.now(),
+): Promise<{ byLevel: number[]; fallback: string[] } | null> {
+  const n = steps.length;
+  const { firstMs, endMs } = closedRangeOf(r.fromMs, nowMs);
+  if (firstMs >= endMs) return null;
+  const params: Record<string, unknown> = {
+    account: r.accountId,
+    link: r.linkId,
+    funnel: steps.join(","),
+    from: r.fromMs,
+    first: firstMs,
+    end: endMs,
+    steps,
+  };
+  const current = `${LINK} AND ended >= ${at("end")}`;
+  const masks = masksSql(steps, params);
+  const [row] = await ch.query<{
+    bundles: string;
+    levels: string[];
+    current: string;
+    open: [string, number | string, number[], (number | string)[], number[], (number | string)[]][];
+    states: [string, string, string[]][];
+  }>(
+    `
+    WITH ${STORED(ch)} AS stored
+    SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
+      (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), times, arrayMap((ty, lb) -> ${masks.events}, types, labels),
+          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
+      (SELECT groupArray((toString(vh), toString(t0), arrayMap(x -> toString(x), b))) FROM ${ch.table("journey_funnel_states")}
+        WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${current})) AS states`,
+    params,
+  );
+  if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
+  const byLevel = row.levels.map(Number);
+  // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
+  const entries = new Map<string, Entry[]>();
+  for (const [vh, started, times, eventMasks, named, nameMasks] of row.open) {
+    const list = entries.get(vh) ?? [];
+    entries.set(vh, list);
+    const base = Number(started);
+    // 64-bit numbers may come quoted: "0" is not false.
+    const push = (o: number, mask: number | string) => Number(mask) !== 0 && list.push({ ms: base + Number(o), bit: Number(mask) });
+    times.forEach((o, i) => push(o, eventMasks[i]));
+    named.forEach((o, i) => push(o, nameMasks[i]));
+  }
+  const stored = new Map(row.states.map(([vh, t0, b]) => [vh, { t0: decode(t0), b: b.map(decode) }]));
+  const fallback: string[] = [];
+  for (const [vh, list] of entries) {
+    const cached = stored.get(vh);
+    if (cached) byLevel[levelOf(cached.t0, cached.b, n)]--;
+    // With a stored t0, p_k is the earlier of the stored b_k and the current hour's first entry of a
+    // step ≥ k; without, t0 and p_k come from the current hour's entries alone.
+    let t0 = cached?.t0 ?? NO_ENTRY;
+    if (t0 === NO_ENTRY) for (const e of list) if (e.bit & 1) t0 = earlier(t0, { ms: e.ms, bit: 0 });
+    const p = Array.from({ length: n - 1 }, (_, i) => (cached && cached.t0 !== NO_ENTRY ? cached.b[i] : NO_ENTRY));
+    if (t0 !== NO_ENTRY) {
+      for (const e of list) {
+        if (e.ms < t0.ms) continue;
+        for (let k = 1; k < n; k++) {
+          const bit = lowestFrom(e.bit, k);
+          if (bit) p[k - 1] = earlier(p[k - 1], { ms: e.ms, bit });
+        }
+      }
+    }
+    const level = levelOf(t0, p, n);
+    // The window can only change a level if an entry that raised it came more than a window after t0.
+    if (p.some((e, i) => level > i + 1 && e.ms > t0.ms + windowMs)) fallback.push(vh);
+    else byLevel[level]++;
+  }
+  return { byLevel, fallback };
+}
+
+/** Whether the funnel's stored range for a period starting at `fromMs` is current. */
+async function isStoredCurrent(ch: Clickhouse, params: Record<string, unknown>, n: number) {
+  const [row] = await ch.query<{ bundles: string; levels: string[]; current: string }>(
+    `WITH ${STORED(ch)} AS stored
+    SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+    params,
+  );
+  return !!row && row.levels.length === n + 1 && Number(row.bundles) === Number(row.current);
+}
+
+/**
+ * Computes and stores the funnel's range for a period of `periodMs` asked at `nowMs`, unless it is
+ * stored and current. Returns whether it wrote.
+ */
+export async function storeFunnelRange(
+  ch: Clickhouse,
+  f: { accountId: string; linkId: string; steps: string[]; periodMs: number },
+  nowMs = Date.now(),
+): Promise<boolean> {
+  const n = f.steps.length;
+  const fromMs = periodFromMs(f.periodMs, nowMs);
+  const { firstMs, endMs } = closedRangeOf(fromMs, nowMs);
+  if (firstMs >= endMs) return false;
+  const computedAt = Date.now();
+  const params: Record<string, unknown> = {
+    account: f.accountId,
+    link: f.linkId,
+    funnel: f.steps.join(","),
+    first: firstMs,
+    end: endMs,
+    fromE: (BigInt(firstMs) << BigInt(STEP_BITS)).toString(),
+    computed: computedAt,
+  };
+  if (await isStoredCurrent(ch, params, n)) return false;
+  // Counted before the states are read: a bundle added meanwhile makes the range stale, never wrong.
+  const [{ bundles }] = await ch.query<{ bundles: string }>(
+    `SELECT count() AS bundles FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}`,
+    params,
+  );
+  const entries = entriesSql(f.steps, params);
+  await ch.command(
+    `
+    INSERT INTO ${ch.table("journey_funnel_states")} (account_id, link_id, funnel, range_start, range_end, computed_at, vh, t0, a, b)
+    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, t0, a, b
+    FROM (${statesSql(ch, n, entries, IN_RANGE, "toUInt8(1)")})`,
+    params,
+  );
+  const levels = await ch.query<{ level: number; n: string }>(
+    `SELECT ${levelSql(n, "t0", "b")} AS level, count() AS n FROM ${ch.table("journey_funnel_states")}
+    WHERE ${KEY} AND computed_at = ${at("computed")} GROUP BY level`,
+    params,
+  );
+  const byLevel = new Array<number>(n + 1).fill(0);
+  for (const l of levels) byLevel[Number(l.level)] = Number(l.n);
+  await ch.command(
+    `INSERT INTO ${ch.table("journey_funnel_ranges")} (account_id, link_id, funnel, range_start, range_end, bundles, levels, computed_at)
+    SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), {bundles:UInt64}, {levels:Array(UInt64)}, ${at("computed")}`,
+    { ...params, bundles, levels: byLevel },
+  );
+  return true;
+}

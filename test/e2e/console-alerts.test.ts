@@ -1,0 +1,64 @@
+// The console's Reports and alerts page in headless Chromium: subscribe an address to the reports, set
+// an alert on a link with recipients, see both listed as the API stores them, turn the alert off, delete.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import type { TestApp } from "../helpers/app";
+import { launchBrowser } from "./browser";
+import { asOwner, ownerPage, screenshot, shows, startConsoleServer, unlabelled } from "./console-setup";
+
+let t: TestApp;
+let server: { url: string; stop(): Promise<void> };
+let browser: Browser;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  ({ t, ...server } = await startConsoleServer());
+  browser = await launchBrowser();
+  ({ page, errors } = await ownerPage(browser, t));
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await t?.close();
+});
+
+test("subscribe an address, set a conversion-rate alert on a link, turn it off, delete it", async () => {
+  const link = await asOwner(page, "POST", "/links", { url: "https://example.com/spring", title: "Spring sale" });
+  expect(link.status).toBe(201);
+  await page.goto(`${server.url}/console/alerts`);
+  await page.getByText("No one gets the reports yet.").waitFor();
+  await page.getByLabel("Email address").fill("Boss@Example.com");
+  await page.getByLabel("Monthly").check();
+  expect(await unlabelled(page)).toEqual([]);
+  await page.getByRole("button", { name: "Subscribe", exact: true }).click();
+  await shows(page.locator("#report-subscriptions tr"), "boss@example.com");
+  await shows(page.locator("#report-subscriptions tr"), "Weekly, Monthly");
+
+  await page.getByLabel("When").selectOption("conversion_drop");
+  await page.getByLabel("N (percent)").fill("30");
+  await page.getByLabel("On", { exact: true }).selectOption(link.body.data.id);
+  await page.getByLabel("Email to (optional)").fill("ops@example.com, cfo@example.com");
+  await page.getByRole("button", { name: "Set alert" }).click();
+  await shows(page.locator("#alerts tr"), "Conversion rate down by 30%");
+  await shows(page.locator("#alerts tr"), "ops@example.com, cfo@example.com");
+  const stored = await asOwner(page, "GET", "/alerts");
+  expect(stored.body.data).toMatchObject([
+    {
+      kind: "conversion_drop",
+      threshold: 30,
+      link_id: link.body.data.id,
+      recipients: ["ops@example.com", "cfo@example.com"],
+      enabled: true,
+    },
+  ]);
+  await screenshot(page, "alerts-desktop-dark");
+
+  await page.getByRole("button", { name: "Turn off" }).click();
+  await shows(page.locator("#alerts tr"), "Off");
+  expect((await asOwner(page, "GET", "/alerts")).body.data[0].enabled).toBe(false);
+  await page.getByRole("button", { name: "Delete", exact: true }).click();
+  await page.getByText("No alerts yet.").waitFor();
+  expect((await asOwner(page, "GET", "/alerts")).body.data).toEqual([]);
+  expect(errors).toEqual([]);
+}, 120_000);

@@ -1,0 +1,69 @@
+// The console's Imports page in headless Chromium: the owner uploads a Bitly export, watches the progress
+// bar reach the end, reads the rows refused and why, finds the links with their codes, and the page offers
+// the links list as CSV in the format it reads back.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import type { TestApp } from "../helpers/app";
+import { launchBrowser } from "./browser";
+import { asOwner, ownerPage, ROOT, screenshot, startConsoleServer } from "./console-setup";
+
+let t: TestApp;
+let server: { url: string; stop(): Promise<void> };
+let browser: Browser;
+let page: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  ({ t, ...server } = await startConsoleServer());
+  browser = await launchBrowser();
+  ({ page, errors } = await ownerPage(browser, t));
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await t?.close();
+});
+
+test("an import from the console: progress bar to the end, the refused rows listed, the links there", async () => {
+  await page.goto(`${server.url}/console/links`);
+  await page.getByRole("link", { name: "Imports" }).first().click();
+  await page.waitForURL(/\/console\/imports$/);
+  await page.getByLabel("Export file").setInputFiles(join(ROOT, "test", "fixtures", "imports", "bitly.csv"));
+  await page.getByLabel("Source").selectOption("bitly");
+  await page.getByRole("button", { name: "Import" }).click();
+
+  await page.getByRole("heading", { name: "Import completed (bitly)" }).waitFor({ timeout: 60_000 });
+  const bar = page.locator("#import-bar");
+  expect(await bar.getAttribute("max")).toBe("5");
+  expect(await bar.getAttribute("value")).toBe("5");
+  await expect(page.locator("#import-counts").textContent()).resolves.toContain("2 created, 0 skipped, 3 failed");
+  const refused = page.locator("#import-errors tbody tr");
+  expect(await refused.count()).toBe(3);
+  await expect(refused.nth(0).textContent()).resolves.toContain("formula");
+  await expect(refused.nth(1).textContent()).resolves.toContain("go.acme-example.com");
+  // The recent imports list shows it too.
+  await page.locator("#imports tbody tr").filter({ hasText: "completed" }).first().waitFor();
+  await screenshot(page, "imports");
+
+  const links = await asOwner(page, "GET", "/links?per_page=100");
+  const codes = links.body.data.map((l: any) => l.short_code).sort();
+  expect(codes).toEqual(["3Xk9aQz", "team-page"]);
+
+  // The export the page offers, fetched with the page's session, is the format the importer reads.
+  const href = await page.getByRole("link", { name: "Download all links (CSV)" }).getAttribute("href");
+  const csv = await page.evaluate(async (h) => (await fetch(h!)).text(), href);
+  expect(csv.split("\r\n")[0]).toBe("short_url,domain,short_code,original_url,title,description,tags,created_at,imported_clicks");
+  expect(csv).toContain(",team-page,https://example.com/team,");
+  expect(errors).toEqual([]);
+}, 120_000);
+
+test("a file the importer cannot read is refused on the page, nothing created", async () => {
+  await page.goto(`${server.url}/console/imports`);
+  const bad = { name: "latin1.csv", mimeType: "text/csv", buffer: Buffer.from("url,title\nhttps://example.com/x,Caf\xe9\n", "latin1") };
+  await page.getByLabel("Export file").setInputFiles(bad);
+  await page.getByRole("button", { name: "Import" }).click();
+  await page.getByRole("alert").filter({ hasText: "UTF-8" }).first().waitFor();
+  const links = await asOwner(page, "GET", "/links?per_page=100");
+  expect(links.body.data.length).toBe(2);
+}, 60_000);
