@@ -20,6 +20,7 @@ export type JourneyEventItem = Schemas["JourneyEventItem"];
 export type Funnel = Schemas["Funnel"];
 export type Paths = Schemas["Paths"];
 export type Retention = Schemas["Retention"];
+export type Attribution = Schemas["Attribution"];
 export type Realtime = Schemas["Realtime"];
 export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];

@@ -163,6 +163,11 @@ describe("analytics, journey and conversions", () => {
     expect(breakdown.data?.data[0]).toMatchObject({ label: "buy", conversions: 1 });
     const ttc = await client.GET("/conversions/time-to-convert", { params: { query: { link_id: link.id } } });
     expect(ttc.data?.data.buckets).toHaveLength(4);
+    const attribution = await client.GET("/conversions/attribution", {
+      params: { query: { link_id: link.id, period: "24h", model: "last", window_days: 7, group_by: "link" } },
+    });
+    expect(attribution.data?.data).toMatchObject({ model: "last", window_days: 7, total_conversions: 1, total_revenue: 12 });
+    expect(attribution.data?.data.rows.map((r) => r.id)).toEqual([link.id]);
 
     for (const path of [
       "/analytics/summary",
