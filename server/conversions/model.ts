@@ -37,7 +37,12 @@ const ImportedConversions = t.Object(
     converters: t.Integer({ minimum: 0, description: "Their visitors, summed over days and goals (the source counts them per day)" }),
     by_goal: t.Array(t.Object({ name: t.String(), conversions: t.Integer({ minimum: 0 }) }, strict)),
   },
-  { $id: "ImportedConversions", ...strict },
+  {
+    $id: "ImportedConversions",
+    description:
+      "Only with link_id, when the link has some: its custom events (goals) imported from another product (POST /imports, a Plausible export), for the days before its first own event, whatever the period. Never part of the totals above",
+    ...strict,
+  },
 );
 
 export const ConversionSummary = t.Object(
@@ -50,10 +55,7 @@ export const ConversionSummary = t.Object(
     total_revenue: Money,
     average_order_value: Money,
     conversion_rate: t.Number({ minimum: 0, description: "Converters per visitor of the scope's links, in percent" }),
-    imported: t.Union([ImportedConversions, t.Null()], {
-      description:
-        "With link_id: the link's custom events (goals) imported from another product (POST /imports, a Plausible export), for the days before its first own event, whatever the period; null otherwise. Never part of the totals above",
-    }),
+    imported: t.Optional(ImportedConversions),
   },
   { $id: "ConversionSummary", ...strict },
 );

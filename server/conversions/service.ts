@@ -33,7 +33,7 @@ export async function getConversionSummary(deps: ConversionDeps, accountId: stri
   ]);
   const revenue = money(totals.revenueCents);
   return {
-    imported,
+    ...(imported ? { imported } : {}),
     total_conversions: totals.conversions,
     unique_converters: totals.converters,
     total_revenue: revenue,

@@ -20,8 +20,7 @@ export const CreateImportQuery = t.Object({
   link_id: t.Optional(
     t.String({
       format: "uuid",
-      description:
-        "The link whose reports get the imported days: required for a Plausible export (a zip), and only for one",
+      description: "The link whose reports get the imported days: required for a Plausible export (a zip), and only for one",
     }),
   ),
   domain: t.Optional(

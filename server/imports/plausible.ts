@@ -64,7 +64,12 @@ async function* entryRows(zip: ZipArchive, { kind, entry }: KindEntry): AsyncGen
   const name = entry.fileName.split("/").pop()!;
   const parser = parse({
     columns: (header: string[]) => {
-      const names = header.map((h) => h.replace(/^\uFEFF/, "").trim().toLowerCase());
+      const names = header.map((h) =>
+        h
+          .replace(/^\uFEFF/, "")
+          .trim()
+          .toLowerCase(),
+      );
       const missing = requiredColumns(kind).filter((c) => !names.includes(c));
       if (missing.length) throw validationError("file", `${name} has no column ${missing.join(", ")} (found: ${names.join(", ")})`);
       return names;

@@ -2,4 +2,9 @@
 // beside, never inside, our own counts), and a link's imported daily aggregates (Plausible's export) as
 // the journey and conversion summaries show them, beside their own figures.
 export { importedClickCounts } from "./repository";
-export { importedConversionFigures, importedJourneyFigures, type ImportedConversionFigures, type ImportedJourneyFigures } from "./plausible-query";
+export {
+  importedConversionFigures,
+  importedJourneyFigures,
+  type ImportedConversionFigures,
+  type ImportedJourneyFigures,
+} from "./plausible-query";

@@ -118,7 +118,8 @@ export async function createImport(
     throw validationError("query.on_conflict", "must be skip or rename");
   if (q.domain !== undefined) await domainIdFor(deps, account.id, q.domain.toLowerCase(), "query.domain");
   // The link first: another account's (or an unknown) link is 404 before a byte is read.
-  const linkId = q.link_id === undefined ? undefined : (await resolveReportScope(deps.pg.db, account.id, { linkId: q.link_id }, 0)).link!.id;
+  const linkId =
+    q.link_id === undefined ? undefined : (await resolveReportScope(deps.pg.db, account.id, { linkId: q.link_id }, 0)).link!.id;
   const id = crypto.randomUUID();
   const path = uploadPath(deps.dataDir, id);
   const { fileName } = request instanceof Request ? await receiveUpload(request, path) : await saveJson(request.json, path);
