@@ -43,23 +43,22 @@ export interface ImportedConversionFigures {
 const NO_OWN_DATA = "2999-12-31";
 const num = (v: unknown) => Number(v ?? 0);
 
-/** The first own day and whether the link has imported days at all (two small reads, together). */
+/** Null when the link has no imported days (most links: one read of a small table); else the first own day. */
 async function cutoff(ch: Clickhouse, accountId: string, linkId: string) {
   const p = { account: accountId, link: linkId };
-  const [[imported], [own]] = await Promise.all([
-    ch.query<{ n: string }>(
-      `SELECT count() AS n FROM ${ch.table("imported_daily")}
-       WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND kind = 'visitors'`,
-      p,
-    ),
-    // In the table's key order, LIMIT 1 reads the link's first granule only.
-    ch.query<{ day: string }>(
-      `SELECT toString(toDate(timestamp, 'UTC')) AS day FROM ${ch.table("journey_events")}
-       WHERE account_id = {account:UUID} AND link_id = {link:UUID} ORDER BY timestamp LIMIT 1`,
-      p,
-    ),
-  ]);
-  return num(imported?.n) > 0 ? { ...p, before: own?.day ?? NO_OWN_DATA, own: own?.day ?? null } : null;
+  const [imported] = await ch.query<{ n: string }>(
+    `SELECT count() AS n FROM ${ch.table("imported_daily")}
+     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND kind = 'visitors'`,
+    p,
+  );
+  if (!num(imported?.n)) return null;
+  // In the table's key order (account, link, timestamp), LIMIT 1 reads the link's first granule only.
+  const [own] = await ch.query<{ day: string }>(
+    `SELECT toString(toDate(timestamp, 'UTC')) AS day FROM ${ch.table("journey_events")}
+     WHERE account_id = {account:UUID} AND link_id = {link:UUID} ORDER BY timestamp LIMIT 1`,
+    p,
+  );
+  return { ...p, before: own?.day ?? NO_OWN_DATA, own: own?.day ?? null };
 }
 
 const WHERE = "account_id = {account:UUID} AND link_id = {link:UUID} AND day < {before:Date}";
