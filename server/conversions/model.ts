@@ -25,6 +25,26 @@ const Count = t.Integer({ minimum: 0 });
 const Money = t.Number({ minimum: 0, description: "In currency units (revenue_cents / 100)" });
 const Percent = t.Number({ minimum: 0, description: "Percent" });
 const strict = { additionalProperties: false } as const;
+const ImportedConversions = t.Object(
+  {
+    source: t.String({ description: "The product the figures come from (plausible)" }),
+    from: t.String({ format: "date", description: "The first imported day with a goal (the source's time zone)" }),
+    to: t.String({ format: "date", description: "The last one shown" }),
+    own_data_from: t.Union([t.String({ format: "date" }), t.Null()], {
+      description: "The day (UTC) of the link's first own journey event; imported days from then on are not shown",
+    }),
+    conversions: t.Integer({ minimum: 0, description: "Goals completed (the source's custom events)" }),
+    converters: t.Integer({ minimum: 0, description: "Their visitors, summed over days and goals (the source counts them per day)" }),
+    by_goal: t.Array(t.Object({ name: t.String(), conversions: t.Integer({ minimum: 0 }) }, strict)),
+  },
+  {
+    $id: "ImportedConversions",
+    description:
+      "Only with link_id, when the link has some: its custom events (goals) imported from another product (POST /imports, a Plausible export), for the days before its first own event, whatever the period. Never part of the totals above",
+    ...strict,
+  },
+);
+
 export const ConversionSummary = t.Object(
   {
     total_conversions: Count,
@@ -35,6 +55,7 @@ export const ConversionSummary = t.Object(
     total_revenue: Money,
     average_order_value: Money,
     conversion_rate: t.Number({ minimum: 0, description: "Converters per visitor of the scope's links, in percent" }),
+    imported: t.Optional(ImportedConversions),
   },
   { $id: "ConversionSummary", ...strict },
 );

@@ -6,6 +6,7 @@ import { money, percent, round2 } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
 import * as queries from "./queries";
+import { importedConversionFigures } from "../imports/read";
 
 export interface ConversionDeps {
   db: DbOrTx;
@@ -24,9 +25,15 @@ async function resolveScope(db: DbOrTx, accountId: string, q: ScopeQuery, nowMs:
 }
 
 export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ScopeQuery) {
-  const totals = await queries.getConversionTotals(deps.ch, await resolveScope(deps.db, accountId, q, Date.now()));
+  const scope = await resolveScope(deps.db, accountId, q, Date.now());
+  // One link's goals imported from another product (imports/plausible-query.ts), beside our counts, never in them.
+  const [totals, imported] = await Promise.all([
+    queries.getConversionTotals(deps.ch, scope),
+    q.link_id && scope.linkIds?.length === 1 ? importedConversionFigures(deps.ch, accountId, scope.linkIds[0]) : null,
+  ]);
   const revenue = money(totals.revenueCents);
   return {
+    ...(imported ? { imported } : {}),
     total_conversions: totals.conversions,
     unique_converters: totals.converters,
     total_revenue: revenue,

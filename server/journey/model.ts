@@ -133,6 +133,28 @@ export const IngestAccepted = t.Object(
   },
   { $id: "IngestAccepted", ...strict },
 );
+const ImportedJourneyFigures = t.Object(
+  {
+    source: t.String({ description: "The product the figures come from (plausible)" }),
+    from: t.String({ format: "date", description: "The first imported day shown (the source's time zone)" }),
+    to: t.String({ format: "date", description: "The last imported day shown" }),
+    own_data_from: t.Union([t.String({ format: "date" }), t.Null()], {
+      description: "The day (UTC) of the link's first own event; imported days from then on are not shown",
+    }),
+    visitors: t.Integer({ minimum: 0, description: "Visitors summed over the days (the source counts them per day)" }),
+    visits: Count,
+    pageviews: Count,
+    bounce_rate: t.Number({ minimum: 0, description: "Bounces per 100 visits" }),
+    avg_visit_duration_seconds: t.Number({ minimum: 0 }),
+    top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict), { description: "By pageviews, at most 10" }),
+    top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict), { description: "Custom events (goals), at most 10" }),
+    daily: t.Array(t.Object({ date: t.String({ format: "date" }), visitors: Count, visits: Count, pageviews: Count }, strict), {
+      description: "One entry per imported day shown, oldest first",
+    }),
+  },
+  { $id: "ImportedJourneyFigures", ...strict },
+);
+
 export const JourneySummary = t.Object(
   {
     total_visitors: visitors(),
@@ -141,6 +163,10 @@ export const JourneySummary = t.Object(
     avg_session_duration_seconds: t.Number({ minimum: 0 }),
     top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict)),
     top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict)),
+    imported: t.Union([ImportedJourneyFigures, t.Null()], {
+      description:
+        "Another product's daily figures imported for this link (POST /imports, a Plausible export), for the days before its first own event, whatever the period; null when there are none. Never part of the totals above",
+    }),
   },
   { $id: "JourneySummary", ...strict },
 );

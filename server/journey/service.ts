@@ -9,6 +9,7 @@ import { percent } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
 import * as queries from "./queries";
 import { listJourneySessions } from "./sessions-query";
+import { importedJourneyFigures } from "../imports/read";
 
 export interface ReportDeps {
   db: DbOrTx;
@@ -22,7 +23,13 @@ export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: st
 }
 
 export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period }) {
-  return queries.getJourneySummary(deps.ch, await resolveLinkRange(deps.db, accountId, linkId, q.period));
+  const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
+  // Another product's days before our own data (imports/plausible-query.ts), beside our counts, never in them.
+  const [summary, imported] = await Promise.all([
+    queries.getJourneySummary(deps.ch, range),
+    importedJourneyFigures(deps.ch, accountId, range.linkId),
+  ]);
+  return { ...summary, imported };
 }
 
 export async function listSessions(
