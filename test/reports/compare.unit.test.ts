@@ -1,7 +1,7 @@
-// The comparison windows and changes (server/insights/compare.ts): weekday-aligned shifts and the
+// The comparison windows and changes (server/reports/compare.ts): weekday-aligned shifts and the
 // change of every top-level number.
 import { expect, test } from "bun:test";
-import { changeOf, compareShiftMs, withComparison } from "../../server/insights/compare";
+import { changeOf, compareReports, compareShiftMs, rowTotals, withComparison } from "../../server/reports/compare";
 
 const DAY = 86_400_000;
 
@@ -27,14 +27,36 @@ test("withComparison runs the report over both windows; without compare only ove
   const seen: { fromMs: number; toMs: number }[] = [];
   const report = async (w: { fromMs: number; toMs: number }) => (seen.push(w), { n: w.fromMs === 0 ? 10 : 5 });
   const now = 30 * DAY;
-  expect(await withComparison(undefined, { fromMs: 0, toMs: now }, 7 * DAY, report)).toEqual({ n: 10 });
+  expect(await withComparison(undefined, { fromMs: 0, toMs: now }, 7 * DAY, report, { aheadMs: DAY })).toEqual({ n: 10 });
   expect(seen).toEqual([{ fromMs: 0, toMs: now + DAY }]);
-  const compared = await withComparison("previous", { fromMs: 0, toMs: now }, 7 * DAY, report);
+  const compared = await withComparison("previous", { fromMs: 0, toMs: now }, 7 * DAY, report, { aheadMs: DAY });
   expect(compared.comparison).toEqual({
     compare: "previous",
     from: new Date(-7 * DAY).toISOString(),
     to: new Date(now - 7 * DAY).toISOString(),
     data: { n: 5 },
     change: { n: { current: 10, previous: 5, change_percent: 100 } },
+  });
+});
+
+test("a list report's change compares the sums of its rows' figures", async () => {
+  const rows = (n: number) => [
+    { country_code: "DE", clicks: n, unique_visitors: 1 },
+    { country_code: "FR", clicks: 1, unique_visitors: 1 },
+  ];
+  const { current, comparison } = await compareReports(
+    "year",
+    { fromMs: 0, toMs: DAY },
+    DAY,
+    async (_w, isCurrent) => rows(isCurrent ? 3 : 1),
+    {
+      figures: rowTotals("clicks", "unique_visitors"),
+    },
+  );
+  expect(current).toEqual(rows(3));
+  expect(comparison?.from).toBe(new Date(-364 * DAY).toISOString());
+  expect(comparison?.change).toEqual({
+    clicks: { current: 4, previous: 2, change_percent: 100 },
+    unique_visitors: { current: 2, previous: 2, change_percent: 0 },
   });
 });
