@@ -12,15 +12,17 @@ import {
   BreakdownQuery,
   ConversionBreakdownRow,
   ConversionPoint,
-  ConversionSummary,
+  ComparableConversionSummary,
+  ComparableTimeToConvert,
   ConversionsQuery,
-  TimeToConvert,
   TimeseriesQuery,
 } from "./model";
 import { getConversionBreakdown, getConversionSummary, getConversionTimeseries, getTimeToConvert } from "./service";
 
 const SCOPE =
   "Scoped to the account (deleted links' conversions included), or to `link_id` / `domain_id` (404 when not the account's or a deleted link; `domain_id` covers the live links on the domain); `period` 24h, 7d, 30d (default) or 90d.";
+const COMPARE_DOC =
+  "`compare=previous` adds `comparison`: the same report over the period's whole hours shifted back by the period rounded up to whole weeks (weekdays match), `compare=year` 364 days back; not with CSV.";
 const report = (id: string, summary: string, data: TSchema, description: string) =>
   operation({
     id,
@@ -42,7 +44,12 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
         scope: "conversions:read",
         query: ConversionsQuery,
         csv: csv.csvConversionSummary,
-        detail: report("getConversionSummary", "Conversion totals", ConversionSummary, "Conversions, converters, revenue and rate."),
+        detail: report(
+          "getConversionSummary",
+          "Conversion totals",
+          ComparableConversionSummary,
+          `Conversions, converters, revenue and rate. ${COMPARE_DOC}`,
+        ),
       })
       // GET /conversions/timeseries
       .get("/conversions/timeseries", ({ account, query }) => getConversionTimeseries(reports, account.id, query), {
@@ -73,7 +80,12 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
         scope: "conversions:read",
         query: ConversionsQuery,
         csv: csv.csvTimeToConvert,
-        detail: report("getTimeToConvert", "Time from click to conversion", TimeToConvert, "Four buckets, the average and the median."),
+        detail: report(
+          "getTimeToConvert",
+          "Time from click to conversion",
+          ComparableTimeToConvert,
+          `Four buckets, the average and the median. ${COMPARE_DOC}`,
+        ),
       })
   );
 }

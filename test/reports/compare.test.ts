@@ -3,7 +3,9 @@
 // report's current numbers, compared data and change checked against what the test sent.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
-import { P, daysAgo, rawClick, spoolClicks } from "../analytics/helpers";
+import { DAY_MS, P, daysAgo, rawClick, spoolClicks } from "../analytics/helpers";
+import { insertEvents, type SentEvent } from "../conversions/helpers";
+import { periodStartMs } from "../../server/reports/period";
 
 let t: TestApp;
 let acc: { accountId: string; key: string };
@@ -106,5 +108,97 @@ describe("click reports", () => {
     const csv = await get(`/analytics/timeseries?compare=previous&format=csv`);
     expect(csv.status).toBe(400);
     expect(JSON.stringify(csv.body.error)).toContain("query.compare");
+  });
+});
+
+describe("conversion reports", () => {
+  const HOUR = 3_600_000;
+  let start: number;
+  let nowMs: number;
+
+  beforeAll(async () => {
+    nowMs = Date.now();
+    start = periodStartMs("7d", nowMs);
+    const ev = (visitor: string, type: "page_view" | "conversion", ms: number, revenue_cents?: number): SentEvent => ({
+      link: linkId,
+      visitor,
+      type,
+      ms,
+      device: "desktop",
+      country: "DE",
+      ...(revenue_cents === undefined ? {} : { revenue_cents, conversion_name: "order" }),
+    });
+    const current = nowMs - 2 * DAY_MS;
+    const previous = nowMs - 9 * DAY_MS;
+    const year = nowMs - 366 * DAY_MS;
+    await insertEvents(
+      t.runtime.deps.ch,
+      acc.accountId,
+      [
+        // Current: 4 visitors, 2 converters, 8.00; a4 in the period's first hour.
+        ...["a1", "a2", "a3"].map((v) => ev(v, "page_view", current)),
+        ev("a1", "conversion", current + 10 * 60_000, 500),
+        ev("a2", "conversion", current + 10 * 60_000, 300),
+        ev("a4", "page_view", start + 30 * 60_000),
+        // Previous week: 3 visitors, 2 converters, 3.00; b3 in the hour before the current period.
+        ev("b1", "page_view", previous),
+        ev("b2", "page_view", previous),
+        ev("b1", "conversion", previous + 2 * HOUR, 200),
+        ev("b3", "conversion", start - 30 * 60_000, 100),
+        // 364 days (and 2) before: 4 visitors, 3 converters, 3.00.
+        ...["c1", "c2", "c3", "c4"].map((v) => ev(v, "page_view", year)),
+        ...["c1", "c2", "c3"].map((v) => ev(v, "conversion", year + 5 * 60_000, 100)),
+        // In neither window.
+        ev("d1", "conversion", nowMs - 16 * DAY_MS, 1000),
+      ],
+      100,
+    );
+  }, 120_000);
+
+  const sameHour = () => periodStartMs("7d") === start;
+
+  test("summary against the previous 7 days: the compared window ends where the current one starts", async () => {
+    const res = await get(`/conversions/summary?period=7d&link_id=${linkId}&compare=previous`);
+    expect(res.status).toBe(200);
+    if (!sameHour()) return; // the hour turned during the test: the windows moved
+    const { comparison, ...current } = res.body.data;
+    expect(current).toEqual({ total_conversions: 2, unique_converters: 2, total_revenue: 8, average_order_value: 4, conversion_rate: 50 });
+    expect(comparison.from).toBe(new Date(start - 7 * DAY_MS).toISOString());
+    expect(comparison.to).toBe(new Date(start).toISOString());
+    expect(new Date(comparison.from).getUTCDay()).toBe(new Date(start).getUTCDay());
+    expect(comparison.data).toEqual({
+      total_conversions: 2,
+      unique_converters: 2,
+      total_revenue: 3,
+      average_order_value: 1.5,
+      conversion_rate: 66.67,
+    });
+    expect(comparison.change.total_revenue).toEqual(change(8, 3));
+    expect(comparison.change.conversion_rate).toEqual(change(50, 66.67));
+  });
+
+  test("summary and time to convert against the same 7 days a year before", async () => {
+    const summary = await get(`/conversions/summary?period=7d&link_id=${linkId}&compare=year`);
+    expect(summary.status).toBe(200);
+    expect(summary.body.data.comparison.from).toBe(new Date(periodStartMs("7d") - 364 * DAY_MS).toISOString());
+    expect(summary.body.data.comparison.data).toMatchObject({
+      total_conversions: 3,
+      unique_converters: 3,
+      total_revenue: 3,
+      conversion_rate: 75,
+    });
+    expect(summary.body.data.comparison.change.total_conversions).toEqual(change(2, 3));
+    const ttc = await get(`/conversions/time-to-convert?period=7d&link_id=${linkId}&compare=previous`);
+    expect(ttc.status).toBe(200);
+    const count = (d: { buckets: { label: string; count: number }[] }, label: string) => d.buckets.find((b) => b.label === label)?.count;
+    expect([count(ttc.body.data, "under 1 hour"), count(ttc.body.data, "1-24 hours")]).toEqual([2, 0]);
+    expect([count(ttc.body.data.comparison.data, "under 1 hour"), count(ttc.body.data.comparison.data, "1-24 hours")]).toEqual([1, 1]);
+    expect(ttc.body.data.comparison.change["1-24 hours"]).toEqual(change(0, 1));
+  });
+
+  test("the list reports refuse compare, naming it", async () => {
+    const res = await get(`/conversions/timeseries?period=7d&compare=previous`);
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.error)).toContain("compare");
   });
 });
