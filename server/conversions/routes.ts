@@ -8,6 +8,7 @@ import type { Postgres } from "../storage/postgres/client";
 import { csvReports } from "../http/csv-report";
 import * as csv from "./csv";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
+import { ROLLING_COMPARE_DOC as COMPARE_DOC } from "../reports/compare-model";
 import {
   BreakdownQuery,
   ConversionBreakdownRow,
@@ -21,8 +22,6 @@ import { getConversionBreakdown, getConversionSummary, getConversionTimeseries, 
 
 const SCOPE =
   "Scoped to the account (deleted links' conversions included), or to `link_id` / `domain_id` (404 when not the account's or a deleted link; `domain_id` covers the live links on the domain); `period` 24h, 7d, 30d (default) or 90d.";
-const COMPARE_DOC =
-  "`compare=previous` adds `comparison`: the same report over the period's whole hours shifted back by the period rounded up to whole weeks (weekdays match), `compare=year` 364 days back; not with CSV.";
 const report = (id: string, summary: string, data: TSchema, description: string) =>
   operation({
     id,

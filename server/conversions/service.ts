@@ -1,8 +1,8 @@
 // The conversion reports (docs/api.md "Conversions"); no Elysia here.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
-import { HOUR_MS, PERIODS, periodStartMs, type Period } from "../reports/period";
-import { changeOf, compareShiftMs, withComparison, type Compare, type Comparison } from "../reports/compare";
+import { PERIODS, periodStartMs, type Period } from "../reports/period";
+import { changeOf, rollingWindow, withComparison, type Compare, type Comparison } from "../reports/compare";
 import { money, percent, round2 } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
@@ -42,9 +42,7 @@ async function compared<R extends object>(
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
   if (!q.compare) return run(scope);
   const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
-  // The compared window ends where the current one starts when the period (with its open hour) is longer than the shift.
-  const toMs = Math.min(Math.ceil(nowMs / HOUR_MS) * HOUR_MS, scope.fromMs + compareShiftMs(q.compare, lengthMs));
-  return withComparison(q.compare, { fromMs: scope.fromMs, toMs }, lengthMs, (w, current) =>
+  return withComparison(q.compare, rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs), lengthMs, (w, current) =>
     run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
   );
 }

@@ -45,3 +45,7 @@ export const ComparisonOf = <T extends TSchema>(report: T, figures = "Each top-l
 /** A report's schema with the optional `comparison` every comparable object report has. */
 export const comparable = <P extends TProperties>(report: TObject<P>, id: string, figures?: string) =>
   t.Object({ ...report.properties, comparison: t.Optional(ComparisonOf(report, figures)) }, { $id: id, ...strict });
+
+/** What a rolling-period report's document says of `compare`. */
+export const ROLLING_COMPARE_DOC =
+  "`compare=previous` adds `comparison`: the same report over the period's whole hours shifted back by the period rounded up to whole weeks (weekdays match), `compare=year` 364 days back; not with CSV.";

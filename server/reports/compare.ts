@@ -3,7 +3,7 @@
 // back, and the answer carries `comparison: { compare, from, to, data, change }` (compare-model.ts).
 // The shift is whole weeks, so the compared window starts on the same weekday and hour: the window's
 // length rounded up to weeks (1 and 7 days: 7 days, 30 days: 35, 90 days: 91), or 364 days for `year`.
-import { DAY_MS } from "./period";
+import { DAY_MS, HOUR_MS } from "./period";
 
 export const COMPARE = ["previous", "year"] as const;
 export type Compare = (typeof COMPARE)[number];
@@ -21,6 +21,16 @@ export interface Window {
 export function compareShiftMs(compare: Compare, lengthMs: number): number {
   return compare === "year" ? YEAR_SHIFT_MS : Math.max(1, Math.ceil(lengthMs / WEEK_MS)) * WEEK_MS;
 }
+
+/**
+ * The window of a rolling-period report (journey, conversions) to compare: its whole hours, the hour
+ * holding now counted whole, and never longer than the shift, so the compared window ends at the latest
+ * where the current one starts (a 7-day period with its open hour is longer than the week it shifts by).
+ */
+export const rollingWindow = (compare: Compare, fromMs: number, lengthMs: number, nowMs: number): Window => ({
+  fromMs,
+  toMs: Math.min(Math.ceil(nowMs / HOUR_MS) * HOUR_MS, fromMs + compareShiftMs(compare, lengthMs)),
+});
 
 export const shiftWindow = (w: Window, byMs: number): Window => ({ fromMs: w.fromMs - byMs, toMs: w.toMs - byMs });
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { DAY_MS, P, daysAgo, rawClick, spoolClicks } from "../analytics/helpers";
 import { insertEvents, type SentEvent } from "../conversions/helpers";
+import { insertLink } from "../journey/helpers";
 import { periodStartMs } from "../../server/reports/period";
 
 let t: TestApp;
@@ -200,5 +201,88 @@ describe("conversion reports", () => {
     const res = await get(`/conversions/timeseries?period=7d&compare=previous`);
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.error)).toContain("compare");
+  });
+});
+
+describe("journey reports", () => {
+  let link: string;
+  let start: number;
+
+  beforeAll(async () => {
+    link = await insertLink(t, acc.accountId);
+    const nowMs = Date.now();
+    start = periodStartMs("7d", nowMs);
+    const ev = (visitor: string, type: "page_view" | "conversion", ms: number): SentEvent => ({
+      link,
+      visitor,
+      type,
+      ms,
+      device: "desktop",
+      country: "DE",
+    });
+    const current = nowMs - 2 * DAY_MS;
+    const previous = nowMs - 9 * DAY_MS;
+    const year = nowMs - 366 * DAY_MS;
+    await insertEvents(
+      t.runtime.deps.ch,
+      acc.accountId,
+      [
+        // Current: 4 visitors, 5 events; e4 in the period's first hour; e1 converts.
+        ...["e1", "e2", "e3"].map((v) => ev(v, "page_view", current)),
+        ev("e1", "conversion", current + 10 * 60_000),
+        ev("e4", "page_view", start + 30 * 60_000),
+        // Previous week: 3 visitors, 5 events; f3 in the hour before the current period; f1 and f2 convert.
+        ...["f1", "f2"].flatMap((v) => [ev(v, "page_view", previous), ev(v, "conversion", previous + 20 * 60_000)]),
+        ev("f3", "page_view", start - 30 * 60_000),
+        // A year (and 2 days) before: 1 visitor who converts.
+        ev("h1", "page_view", year),
+        ev("h1", "conversion", year + 60_000),
+        // In neither window.
+        ev("g1", "page_view", nowMs - 16 * DAY_MS),
+      ],
+      100,
+    );
+  }, 120_000);
+
+  const sameHour = () => periodStartMs("7d") === start;
+
+  test("summary against the previous 7 days and against the year before", async () => {
+    const res = await get(`/journey/links/${link}/summary?period=7d&compare=previous`);
+    expect(res.status).toBe(200);
+    if (!sameHour()) return; // the hour turned during the test: the windows moved
+    const { comparison, ...current } = res.body.data;
+    expect(current).toMatchObject({ total_visitors: 4, total_sessions: 4, total_events: 5 });
+    expect(current.top_pages).toEqual([{ url: "https://shop.example/", count: 4 }]);
+    expect(comparison.from).toBe(new Date(start - 7 * DAY_MS).toISOString());
+    expect(comparison.to).toBe(new Date(start).toISOString());
+    expect(comparison.data).toMatchObject({ total_visitors: 3, total_sessions: 3, total_events: 5 });
+    expect(comparison.data.top_pages).toEqual([{ url: "https://shop.example/", count: 3 }]);
+    expect(comparison.change.total_visitors).toEqual(change(4, 3));
+    expect(comparison.change.total_events).toEqual(change(5, 5));
+    const year = (await get(`/journey/links/${link}/summary?period=7d&compare=year`)).body.data.comparison;
+    expect(new Date(year.from).getUTCDay()).toBe(new Date(start).getUTCDay());
+    expect(year.data).toMatchObject({ total_visitors: 1, total_sessions: 1, total_events: 2 });
+  });
+
+  test("funnel against the previous 7 days: each step's visitors compared", async () => {
+    const res = await get(`/journey/links/${link}/funnel?period=7d&steps=page_view,conversion&compare=previous`);
+    expect(res.status).toBe(200);
+    if (!sameHour()) return;
+    const { comparison, ...current } = res.body.data;
+    const visitors = (f: { steps: { visitors: number }[] }) => f.steps.map((s) => s.visitors);
+    expect([visitors(current), current.total_visitors]).toEqual([[4, 1], 4]);
+    expect([visitors(comparison.data), comparison.data.total_visitors]).toEqual([[3, 2], 3]);
+    expect(comparison.change).toEqual({ total_visitors: change(4, 3), step_1: change(4, 3), step_2: change(1, 2) });
+    const year = (await get(`/journey/links/${link}/funnel?period=7d&steps=page_view,conversion&compare=year`)).body.data;
+    expect(visitors(year.comparison.data)).toEqual([1, 1]);
+  });
+
+  test("without compare the same answer as before; compare with CSV is refused", async () => {
+    const plain = await get(`/journey/links/${link}/summary?period=7d`);
+    expect(plain.status).toBe(200);
+    expect(plain.body.data.comparison).toBeUndefined();
+    const csv = await get(`/journey/links/${link}/funnel?steps=page_view&compare=year&format=csv`);
+    expect(csv.status).toBe(400);
+    expect(JSON.stringify(csv.body.error)).toContain("query.compare");
   });
 });
