@@ -69,7 +69,7 @@ describe("a link's analytics and the links list", () => {
     await page.getByLabel("Range").selectOption("7");
     await page.waitForFunction(() => document.querySelector("#link-analytics-card figcaption")?.textContent?.includes("Clicks: 2"));
     // Compared with a year before: the link had no clicks then either, so the change still says "new".
-    await page.getByLabel("Compare with").selectOption("year");
+    await page.getByLabel("Compare clicks with").selectOption("year");
     await page.waitForFunction(() =>
       document.querySelector("#link-analytics-card .figures")?.getAttribute("aria-label")?.includes("a year before"),
     );

@@ -80,7 +80,7 @@ export function LinkAnalytics({ linkId }: { linkId: string }) {
           ))}
         </Select>
         <Select
-          label="Compare with"
+          label="Compare clicks with"
           name="compare"
           value={compare}
           onChange={(e) => setCompare((e.target as HTMLSelectElement).value as Compare)}
