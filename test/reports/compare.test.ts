@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { DAY_MS, P, daysAgo, rawClick, spoolClicks } from "../analytics/helpers";
 import { insertEvents, type SentEvent } from "../conversions/helpers";
 import { insertLink } from "../journey/helpers";
+import { forceMerges, stopMerges } from "../insights/helpers";
 import { periodStartMs } from "../../server/reports/period";
 
 let t: TestApp;
@@ -18,9 +19,18 @@ const CLICKS = { current: { ago: 2, n: 5 }, previous: { ago: 9, n: 2 }, year: { 
 
 const get = (path: string) => t.call(`${P}${path}`, { key: acc.key });
 
+/** Every check runs once as its own test and again after every table is merged (the last test). */
+const checks: [string, () => Promise<void>][] = [];
+const check = (name: string, fn: () => Promise<void>) => {
+  checks.push([name, fn]);
+  test(name, fn, 60_000);
+};
+
 beforeAll(async () => {
   t = await createTestApp({}, {}, { jobs: false });
   acc = await t.createAccount({ tier: "scale" });
+  // Each insert stays its own part (and each event batch its own bundle) until the last test merges them.
+  await stopMerges(t);
   const res = await t.call(`${P}/links`, { method: "POST", key: acc.key, json: { url: "https://example.com/compare" } });
   expect(res.status).toBe(201);
   linkId = res.body.data.id;
@@ -48,7 +58,7 @@ const change = (current: number, previous: number) => ({
 });
 
 describe("click reports", () => {
-  test("summary over 7 days against the 7 days before: the compared window starts on the same weekday", async () => {
+  check("summary over 7 days against the 7 days before: the compared window starts on the same weekday", async () => {
     const res = await get(`/analytics/summary?days=7&link_id=${linkId}&compare=previous`);
     expect(res.status).toBe(200);
     const { analytics, comparison } = res.body.data;
@@ -64,7 +74,7 @@ describe("click reports", () => {
     expect(comparison.change.today_clicks).toBeUndefined();
   });
 
-  test("timeseries against the same 7 days 364 days before: the compared days, with the year's clicks", async () => {
+  check("timeseries against the same 7 days 364 days before: the compared days, with the year's clicks", async () => {
     const res = await get(`/analytics/timeseries?days=7&compare=year`);
     expect(res.status).toBe(200);
     const { analytics, comparison } = res.body.data;
@@ -75,7 +85,7 @@ describe("click reports", () => {
     expect(comparison.change.clicks).toEqual(change(CLICKS.current.n, CLICKS.year.n));
   });
 
-  test("a start_date/end_date range of one day compares with the same weekday a week before", async () => {
+  check("a start_date/end_date range of one day compares with the same weekday a week before", async () => {
     const day = daysAgo(CLICKS.current.ago);
     const res = await get(`/analytics/referrers?start_date=${day}&end_date=${day}&compare=previous`);
     expect(res.status).toBe(200);
@@ -86,7 +96,7 @@ describe("click reports", () => {
     expect(comparison.change.clicks).toEqual(change(CLICKS.current.n, CLICKS.previous.n));
   });
 
-  test("geo, devices and hourly compare the sums of their rows", async () => {
+  check("geo, devices and hourly compare the sums of their rows", async () => {
     for (const report of ["geo", "devices", "hourly"]) {
       const res = await get(`/analytics/${report}?days=7&compare=previous`);
       expect(res.status).toBe(200);
@@ -99,7 +109,7 @@ describe("click reports", () => {
     expect(hourly.comparison.data[12].clicks).toBe(CLICKS.previous.n);
   });
 
-  test("without compare there is no comparison; a bad compare or compare with CSV is a 400 naming it", async () => {
+  check("without compare there is no comparison; a bad compare or compare with CSV is a 400 naming it", async () => {
     const plain = await get(`/analytics/summary?days=7`);
     expect(plain.status).toBe(200);
     expect(plain.body.data.comparison).toBeUndefined();
@@ -152,13 +162,13 @@ describe("conversion reports", () => {
         // In neither window.
         ev("d1", "conversion", nowMs - 16 * DAY_MS, 1000),
       ],
-      100,
+      1,
     );
   }, 120_000);
 
   const sameHour = () => periodStartMs("7d") === start;
 
-  test("summary against the previous 7 days: the compared window ends where the current one starts", async () => {
+  check("summary against the previous 7 days: the compared window ends where the current one starts", async () => {
     const res = await get(`/conversions/summary?period=7d&link_id=${linkId}&compare=previous`);
     expect(res.status).toBe(200);
     if (!sameHour()) return; // the hour turned during the test: the windows moved
@@ -178,7 +188,7 @@ describe("conversion reports", () => {
     expect(comparison.change.conversion_rate).toEqual(change(50, 66.67));
   });
 
-  test("summary and time to convert against the same 7 days a year before", async () => {
+  check("summary and time to convert against the same 7 days a year before", async () => {
     const summary = await get(`/conversions/summary?period=7d&link_id=${linkId}&compare=year`);
     expect(summary.status).toBe(200);
     expect(summary.body.data.comparison.from).toBe(new Date(periodStartMs("7d") - 364 * DAY_MS).toISOString());
@@ -197,7 +207,7 @@ describe("conversion reports", () => {
     expect(ttc.body.data.comparison.change["1-24 hours"]).toEqual(change(0, 1));
   });
 
-  test("the list reports refuse compare, naming it", async () => {
+  check("the list reports refuse compare, naming it", async () => {
     const res = await get(`/conversions/timeseries?period=7d&compare=previous`);
     expect(res.status).toBe(400);
     expect(JSON.stringify(res.body.error)).toContain("compare");
@@ -240,13 +250,13 @@ describe("journey reports", () => {
         // In neither window.
         ev("g1", "page_view", nowMs - 16 * DAY_MS),
       ],
-      100,
+      1,
     );
   }, 120_000);
 
   const sameHour = () => periodStartMs("7d") === start;
 
-  test("summary against the previous 7 days and against the year before", async () => {
+  check("summary against the previous 7 days and against the year before", async () => {
     const res = await get(`/journey/links/${link}/summary?period=7d&compare=previous`);
     expect(res.status).toBe(200);
     if (!sameHour()) return; // the hour turned during the test: the windows moved
@@ -264,7 +274,7 @@ describe("journey reports", () => {
     expect(year.data).toMatchObject({ total_visitors: 1, total_sessions: 1, total_events: 2 });
   });
 
-  test("funnel against the previous 7 days: each step's visitors compared", async () => {
+  check("funnel against the previous 7 days: each step's visitors compared", async () => {
     const res = await get(`/journey/links/${link}/funnel?period=7d&steps=page_view,conversion&compare=previous`);
     expect(res.status).toBe(200);
     if (!sameHour()) return;
@@ -277,7 +287,7 @@ describe("journey reports", () => {
     expect(visitors(year.comparison.data)).toEqual([1, 1]);
   });
 
-  test("without compare the same answer as before; compare with CSV is refused", async () => {
+  check("without compare the same answer as before; compare with CSV is refused", async () => {
     const plain = await get(`/journey/links/${link}/summary?period=7d`);
     expect(plain.status).toBe(200);
     expect(plain.body.data.comparison).toBeUndefined();
@@ -286,3 +296,14 @@ describe("journey reports", () => {
     expect(JSON.stringify(csv.body.error)).toContain("query.compare");
   });
 });
+
+test("every check again after forced merges", async () => {
+  await forceMerges(t);
+  for (const [name, fn] of checks) {
+    try {
+      await fn();
+    } catch (e) {
+      throw new Error(`after merges, ${name}: ${e}`);
+    }
+  }
+}, 180_000);

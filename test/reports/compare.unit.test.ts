@@ -1,7 +1,7 @@
 // The comparison windows and changes (server/reports/compare.ts): weekday-aligned shifts and the
 // change of every top-level number.
 import { expect, test } from "bun:test";
-import { changeOf, compareReports, compareShiftMs, rowTotals, withComparison } from "../../server/reports/compare";
+import { changeOf, compareReports, compareShiftMs, rollingWindow, rowTotals, withComparison } from "../../server/reports/compare";
 
 const DAY = 86_400_000;
 
@@ -59,4 +59,14 @@ test("a list report's change compares the sums of its rows' figures", async () =
     clicks: { current: 4, previous: 2, change_percent: 100 },
     unique_visitors: { current: 2, previous: 2, change_percent: 0 },
   });
+});
+
+test("a rolling period's window: whole hours, the open hour whole, never past the current start once shifted", () => {
+  const HOUR = 3_600_000;
+  const now = Date.UTC(2026, 10, 29, 11, 40);
+  const from7d = Date.UTC(2026, 10, 22, 11); // the 7d period: the current hour and the 7 × 24 before it
+  expect(rollingWindow("previous", from7d, 7 * DAY, now)).toEqual({ fromMs: from7d, toMs: from7d + 7 * DAY });
+  const from30d = Date.UTC(2026, 9, 30, 11);
+  expect(rollingWindow("previous", from30d, 30 * DAY, now)).toEqual({ fromMs: from30d, toMs: Date.UTC(2026, 10, 29, 12) });
+  expect(rollingWindow("year", from30d, 30 * DAY, now).toMs % HOUR).toBe(0);
 });
