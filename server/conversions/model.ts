@@ -83,7 +83,7 @@ export const TimeToConvert = t.Object(
   { $id: "TimeToConvert", ...strict },
 );
 
-export const ComparableConversionSummary = comparable(ConversionSummary, "ComparableConversionSummary");
+export const ComparableConversionSummary = comparable(ConversionSummary, "ComparableConversionSummary", undefined, ["imported"]);
 export const ComparableTimeToConvert = comparable(
   TimeToConvert,
   "ComparableTimeToConvert",

@@ -235,5 +235,5 @@ export const Funnel = t.Object(
   { $id: "Funnel", ...strict },
 );
 
-export const ComparableJourneySummary = comparable(JourneySummary, "ComparableJourneySummary");
+export const ComparableJourneySummary = comparable(JourneySummary, "ComparableJourneySummary", undefined, ["imported"]);
 export const ComparableFunnel = comparable(Funnel, "ComparableFunnel", "total_visitors, and each step's visitors as step_1, step_2, …");

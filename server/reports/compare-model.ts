@@ -42,9 +42,17 @@ export const ComparisonOf = <T extends TSchema>(report: T, figures = "Each top-l
     strict,
   );
 
-/** A report's schema with the optional `comparison` every comparable object report has. */
-export const comparable = <P extends TProperties>(report: TObject<P>, id: string, figures?: string) =>
-  t.Object({ ...report.properties, comparison: t.Optional(ComparisonOf(report, figures)) }, { $id: id, ...strict });
+/**
+ * A report's schema with the optional `comparison` every comparable object report has. `apart`: fields
+ * of the report that are not figures of its period (another product's imported days), left out of the
+ * compared data.
+ */
+export const comparable = <P extends TProperties>(report: TObject<P>, id: string, figures?: string, apart: string[] = []) => {
+  const compared = apart.length
+    ? t.Object(Object.fromEntries(Object.entries(report.properties).filter(([k]) => !apart.includes(k))), strict)
+    : report;
+  return t.Object({ ...report.properties, comparison: t.Optional(ComparisonOf(compared, figures)) }, { $id: id, ...strict });
+};
 
 /** What a rolling-period report's document says of `compare`. */
 export const ROLLING_COMPARE_DOC =
