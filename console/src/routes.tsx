@@ -1,21 +1,23 @@
-// Which page a path shows (paths below /console).
+// Which page a path shows (paths below /console). Every page is its own chunk, loaded on first use.
+import { lazyPage } from "./lazy";
 import { match } from "./router";
-import { AccountPage } from "./pages/account";
-import { AlertsPage } from "./pages/alerts";
-import { AnalyticsPage } from "./pages/analytics";
-import { CampaignsPage } from "./pages/campaigns";
-import { DomainsPage } from "./pages/domains";
-import { ImportsPage } from "./pages/imports";
-import { KeysPage } from "./pages/keys";
-import { LinkPage } from "./pages/links/detail";
-import { LinkFormPage } from "./pages/links/form";
-import { LinksPage } from "./pages/links/list";
-import { TrashPage } from "./pages/links/trash";
-import { SettingsPage } from "./pages/settings";
-import { SharesPage } from "./pages/shares";
-import { TeamPage } from "./pages/team";
-import { WebhookPage } from "./pages/webhooks/detail";
-import { WebhooksPage } from "./pages/webhooks/list";
+
+const AccountPage = lazyPage(() => import("./pages/account").then((m) => m.AccountPage));
+const AlertsPage = lazyPage(() => import("./pages/alerts").then((m) => m.AlertsPage));
+const AnalyticsPage = lazyPage(() => import("./pages/analytics").then((m) => m.AnalyticsPage));
+const CampaignsPage = lazyPage(() => import("./pages/campaigns").then((m) => m.CampaignsPage));
+const DomainsPage = lazyPage(() => import("./pages/domains").then((m) => m.DomainsPage));
+const ImportsPage = lazyPage(() => import("./pages/imports").then((m) => m.ImportsPage));
+const KeysPage = lazyPage(() => import("./pages/keys").then((m) => m.KeysPage));
+const LinkPage = lazyPage(() => import("./pages/links/detail").then((m) => m.LinkPage));
+const LinkFormPage = lazyPage(() => import("./pages/links/form").then((m) => m.LinkFormPage));
+const LinksPage = lazyPage(() => import("./pages/links/list").then((m) => m.LinksPage));
+const TrashPage = lazyPage(() => import("./pages/links/trash").then((m) => m.TrashPage));
+const SettingsPage = lazyPage(() => import("./pages/settings").then((m) => m.SettingsPage));
+const SharesPage = lazyPage(() => import("./pages/shares").then((m) => m.SharesPage));
+const TeamPage = lazyPage(() => import("./pages/team").then((m) => m.TeamPage));
+const WebhookPage = lazyPage(() => import("./pages/webhooks/detail").then((m) => m.WebhookPage));
+const WebhooksPage = lazyPage(() => import("./pages/webhooks/list").then((m) => m.WebhooksPage));
 
 export function pageFor(path: string, query: URLSearchParams) {
   let p: Record<string, string> | null;
