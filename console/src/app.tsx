@@ -9,7 +9,7 @@ import type { AuthConfig, Session } from "./types";
 import { AuthPages } from "./pages/auth";
 import { Shell } from "./shell";
 import { Alert, Loading } from "./ui/parts";
-import { pageFor } from "./routes";
+import { pageFor, preloadPage } from "./routes";
 
 const AUTH_PATHS = ["/sign-in", "/sign-up", "/setup", "/invite", "/forgot", "/reset"];
 
@@ -40,6 +40,7 @@ export function App() {
   useEffect(() => {
     whenSignedOut(() => setSession(null));
     void load();
+    if (!AUTH_PATHS.includes(route.path)) preloadPage(route.path);
   }, []);
 
   const onAuthPath = AUTH_PATHS.includes(route.path);

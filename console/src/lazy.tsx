@@ -15,22 +15,23 @@ export function announcePage() {
 export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>) {
   let loaded: ComponentType<P> | undefined;
   let pending: Promise<ComponentType<P>> | undefined;
-  return function LazyPage(props: P) {
+  const start = () =>
+    // A failed load is asked again next time (the network may be back).
+    (pending ??= load().then(
+      (c) => (loaded = c),
+      (e) => {
+        pending = undefined;
+        throw e;
+      },
+    ));
+  function LazyPage(props: P) {
     const [page, setPage] = useState(() => loaded);
     const [atMount] = useState(() => !!loaded);
     const [failed, setFailed] = useState(false);
     useEffect(() => {
       if (page) return;
-      // A failed load is asked again next time (the network may be back).
-      pending ??= load().then(
-        (c) => (loaded = c),
-        (e) => {
-          pending = undefined;
-          throw e;
-        },
-      );
       let live = true;
-      pending.then(
+      start().then(
         (c) => live && setPage(() => c),
         () => live && setFailed(true),
       );
@@ -59,5 +60,8 @@ export function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>
         </div>
       );
     return <Loading what="Loading the page" />;
-  };
+  }
+  /** Starts fetching the page's chunk (before it is shown); a failure shows when the page is. */
+  LazyPage.preload = () => void start().catch(() => {});
+  return LazyPage;
 }

@@ -19,38 +19,36 @@ const TeamPage = lazyPage(() => import("./pages/team").then((m) => m.TeamPage));
 const WebhookPage = lazyPage(() => import("./pages/webhooks/detail").then((m) => m.WebhookPage));
 const WebhooksPage = lazyPage(() => import("./pages/webhooks/list").then((m) => m.WebhooksPage));
 
-export function pageFor(path: string, query: URLSearchParams) {
+type Page = ReturnType<typeof lazyPage<any>>;
+
+/** The page of a path, its props, and the key that makes a new one per id (unknown paths show the links list). */
+function route(path: string, query: URLSearchParams): [Page, Record<string, unknown>, string?] {
   let p: Record<string, string> | null;
-  if (path === "/links/new") return <LinkFormPage />;
-  if ((p = match("/links/:id/edit", path))) return <LinkFormPage key={p.id} id={p.id} />;
-  if ((p = match("/links/:id", path))) return <LinkPage key={p.id} id={p.id} />;
-  if ((p = match("/webhooks/:id", path))) return <WebhookPage key={p.id} id={p.id} />;
-  switch (path) {
-    case "/trash":
-      return <TrashPage />;
-    case "/analytics":
-      return <AnalyticsPage />;
-    case "/campaigns":
-      return <CampaignsPage />;
-    case "/shares":
-      return <SharesPage />;
-    case "/imports":
-      return <ImportsPage />;
-    case "/alerts":
-      return <AlertsPage />;
-    case "/keys":
-      return <KeysPage />;
-    case "/webhooks":
-      return <WebhooksPage />;
-    case "/domains":
-      return <DomainsPage />;
-    case "/team":
-      return <TeamPage />;
-    case "/account":
-      return <AccountPage />;
-    case "/settings":
-      return <SettingsPage />;
-    default:
-      return <LinksPage query={query} />;
-  }
+  if (path === "/links/new") return [LinkFormPage, {}];
+  if ((p = match("/links/:id/edit", path))) return [LinkFormPage, { id: p.id }, p.id];
+  if ((p = match("/links/:id", path))) return [LinkPage, { id: p.id }, p.id];
+  if ((p = match("/webhooks/:id", path))) return [WebhookPage, { id: p.id }, p.id];
+  const pages: Record<string, Page> = {
+    "/trash": TrashPage,
+    "/analytics": AnalyticsPage,
+    "/campaigns": CampaignsPage,
+    "/shares": SharesPage,
+    "/imports": ImportsPage,
+    "/alerts": AlertsPage,
+    "/keys": KeysPage,
+    "/webhooks": WebhooksPage,
+    "/domains": DomainsPage,
+    "/team": TeamPage,
+    "/account": AccountPage,
+    "/settings": SettingsPage,
+  };
+  return Object.hasOwn(pages, path) ? [pages[path], {}] : [LinksPage, { query }];
 }
+
+export function pageFor(path: string, query: URLSearchParams) {
+  const [Page, props, key] = route(path, query);
+  return <Page key={key} {...props} />;
+}
+
+/** Fetches the chunk of the page a path shows while the session loads, so it is not fetched after it. */
+export const preloadPage = (path: string) => route(path, new URLSearchParams())[0].preload();

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 const heading = (p: Page) => p.locator("main h1");
 
-test("the first load is the entry, its chunks, the CSS and the page shown; nothing else", async () => {
+test("the first load is the entry, its chunks, the CSS and the page shown (asked for with the session); nothing else", async () => {
   // A new tab with an empty cache, signed in with the owner's cookie.
   const fresh = await browser.newContext({ storageState: await context.storageState() });
   const tab = await fresh.newPage();
@@ -58,6 +58,7 @@ test("the first load is the entry, its chunks, the CSS and the page shown; nothi
   tab.on("request", (r) => {
     const path = new URL(r.url()).pathname;
     if (path.startsWith("/console/assets/")) seen.push(path.slice("/console/assets/".length));
+    if (path === "/console/api/session") seen.push("session");
   });
   const csp: string[] = [];
   tab.on("console", (m) => m.type() === "error" && csp.push(m.text()));
@@ -66,6 +67,8 @@ test("the first load is the entry, its chunks, the CSS and the page shown; nothi
   const list = pageChunk("list");
   expect(manifest.pages.filter((p) => seen.includes(p))).toEqual([list]); // of all pages, only the links list
   for (const f of [...manifest.initial, manifest.css, list]) expect(seen).toContain(f);
+  // The shown page's chunk is asked for while the session loads, not after it.
+  expect(seen.indexOf(list)).toBeLessThan(seen.indexOf("session"));
   expect(csp).toEqual([]);
   await fresh.close();
 });
