@@ -77,9 +77,18 @@ test("opening a page fetches its chunk once, immutable, and focuses its heading"
   await page.goto(`${server.url}/console/links`);
   await heading(page).filter({ hasText: "Links" }).waitFor();
   const alerts = pageChunk("alerts");
+  // The chunk is held until the loading state shows, so the page surely arrives after its navigation.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route(`**/console/assets/${alerts}`, async (r) => (await held, r.continue()));
   await page.getByRole("link", { name: "Reports and alerts" }).click();
+  await page.getByRole("status").filter({ hasText: "Loading the page" }).waitFor();
+  release();
   await heading(page).filter({ hasText: "Reports and alerts" }).waitFor();
-  await page.waitForFunction(() => document.activeElement?.textContent === "Reports and alerts");
+  await page.unroute(`**/console/assets/${alerts}`);
+  await page.waitForFunction(
+    () => document.activeElement?.matches("main h1") && document.activeElement.textContent === "Reports and alerts",
+  );
   expect(await page.title()).toBe("Reports and alerts · svc console");
   const got = fetched.filter((f) => f.file === alerts);
   expect(got).toEqual([
@@ -100,7 +109,9 @@ test("a page whose chunk fails to load says so; reloading the console shows it",
   await page.route(`**/console/assets/${imports}`, (r) => r.abort("connectionfailed"));
   await page.getByRole("link", { name: "Imports" }).click();
   await heading(page).filter({ hasText: "This page could not be loaded" }).waitFor();
-  await page.waitForFunction(() => document.activeElement?.textContent === "This page could not be loaded");
+  await page.waitForFunction(
+    () => document.activeElement?.matches("main h1") && document.activeElement.textContent === "This page could not be loaded",
+  );
   await page.unroute(`**/console/assets/${imports}`);
   await page.getByRole("button", { name: "Reload the console" }).click();
   await heading(page).filter({ hasText: "Imports" }).waitFor();
