@@ -17,6 +17,10 @@ type WidgetProps = {
   end?: string;
   weeks?: string | number;
   compare?: string;
+  model?: string;
+  "window-days"?: string | number;
+  "group-by"?: string;
+  controls?: string;
   source?: string;
   refresh?: string | number;
 };
@@ -32,6 +36,7 @@ declare module "preact" {
       "svc-link-stats": WidgetProps;
       "svc-paths": WidgetProps;
       "svc-retention": WidgetProps;
+      "svc-attribution": WidgetProps;
       "svc-realtime": WidgetProps;
     }
   }

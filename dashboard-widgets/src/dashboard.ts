@@ -22,8 +22,8 @@ export interface Dashboard {
 }
 
 const ANALYTICS = "svc-summary,svc-timeseries,svc-breakdown";
-const PER_LINK = "svc-link-stats,svc-funnel,svc-conversions";
-const PERIODIC = "svc-funnel,svc-conversions";
+const PER_LINK = "svc-link-stats,svc-funnel,svc-conversions,svc-attribution";
+const PERIODIC = "svc-funnel,svc-conversions,svc-attribution";
 
 export function startDashboard(doc: Document = document, opts: DashboardOptions = {}): Dashboard {
   const store = opts.storage ?? localStorage;

@@ -1,5 +1,6 @@
 // Registers every widget tag (the only module with a side effect) and types them for
 // document.createElement / querySelector.
+import { SvcAttributionElement } from "./attribution-element";
 import { SvcBreakdownElement } from "./breakdown-element";
 import { SvcConversionsElement } from "./conversions-element";
 import { SvcFunnelElement } from "./funnel-element";
@@ -19,6 +20,7 @@ export const widgetTags = {
   "svc-link-stats": SvcLinkStatsElement,
   "svc-paths": SvcPathsElement,
   "svc-retention": SvcRetentionElement,
+  "svc-attribution": SvcAttributionElement,
   "svc-realtime": SvcRealtimeElement,
 } as const;
 
@@ -39,6 +41,7 @@ declare global {
     "svc-link-stats": SvcLinkStatsElement;
     "svc-paths": SvcPathsElement;
     "svc-retention": SvcRetentionElement;
+    "svc-attribution": SvcAttributionElement;
     "svc-realtime": SvcRealtimeElement;
   }
 }

@@ -12,5 +12,6 @@ export { SvcConversionsElement } from "./conversions-element";
 export { SvcLinkStatsElement } from "./link-stats-element";
 export { SvcPathsElement } from "./paths-element";
 export { SvcRetentionElement } from "./retention-element";
+export { SvcAttributionElement } from "./attribution-element";
 export { SvcRealtimeElement } from "./realtime-element";
 export { ApiError, apiGet, explainError, type ApiErrorInfo } from "./api";

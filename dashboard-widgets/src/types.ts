@@ -34,6 +34,7 @@ export interface Funnel {
 
 // The insight reports are the server's own shapes too (type-only).
 export type { PathsReport, RetentionReport } from "../../server/insights/model";
+export type { AttributionReport } from "../../server/conversions/attribution-model";
 export type { Realtime } from "../../server/realtime/model";
 export interface Comparison<T> {
   compare: "previous" | "year";

@@ -23,8 +23,11 @@ export const insertSubscription = async (db: DbOrTx, row: NewSubscription): Prom
 export const findSubscription = async (db: DbOrTx, accountId: string, id: string) =>
   (await db.select().from(reportSubscriptions).where(mySub(accountId, id)))[0];
 
+/** An empty patch changes nothing and answers the row as it is (an UPDATE needs a column to set). */
 export const updateSubscriptionRow = async (db: DbOrTx, accountId: string, id: string, patch: Partial<NewSubscription>) =>
-  (await db.update(reportSubscriptions).set(patch).where(mySub(accountId, id)).returning())[0];
+  Object.values(patch).every((v) => v === undefined)
+    ? findSubscription(db, accountId, id)
+    : (await db.update(reportSubscriptions).set(patch).where(mySub(accountId, id)).returning())[0];
 
 export const deleteSubscriptionRow = async (db: DbOrTx, accountId: string, id: string) =>
   (await db.delete(reportSubscriptions).where(mySub(accountId, id)).returning())[0];

@@ -5,6 +5,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { AccountRecord } from "../accounts/principal";
 import { notFound, validationError } from "../errors";
 import type {
+  DateRange,
   ClickGroup,
   GroupedAnalyticsQuery,
   AnalyticsQuery,
@@ -31,6 +32,7 @@ import { countReportLinks, findLiveLinkIds, type LinkFacts } from "../links/read
 import { findAccountDomainIdByName } from "../domains/read";
 import { resolveReportLinks } from "../reports/scope";
 import { DAY_MS } from "../reports/period";
+import { compareReports, rowTotals, type Compare, type Comparison } from "../reports/compare";
 import { percent, round2 } from "../reports/numbers";
 import { importedClickCounts } from "../imports/read";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
@@ -43,6 +45,7 @@ export interface AnalyticsDeps {
 export interface AnalyticsResult<T> {
   analytics: T;
   usage: AnalyticsUsage;
+  comparison?: Comparison<T>;
 }
 
 interface Report {
@@ -50,6 +53,8 @@ interface Report {
   usage: AnalyticsUsage;
   floor: string;
   today: string;
+  /** The range asked for, before the floor: what `compare` shifts. */
+  requested: DateRange;
 }
 
 async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<Report> {
@@ -68,8 +73,36 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
     source: q.source,
     linkIds,
   };
-  return { scope, usage, floor, today };
+  return { scope, usage, floor, today, requested };
 }
+
+/**
+ * The report's rows over its range, and with `compare` over the compared range too (reports/compare.ts:
+ * the asked range shifted back by whole weeks, under the same retention and cutoff floor).
+ */
+async function answer<T>(r: Report, compare: Compare | undefined, run: (r: Report) => Promise<T>, figures?: (rows: T) => object) {
+  if (!compare) return { analytics: await run(r), usage: r.usage };
+  const window = { fromMs: Date.parse(r.requested.start), toMs: Date.parse(r.requested.end) + DAY_MS };
+  const { current, comparison } = await compareReports(
+    compare,
+    window,
+    window.toMs - window.fromMs,
+    (w, isCurrent) => run(isCurrent ? r : { ...r, scope: { ...r.scope, range: clampRange(daysOfWindow(w), r.floor) } }),
+    { figures },
+  );
+  return { analytics: current, usage: r.usage, comparison };
+}
+
+const daysOfWindow = (w: { fromMs: number; toMs: number }): DateRange => ({ start: isoDay(w.fromMs), end: isoDay(w.toMs - DAY_MS) });
+/** The list reports' figures: their rows' sums. */
+const clickTotals = rowTotals("clicks", "unique_visitors");
+/** The summary's figures: those of its range (today, yesterday and the month's counts are the same in both). */
+const summaryFigures = (s: SummaryRow) => ({
+  total_clicks: s.total_clicks,
+  unique_visitors: s.unique_visitors,
+  total_links: s.total_links,
+  active_links: s.active_links,
+});
 
 /** `domain`, or its former name `domain_name`; both may be given only when they name one domain. */
 function reportDomain(q: AnalyticsQuery): string | undefined {
@@ -97,7 +130,14 @@ export async function getSummaryReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<SummaryRow & { groups?: Record<string, unknown>[] }>> {
-  const r = await prepareReport(deps, account, q);
+  return answer(await prepareReport(deps, account, q), q.compare, (r) => summaryOf(deps, r, q), summaryFigures);
+}
+
+async function summaryOf(
+  deps: AnalyticsDeps,
+  r: Report,
+  q: GroupedAnalyticsQuery,
+): Promise<SummaryRow & { groups?: Record<string, unknown>[] }> {
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
   const clicks = async () => {
@@ -119,20 +159,17 @@ export async function getSummaryReport(
     group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
   const [l, { totals, active, clicksOn }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
   return {
-    analytics: {
-      total_clicks: totals.clicks,
-      unique_visitors: totals.unique_visitors,
-      total_links: l.total_links,
-      last_click_at: totals.last_click_at,
-      today_clicks: clicksOn(r.today),
-      yesterday_clicks: clicksOn(yesterday),
-      active_links: active,
-      total_links_count: l.total_links_count,
-      links_this_month: l.links_this_month,
-      clicks_this_month: r.usage.clicks_this_month,
-      ...(grouped ? { groups: grouped } : {}),
-    },
-    usage: r.usage,
+    total_clicks: totals.clicks,
+    unique_visitors: totals.unique_visitors,
+    total_links: l.total_links,
+    last_click_at: totals.last_click_at,
+    today_clicks: clicksOn(r.today),
+    yesterday_clicks: clicksOn(yesterday),
+    active_links: active,
+    total_links_count: l.total_links_count,
+    links_this_month: l.links_this_month,
+    clicks_this_month: r.usage.clicks_this_month,
+    ...(grouped ? { groups: grouped } : {}),
   };
 }
 
@@ -141,7 +178,10 @@ export async function getTimeseriesReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<(TimeseriesRow & { groups?: Record<string, unknown>[] })[]>> {
-  const r = await prepareReport(deps, account, q);
+  return answer(await prepareReport(deps, account, q), q.compare, (r) => timeseriesOf(deps, r, q), clickTotals);
+}
+
+async function timeseriesOf(deps: AnalyticsDeps, r: Report, q: GroupedAnalyticsQuery) {
   const group = q.group_by;
   const [rows, groupRows] = await Promise.all([
     emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope)),
@@ -155,7 +195,7 @@ export async function getTimeseriesReport(
         const row = byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 };
         return group ? { ...row, groups: groupsOn(date) } : row;
       });
-  return { analytics, usage: r.usage };
+  return analytics;
 }
 
 export async function getHourlyReport(
@@ -163,16 +203,17 @@ export async function getHourlyReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<HourlyRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
-  const byHour = new Map(rows.map((h) => [h.hour, h]));
-  const analytics = Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
-  return { analytics, usage: r.usage };
+  const hourly = async (r: Report) => {
+    const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
+    const byHour = new Map(rows.map((h) => [h.hour, h]));
+    return Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
+  };
+  return answer(await prepareReport(deps, account, q), q.compare, hourly, clickTotals);
 }
 
 export async function getGeoReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<GeoRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope)), usage: r.usage };
+  const geo = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope));
+  return answer(await prepareReport(deps, account, q), q.compare, geo, clickTotals);
 }
 
 export async function getDevicesReport(
@@ -180,8 +221,8 @@ export async function getDevicesReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<DeviceRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope)), usage: r.usage };
+  const devices = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope));
+  return answer(await prepareReport(deps, account, q), q.compare, devices, rowTotals("clicks"));
 }
 
 export async function getReferrersReport(
@@ -189,8 +230,8 @@ export async function getReferrersReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<ReferrerRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)), usage: r.usage };
+  const referrers = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope));
+  return answer(await prepareReport(deps, account, q), q.compare, referrers, clickTotals);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

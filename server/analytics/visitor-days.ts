@@ -120,10 +120,12 @@ export async function countCellVisitors(
   for (const c of openO) add(visitors, c.key, -c.n);
 
   const counted = (c: CellSums, v: number): Counted => ({ clicks: c.clicks, x: c.x, y: c.y, visitors: v });
-  // Cells and days without clicks in the range (stored rows of a cell's day before only) are left out.
+  // Cells and days without clicks in the range (stored rows of a cell's day before only) are left out;
+  // `y` counts too (link stats' bot clicks: a link only bots followed still has its clicks).
+  const any = (c: CellSums) => c.clicks > 0 || c.y > 0;
   return {
-    byKey: new Map([...read.byKey].filter(([, c]) => c.clicks > 0).map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
-    byDay: new Map([...read.byDay].filter(([, c]) => c.clicks > 0).map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
+    byKey: new Map([...read.byKey].filter(([, c]) => any(c)).map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
+    byDay: new Map([...read.byDay].filter(([, c]) => any(c)).map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
     extras: read.extras,
   };
 }

@@ -2,6 +2,7 @@
 import { t } from "elysia";
 import { StrictQuery } from "../http/strict-query";
 import { PeriodSchema } from "../journey/model";
+import { CompareParam, comparable } from "../reports/compare-model";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -14,7 +15,8 @@ const common = {
   link_id: t.Optional(t.String({ format: "uuid" })),
 };
 
-export const ConversionsQuery = StrictQuery(common);
+/** The object reports (summary, time to convert) also take `compare`. */
+export const ConversionsQuery = StrictQuery({ ...common, compare: CompareParam });
 export const TimeseriesQuery = StrictQuery({ ...common, interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))) });
 export const BreakdownQuery = StrictQuery({ ...common, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
 
@@ -25,6 +27,26 @@ const Count = t.Integer({ minimum: 0 });
 const Money = t.Number({ minimum: 0, description: "In currency units (revenue_cents / 100)" });
 const Percent = t.Number({ minimum: 0, description: "Percent" });
 const strict = { additionalProperties: false } as const;
+const ImportedConversions = t.Object(
+  {
+    source: t.String({ description: "The product the figures come from (plausible)" }),
+    from: t.String({ format: "date", description: "The first imported day with a goal (the source's time zone)" }),
+    to: t.String({ format: "date", description: "The last one shown" }),
+    own_data_from: t.Union([t.String({ format: "date" }), t.Null()], {
+      description: "The day (UTC) of the link's first own journey event; imported days from then on are not shown",
+    }),
+    conversions: t.Integer({ minimum: 0, description: "Goals completed (the source's custom events)" }),
+    converters: t.Integer({ minimum: 0, description: "Their visitors, summed over days and goals (the source counts them per day)" }),
+    by_goal: t.Array(t.Object({ name: t.String(), conversions: t.Integer({ minimum: 0 }) }, strict)),
+  },
+  {
+    $id: "ImportedConversions",
+    description:
+      "Only with link_id, when the link has some: its custom events (goals) imported from another product (POST /imports, a Plausible export), for the days before its first own event, whatever the period. Never part of the totals above",
+    ...strict,
+  },
+);
+
 export const ConversionSummary = t.Object(
   {
     total_conversions: Count,
@@ -35,6 +57,7 @@ export const ConversionSummary = t.Object(
     total_revenue: Money,
     average_order_value: Money,
     conversion_rate: t.Number({ minimum: 0, description: "Converters per visitor of the scope's links, in percent" }),
+    imported: t.Optional(ImportedConversions),
   },
   { $id: "ConversionSummary", ...strict },
 );
@@ -58,4 +81,11 @@ export const TimeToConvert = t.Object(
     median_seconds: t.Number({ minimum: 0 }),
   },
   { $id: "TimeToConvert", ...strict },
+);
+
+export const ComparableConversionSummary = comparable(ConversionSummary, "ComparableConversionSummary");
+export const ComparableTimeToConvert = comparable(
+  TimeToConvert,
+  "ComparableTimeToConvert",
+  "average_seconds and median_seconds, and each bucket's count under its label",
 );

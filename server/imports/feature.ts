@@ -3,7 +3,7 @@
 import type { Config } from "../config";
 import type { Feature } from "../feature";
 import type { Auth } from "../http/auth";
-import { API_PREFIX } from "../http/api-prefix";
+import { API_PREFIX, pathOf } from "../http/api-prefix";
 import type { Logger } from "../http/logger";
 import type { OutboundPolicy } from "../net/outbound";
 import type { Postgres } from "../storage/postgres/client";
@@ -43,7 +43,7 @@ export const importsFeature: Feature<ImportsFeatureDeps> = {
       routes: importsRoutes({ ...service, onCreated: () => void job.runOnce().catch(() => {}) }),
       // A JSON body is parsed whole by the input guard before the route: it is held to the JSON limit.
       streamedBody: (request) =>
-        new URL(request.url).pathname !== IMPORTS_PATH
+        pathOf(request.url) !== IMPORTS_PATH
           ? undefined
           : /json/i.test(request.headers.get("content-type") ?? "")
             ? KUTT_MAX_BYTES

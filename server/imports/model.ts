@@ -17,6 +17,12 @@ export const CreateImportQuery = t.Object({
         "`skip` (default) or `rename`: what to do with a short code that is taken (or one we do not accept as an alias): skip the row, or create the link under a new code",
     }),
   ),
+  link_id: t.Optional(
+    t.String({
+      format: "uuid",
+      description: "The link whose reports get the imported days: required for a Plausible export (a zip), and only for one",
+    }),
+  ),
   domain: t.Optional(
     t.String({
       maxLength: 253,
@@ -46,7 +52,7 @@ export const Import = t.Object(
     on_conflict: t.UnionEnum(["skip", "rename"]),
     domain: t.Union([t.String(), t.Null()]),
     file_name: t.Union([t.String(), t.Null()]),
-    total: t.Integer({ description: "Data rows in the file" }),
+    total: t.Integer({ description: "Data rows in the file (a Plausible export: in all its CSV files)" }),
     processed: t.Integer({ description: "Rows done so far" }),
     created: t.Integer({ description: "Links created" }),
     renamed: t.Integer({ description: "Of the created links, those under a new code (on_conflict=rename)" }),

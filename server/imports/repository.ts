@@ -79,3 +79,26 @@ export async function importedClickCounts(ch: Clickhouse, accountId: string, lin
   );
   return new Map(rows.map((r) => [r.link_id, Number(r.clicks)]));
 }
+
+/** A day of imported aggregates (table imported_daily, migration 0265). */
+export interface ImportedDailyRow {
+  account_id: string;
+  link_id: string;
+  source: string;
+  kind: string;
+  day: string;
+  dimension: string;
+  detail: string;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  bounces: number;
+  visit_duration: number;
+  events: number;
+  import_id: string;
+  imported_at: string;
+}
+
+/** Imported days; a row with the same link, kind, day and dimension as an earlier one replaces it. */
+export const insertImportedDaily = (ch: Clickhouse, rows: ImportedDailyRow[]) =>
+  rows.length ? ch.insert("imported_daily", rows) : Promise.resolve();

@@ -29,10 +29,16 @@ export function importsRoutes(deps: ImportsDeps & { auth: Auth; onCreated: () =>
           tag: "Imports",
           summary: "Import links (and their history) from another product",
           description:
-            "The file as the raw body or as a multipart part named `file`: a Bitly, Dub, Shlink, YOURLS (yourls_url or yourls_log) or generic CSV, our own links or clicks export, or Kutt's JSON. At most 256 MB (a JSON file 64 MB) and the tier's `import_rows_max` rows. The whole file is read before the answer: a file we cannot read (not UTF-8, a malformed CSV, unknown columns, too many rows) is refused with 400 and nothing is created. The rows are then imported in the background: follow `GET /imports/{id}`. See docs/moving.md.",
+            "The file as the raw body or as a multipart part named `file`: a Bitly, Dub, Shlink, YOURLS (yourls_url or yourls_log) or generic CSV, our own links or clicks export, Kutt's JSON, or Plausible's full export (the zip of its imported_*.csv files, with `link_id` naming the link whose reports get its days: imported in the request, answered completed; at most 1 GB once unzipped). At most 256 MB (a JSON file 64 MB) and the tier's `import_rows_max` rows. The whole file is read before the answer: a file we cannot read (not UTF-8, a malformed CSV, unknown columns, too many rows) is refused with 400 and nothing is created. The rows are then imported in the background: follow `GET /imports/{id}`. See docs/moving.md.",
           body: {
             description: "The export file",
-            content: { "text/csv": null, "application/json": null, "multipart/form-data": null, "application/octet-stream": null },
+            content: {
+              "text/csv": null,
+              "application/json": null,
+              "application/zip": null,
+              "multipart/form-data": null,
+              "application/octet-stream": null,
+            },
           },
           responses: { 202: { description: "The import, queued", data: Import } },
           errors: ["PAYLOAD_TOO_LARGE", "NOT_FOUND"],

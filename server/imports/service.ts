@@ -23,6 +23,8 @@ import {
   type SourceName,
 } from "./sources";
 import * as repo from "./repository";
+import { importPlausible, isZipFile } from "./plausible";
+import { resolveReportScope } from "../reports/scope";
 import type { CreateImportQuery, ImportJson } from "./model";
 
 export interface ImportsDeps extends LinksDeps {
@@ -115,10 +117,22 @@ export async function createImport(
   if (q.on_conflict !== undefined && q.on_conflict !== "skip" && q.on_conflict !== "rename")
     throw validationError("query.on_conflict", "must be skip or rename");
   if (q.domain !== undefined) await domainIdFor(deps, account.id, q.domain.toLowerCase(), "query.domain");
+  // The link first: another account's (or an unknown) link is 404 before a byte is read.
+  const linkId =
+    q.link_id === undefined ? undefined : (await resolveReportScope(deps.pg.db, account.id, { linkId: q.link_id }, 0)).link!.id;
   const id = crypto.randomUUID();
   const path = uploadPath(deps.dataDir, id);
   const { fileName } = request instanceof Request ? await receiveUpload(request, path) : await saveJson(request.json, path);
   try {
+    const zip = request instanceof Request && (await isZipFile(path));
+    if (q.source === "plausible" || zip) {
+      if (!zip) throw validationError("file", "is not a zip archive: a Plausible export is the zip of its imported_*.csv files");
+      if (!linkId) throw validationError("query.link_id", "is required for a Plausible export: the link whose reports get its days");
+      const done = await importPlausible(deps, account, linkId, path, id, fileName);
+      await rm(path, { force: true });
+      return toImportJson(done);
+    }
+    if (linkId) throw validationError("query.link_id", "is for a Plausible export (a zip) only");
     const { format, total } = await scan(path, q.source as SourceName | undefined, account.tier as Tier);
     const row = await repo.insertImport(deps.pg.db, {
       id,

@@ -2,6 +2,7 @@
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
 import { StrictQuery } from "../http/strict-query";
+import { CompareParam, comparable } from "../reports/compare-model";
 import type { TSchema } from "@sinclair/typebox";
 import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
@@ -84,7 +85,7 @@ export { PERIODS, type Period } from "../reports/period";
 export const PeriodSchema = t.Union(Object.keys(PERIODS).map((p) => t.Literal(p as Period)));
 
 export const LinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });
-export const PeriodQuery = StrictQuery({ period: t.Optional(PeriodSchema) });
+export const SummaryQuery = StrictQuery({ period: t.Optional(PeriodSchema), compare: CompareParam });
 /** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
 export const SESSIONS_BOUNDS = { page: [1, 1_000_000], limit: [1, 100] } as const;
 export const EVENTS_BOUNDS = { page: [1, 1_000_000], limit: [1, 200] } as const;
@@ -104,6 +105,7 @@ export const EventsQuery = StrictQuery({
 export const FunnelQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   steps: t.String({ minLength: 1, maxLength: 4096 }),
+  compare: CompareParam,
 });
 export const MAX_FUNNEL_STEPS = 20;
 
@@ -133,6 +135,28 @@ export const IngestAccepted = t.Object(
   },
   { $id: "IngestAccepted", ...strict },
 );
+const ImportedJourneyFigures = t.Object(
+  {
+    source: t.String({ description: "The product the figures come from (plausible)" }),
+    from: t.String({ format: "date", description: "The first imported day shown (the source's time zone)" }),
+    to: t.String({ format: "date", description: "The last imported day shown" }),
+    own_data_from: t.Union([t.String({ format: "date" }), t.Null()], {
+      description: "The day (UTC) of the link's first own event; imported days from then on are not shown",
+    }),
+    visitors: t.Integer({ minimum: 0, description: "Visitors summed over the days (the source counts them per day)" }),
+    visits: Count,
+    pageviews: Count,
+    bounce_rate: t.Number({ minimum: 0, description: "Bounces per 100 visits" }),
+    avg_visit_duration_seconds: t.Number({ minimum: 0 }),
+    top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict), { description: "By pageviews, at most 10" }),
+    top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict), { description: "Custom events (goals), at most 10" }),
+    daily: t.Array(t.Object({ date: t.String({ format: "date" }), visitors: Count, visits: Count, pageviews: Count }, strict), {
+      description: "One entry per imported day shown, oldest first",
+    }),
+  },
+  { $id: "ImportedJourneyFigures", ...strict },
+);
+
 export const JourneySummary = t.Object(
   {
     total_visitors: visitors(),
@@ -141,6 +165,10 @@ export const JourneySummary = t.Object(
     avg_session_duration_seconds: t.Number({ minimum: 0 }),
     top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict)),
     top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict)),
+    imported: t.Union([ImportedJourneyFigures, t.Null()], {
+      description:
+        "Another product's daily figures imported for this link (POST /imports, a Plausible export), for the days before its first own event, whatever the period; null when there are none. Never part of the totals above",
+    }),
   },
   { $id: "JourneySummary", ...strict },
 );
@@ -206,3 +234,6 @@ export const Funnel = t.Object(
   },
   { $id: "Funnel", ...strict },
 );
+
+export const ComparableJourneySummary = comparable(JourneySummary, "ComparableJourneySummary");
+export const ComparableFunnel = comparable(Funnel, "ComparableFunnel", "total_visitors, and each step's visitors as step_1, step_2, …");

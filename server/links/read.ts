@@ -3,19 +3,22 @@
 // a shared dashboard of one link names it (`findLink`: the account's live link, its title included).
 // Every answer but the exports' short codes (findLinkCodes) is about live links: a deleted link, in the
 // trash or purged, is none of these
-// (docs/api.md "Deleted links in reports"). The rest of the links folder is its own business.
+// (docs/api.md "Deleted links in reports"); the attribution report labels any link of the account
+// (findLinkLabels: short code and campaign, deleted links included). The rest of the links folder is its own business.
 export {
   countLiveLinksOnDomain,
   countReportLinks,
   findLinkCodes,
   findLink,
   findLinkFacts,
+  findLinkLabels,
   findLiveLinkIds,
   findLiveLinkIdsWhere,
   isLiveTag,
   type LinkCodes,
   type LinkCounts,
   type LinkFacts,
+  type LinkLabel,
   type LinkSelection,
 } from "./repository";
 export { createLinkOwnership, type LinkOwnership } from "./ownership";

@@ -495,6 +495,22 @@ export const countLiveLinksOnDomain = async (db: DbOrTx, domainId: string): Prom
       .from(links)
       .where(and(eq(links.domainId, domainId), isNull(links.deletedAt)))
   )[0].n;
+
+export interface LinkLabel {
+  id: string;
+  shortCode: string;
+  campaignId: string | null;
+}
+
+/** Short code and campaign of the account's links among `ids`, deleted links included (reports label their past). */
+export async function findLinkLabels(db: DbOrTx, accountId: string, ids: readonly string[]): Promise<LinkLabel[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: links.id, shortCode: links.shortCode, campaignId: links.campaignId })
+    .from(links)
+    .where(and(eq(links.accountId, accountId), inArray(links.id, [...ids])));
+}
+
 /** Raises the imported totals of links of the account (a later export of the same source counts more, never less). */
 // Two array literals bound as one parameter each (ids are uuids from our own table, totals whole numbers).
 export async function raiseImportedClicks(db: DbOrTx, accountId: string, totals: { id: string; total: number }[]) {

@@ -2,6 +2,7 @@
 // journey events of a link (journey:read), the last 5 minutes and the last 30 minute by minute.
 import { Elysia } from "elysia";
 import { API_PREFIX } from "../http/api-prefix";
+import { StrictQuery } from "../http/strict-query";
 import type { Auth } from "../http/auth";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
 import { Realtime, RealtimeClicksQuery, RealtimeLinkParams } from "./model";
@@ -32,6 +33,7 @@ export function realtimeRoutes(deps: RealtimeDeps & { auth: Auth }) {
       .get("/journey/links/:link_id/realtime", ({ account, params }) => getJourneyRealtime(deps, account.id, params.link_id), {
         scope: "journey:read",
         params: RealtimeLinkParams,
+        query: StrictQuery({}),
         detail: operation({
           id: "getJourneyRealtime",
           tag: "Journey",

@@ -81,6 +81,10 @@ test("the weekly report: figures and changes as sent, top lists, a working unsub
   expect(JSON.stringify(bad.body.error)).toContain("email");
   const other = await t.createAccount();
   expect((await t.call(`${P}/report-subscriptions/${sub.body.data.id}`, { key: other.key })).status).toBe(404);
+  // An empty change changes nothing (it once failed with a 500: an UPDATE with nothing to set).
+  const unchanged = await t.call(`${P}/report-subscriptions/${sub.body.data.id}`, { method: "PATCH", key, json: {} });
+  expect(unchanged.status).toBe(200);
+  expect(unchanged.body.data).toEqual(sub.body.data);
 
   // The week that ends next is this one: sending as of next week sends it.
   const mailer = createMailer(sink.url, "Links <links@example.com>");

@@ -77,6 +77,15 @@ describe("GET /links/{id}/stats", () => {
     expect(s.last_accessed_at).toBe(new Date(row.last_accessed_at).toISOString());
   });
 
+  test("a link only bots followed still shows its clicks (as bot clicks, with no visitors)", async () => {
+    const link = await createLink(t, key, "https://example.com/bots-only");
+    for (const ua of [UA.googlebot, UA.curl]) await visit(t, link.short_code, { ip: "200.160.2.3", ua });
+    await t.flush();
+    const s = (await get(t, key, `/links/${link.id}/stats`)).body.data;
+    expect(s).toMatchObject({ total_clicks: 2, human_clicks: 0, bot_clicks: 2, unique_visitors: 0 });
+    expect(s.last_accessed_at).not.toBeNull();
+  });
+
   test("days_active counts from creation; the average divides by it; inactive links still report", async () => {
     const link = await createLink(t, key, "https://example.com/old");
     await t.runtime.deps.pg.query(sql`update links set created_at = now() - interval '10 days 2 hours' where id = ${link.id}`);

@@ -3,7 +3,7 @@
 // then p50/p99 of the journey summary and funnel and of every conversion report, called through the app
 // in-process (real stores), each beside a baseline in the same run (chDB counting the rows of the table
 // and scope it reads), with the process's CPU per call and the load average; the bars: p50 within 5× its
-// baseline (the funnel 10×). The funnel also runs beside the query a ClickHouse-backed peer runs,
+// baseline (the funnel, paths, retention and attribution 10×). The funnel also runs beside the query a ClickHouse-backed peer runs,
 // windowFunnel over the raw journey_events, which it must beat 4×, with equal step counts (checked).
 // Before timing, each report is asked once and the journey job runs one round (report-cache-job.ts), as
 // a live server's job would have: the closed days' state the reports read is then stored.
@@ -193,12 +193,25 @@ const countOf = (table: ClickhouseTable, where: string, days: number) => () =>
 const LINK_BUNDLES = "link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const ACCOUNT_BUNDLES = "ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
 const HOURS = "hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')";
+const CONVERSIONS = "timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND event_type = 'conversion'";
 const QUERIES: [string, string, () => Promise<unknown>][] = [
   ["journey summary (30d)", `/public-api/v1/journey/links/${linkId}/summary`, countOf("journey_event_bundles", LINK_BUNDLES, 30)],
   [
     "journey summary (90d)",
     `/public-api/v1/journey/links/${linkId}/summary?period=90d`,
     countOf("journey_event_bundles", LINK_BUNDLES, 90),
+  ],
+  // compare=previous (docs/insights.md "Comparison"): the report again over the compared 30 days, whose
+  // visitors are read exactly from the bundles.
+  [
+    "journey summary (30d, compare=previous)",
+    `/public-api/v1/journey/links/${linkId}/summary?compare=previous`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 30),
+  ],
+  [
+    "journey funnel (3 steps, 30d, compare=previous)",
+    `/public-api/v1/journey/links/${linkId}/funnel?steps=page_view,add_to_cart,purchase&compare=previous`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 30),
   ],
   [
     "journey funnel (3 steps, 30d)",
@@ -216,6 +229,11 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     countOf("journey_events", "link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", 7),
   ],
   ["conversions summary", "/public-api/v1/conversions/summary", countOf("journey_event_bundles", ACCOUNT_BUNDLES, 30)],
+  [
+    "conversions summary (compare=previous)",
+    "/public-api/v1/conversions/summary?compare=previous",
+    countOf("journey_event_bundles", ACCOUNT_BUNDLES, 30),
+  ],
   ["conversions timeseries (day)", "/public-api/v1/conversions/timeseries", countOf("journey_hourly", HOURS, 30)],
   [
     "conversions breakdown (device)",
@@ -248,6 +266,19 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     "journey retention, compare=previous (4 weeks)",
     `/public-api/v1/journey/links/${linkId}/retention?weeks=4&compare=previous`,
     countOf("journey_event_bundles", "link_id = {link:UUID}", 0),
+  ],
+  // Attribution (server/conversions/attribution-*.ts): one pass over the period's conversion events,
+  // the first touches and the clicks of the window; the baseline counts the largest of these, the
+  // period's conversion events (raw); bar 10×.
+  [
+    "conversions attribution (first click, 30-day window)",
+    "/public-api/v1/conversions/attribution",
+    countOf("journey_events", CONVERSIONS, 30),
+  ],
+  [
+    "conversions attribution (linear, 90-day window, 90d)",
+    "/public-api/v1/conversions/attribution?model=linear&window_days=90&period=90d",
+    countOf("journey_events", CONVERSIONS, 90),
   ],
   [
     // Bar: 50 ms p50, absolute (issue #30); the baseline counts the raw events of the 30 minutes it reads.
@@ -329,7 +360,7 @@ let missed = 0;
 for (const [name, path, baseline] of QUERIES) {
   const query = ask(name, path);
   const t = await timeAgainstBaseline(RUNS, query, baseline);
-  const bar = /\/(funnel|paths|retention)\b|compare=/.test(path) ? 10 : 5;
+  const bar = /\/(funnel|paths|retention|attribution)\b|compare=/.test(path) ? 10 : 5;
   const realtime = path.endsWith("/realtime");
   const pass = realtime ? t.p50 <= REALTIME_P50_MS : t.p50 <= bar * t.baseP50;
   if (!pass) missed++;
@@ -371,7 +402,7 @@ if (withPeer) {
 }
 table(rows);
 console.log(
-  `\n${Number(c).toLocaleString("en-US")} journey events (${hourEvents.toLocaleString("en-US")} of them in the current hour, added before timing) ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,
+  `\n${Number(c).toLocaleString("en-US")} journey events (${hourEvents.toLocaleString("en-US")} of them in the current hour, added before timing) ${loaded ? `reused from ${dataDir}` : `loaded in ${loadSeconds.toFixed(1)} s`} (chDB ${ch.kind}), ${process.env.BENCH_UNMERGED ? "not merged" : `merged in ${mergeSeconds.toFixed(1)} s`}; ${RUNS} runs per query. Baseline: chDB's count() over the table and scope the query reads (the event bundles for the summary, funnel, sessions and conversions summary; the raw events for the events page; the period's raw conversion events for attribution), called in turn with it through the same client; the last row's baseline is the peer's windowFunnel over the raw events (CPU ms/call: the peer's query). CPU ms/call: this process (server and chDB) per call, over ${Math.min(RUNS, 5)} calls; load: the 1-minute load average after the row.`,
 );
 console.log(
   `The journey job's round that stored the closed days' state of these reports (after one call of each) took ${roundSeconds.toFixed(1)} s.`,

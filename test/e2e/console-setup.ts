@@ -88,7 +88,7 @@ export const settled = (p: Page) =>
   p.waitForFunction(
     () =>
       !document.querySelector("[aria-busy=true]") &&
-      [...document.querySelectorAll("svc-summary, svc-timeseries, svc-breakdown, svc-link-stats, svc-conversions")].every(
+      [...document.querySelectorAll("svc-summary, svc-timeseries, svc-breakdown, svc-link-stats, svc-conversions, svc-attribution")].every(
         (w: any) => w.state !== "loading" && w.state !== "idle",
       ),
     undefined,

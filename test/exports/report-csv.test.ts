@@ -74,6 +74,7 @@ const REPORTS = [
   "/conversions/timeseries?interval=day&period=7d",
   "/conversions/breakdown?dimension=name",
   "/conversions/time-to-convert",
+  "/conversions/attribution?model=linear",
 ];
 
 const path = (p: string) => p.replaceAll("{link}", link.id);

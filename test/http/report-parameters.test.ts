@@ -24,6 +24,7 @@ const REPORTS = [
   "/analytics/referrers",
   "/analytics/hourly",
   "/analytics/links",
+  "/analytics/realtime",
   "/links/:id/stats",
   "/journey/links/:link_id/summary",
   "/journey/links/:link_id/sessions",
@@ -31,10 +32,12 @@ const REPORTS = [
   "/journey/links/:link_id/funnel",
   "/journey/links/:link_id/paths",
   "/journey/links/:link_id/retention",
+  "/journey/links/:link_id/realtime",
   "/conversions/summary",
   "/conversions/timeseries",
   "/conversions/breakdown",
   "/conversions/time-to-convert",
+  "/conversions/attribution",
 ];
 /** What each report needs to answer 200 (its required parameters). */
 const REQUIRED: Record<string, string> = {

@@ -15,6 +15,7 @@ const all = () =>
     ["svc-link-stats", { "link-id": b.linkId }],
     ["svc-funnel", { "link-id": b.linkId, steps: b.funnelSteps.join(",") }],
     ["svc-conversions", {}],
+    ["svc-attribution", {}],
   ] as const;
 
 describe("accessibility and theming", () => {

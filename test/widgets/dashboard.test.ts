@@ -39,6 +39,7 @@ describe("dashboard.html", () => {
       "svc-link-stats",
       "svc-funnel",
       "svc-conversions",
+      "svc-attribution",
     ]);
     for (const w of widgets()) {
       expect(w.getAttribute("api-key")).toBe(b.keys.full);
@@ -69,10 +70,12 @@ describe("dashboard.html", () => {
     expect($("#w-geo").getAttribute("days")).toBe("7");
     expect($("#w-funnel").getAttribute("period")).toBe("7d");
     expect($("#w-conversions").getAttribute("period")).toBe("7d");
+    expect($("#w-attribution").getAttribute("period")).toBe("7d");
     change("#link", b.quietLinkId);
     expect($("#w-link-stats").getAttribute("link-id")).toBe(b.quietLinkId);
     expect($("#w-timeseries").getAttribute("link-id")).toBe(b.quietLinkId);
     expect($("#w-conversions").getAttribute("link-id")).toBe(b.quietLinkId);
+    expect($("#w-attribution").getAttribute("link-id")).toBe(b.quietLinkId);
     change("#link", "");
     expect($("#w-conversions").hasAttribute("link-id")).toBe(false);
     change("#steps", " visit,buy ");

@@ -9,6 +9,7 @@ export function AnalyticsPage() {
   const { theme } = useTheme();
   const [days, setDays] = useState("30");
   const [bots, setBots] = useState("real");
+  const period = `${Math.min(Number(days), 90)}d`;
   const common = { days, "bot-filter": bots, theme };
   return (
     <>
@@ -36,7 +37,8 @@ export function AnalyticsPage() {
           <svc-breakdown id="w-devices" dimension="devices" {...common} />
           <svc-breakdown id="w-hourly" dimension="hourly" {...common} />
         </div>
-        {can("conversions:read") && <svc-conversions id="w-conversions" period={`${Math.min(Number(days), 90)}d`} theme={theme} />}
+        {can("conversions:read") && <svc-conversions id="w-conversions" period={period} theme={theme} />}
+        {can("conversions:read") && <svc-attribution id="w-attribution" period={period} controls="" theme={theme} />}
       </div>
     </>
   );

@@ -41,7 +41,7 @@ export interface SourceFormat {
   read(cells: Readonly<Record<string, string>>): ImportRecord;
 }
 
-export const SOURCE_NAMES = ["bitly", "dub", "shlink", "yourls", "kutt", "svc", "generic"] as const;
+export const SOURCE_NAMES = ["bitly", "dub", "shlink", "yourls", "kutt", "svc", "generic", "plausible"] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 /** Headers compare without case, spaces, underscores or hyphens: "Destination URL" = "destination_url". */

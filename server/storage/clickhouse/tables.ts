@@ -23,6 +23,7 @@ export const CLICKHOUSE_TABLES = [
   "click_days_touched_mv",
   // Clicks imported from another product's log (migration 0260), kept out of every click report.
   "imported_clicks",
+  "imported_daily",
   "clicks_daily_targets_mv",
   // Journey events (migrations 0001, 0200–0211, 0223) and their rollups.
   "journey_events",

@@ -1,0 +1,133 @@
+// A journey link's imported days (Plausible's export, table imported_daily) as its reports show them:
+// only the days before the link's first event of our own (from that day on our exact counts stand
+// alone), whatever the report's period (imported history is older than our data by nature), with the
+// dates they cover. Never added into our counts. Visitors are summed over days, as the source counts
+// them per day (a visitor of two days is two).
+import type { Clickhouse } from "../storage/clickhouse/client";
+
+export interface ImportedDay {
+  date: string;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+}
+
+export interface ImportedJourneyFigures {
+  source: string;
+  /** The first and last imported day shown (YYYY-MM-DD, the source's own time zone). */
+  from: string;
+  to: string;
+  /** The day of the link's first own event (UTC), before which the imported days are shown; null when it has none. */
+  own_data_from: string | null;
+  visitors: number;
+  visits: number;
+  pageviews: number;
+  bounce_rate: number;
+  avg_visit_duration_seconds: number;
+  top_pages: { url: string; count: number }[];
+  top_events: { name: string; count: number }[];
+  daily: ImportedDay[];
+}
+
+export interface ImportedConversionFigures {
+  source: string;
+  from: string;
+  to: string;
+  own_data_from: string | null;
+  /** Custom events (Plausible's goals) completed, and their visitors summed over days. */
+  conversions: number;
+  converters: number;
+  by_goal: { name: string; conversions: number }[];
+}
+
+const NO_OWN_DATA = "2999-12-31";
+const num = (v: unknown) => Number(v ?? 0);
+
+/** Null when the link has no imported days (most links: one read of a small table); else the first own day. */
+async function cutoff(ch: Clickhouse, accountId: string, linkId: string) {
+  const p = { account: accountId, link: linkId };
+  const [imported] = await ch.query<{ n: string }>(
+    `SELECT count() AS n FROM ${ch.table("imported_daily")}
+     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND kind = 'visitors'`,
+    p,
+  );
+  if (!num(imported?.n)) return null;
+  // In the table's key order (account, link, timestamp), LIMIT 1 reads the link's first granule only.
+  const [own] = await ch.query<{ day: string }>(
+    `SELECT toString(toDate(timestamp, 'UTC')) AS day FROM ${ch.table("journey_events")}
+     WHERE account_id = {account:UUID} AND link_id = {link:UUID} ORDER BY timestamp LIMIT 1`,
+    p,
+  );
+  return { ...p, before: own?.day ?? NO_OWN_DATA, own: own?.day ?? null };
+}
+
+const WHERE = "account_id = {account:UUID} AND link_id = {link:UUID} AND day < {before:Date}";
+
+/** The journey summary's `imported`: null when the link has no imported days before its own data. */
+export async function importedJourneyFigures(ch: Clickhouse, accountId: string, linkId: string): Promise<ImportedJourneyFigures | null> {
+  const c = await cutoff(ch, accountId, linkId);
+  if (!c) return null;
+  const t = ch.table("imported_daily");
+  const [days, tops] = await Promise.all([
+    ch.query<{ date: string; source: string; visitors: string; visits: string; pageviews: string; bounces: string; duration: string }>(
+      `SELECT toString(day) AS date, any(source) AS source, sum(visitors) AS visitors, sum(visits) AS visits,
+         sum(pageviews) AS pageviews, sum(bounces) AS bounces, sum(visit_duration) AS duration
+       FROM ${t} FINAL WHERE ${WHERE} AND kind = 'visitors' GROUP BY day ORDER BY day`,
+      c,
+    ),
+    ch.query<{ kind: string; value: string; n: string }>(
+      `SELECT kind, dimension AS value, sum(if(kind = 'pages', pageviews, events)) AS n
+       FROM ${t} FINAL WHERE ${WHERE} AND kind IN ('pages', 'custom_events')
+       GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`,
+      c,
+    ),
+  ]);
+  if (!days.length) return null;
+  const sum = (k: "visitors" | "visits" | "pageviews" | "bounces" | "duration") => days.reduce((s, d) => s + num(d[k]), 0);
+  const visits = sum("visits");
+  const of = (kind: string) => tops.filter((x) => x.kind === kind).map((x) => ({ value: x.value, count: num(x.n) }));
+  return {
+    source: days[0].source,
+    from: days[0].date,
+    to: days[days.length - 1].date,
+    own_data_from: c.own,
+    visitors: sum("visitors"),
+    visits,
+    pageviews: sum("pageviews"),
+    bounce_rate: visits ? Math.round((sum("bounces") / visits) * 10000) / 100 : 0,
+    avg_visit_duration_seconds: visits ? Math.round((sum("duration") / visits) * 100) / 100 : 0,
+    top_pages: of("pages").map((x) => ({ url: x.value, count: x.count })),
+    top_events: of("custom_events").map((x) => ({ name: x.value, count: x.count })),
+    daily: days.map((d) => ({ date: d.date, visitors: num(d.visitors), visits: num(d.visits), pageviews: num(d.pageviews) })),
+  };
+}
+
+/** The conversion summary's `imported` for one link: its imported custom events (goals) before its own data. */
+export async function importedConversionFigures(
+  ch: Clickhouse,
+  accountId: string,
+  linkId: string,
+): Promise<ImportedConversionFigures | null> {
+  const c = await cutoff(ch, accountId, linkId);
+  if (!c) return null;
+  const rows = await ch.query<{ name: string; source: string; first: string; last: string; events: string; visitors: string }>(
+    `SELECT dimension AS name, any(source) AS source, toString(min(day)) AS first, toString(max(day)) AS last,
+       sum(events) AS events, sum(visitors) AS visitors
+     FROM ${ch.table("imported_daily")} FINAL WHERE ${WHERE} AND kind = 'custom_events'
+     GROUP BY name ORDER BY events DESC, name`,
+    c,
+  );
+  if (!rows.length) return null;
+  return {
+    source: rows[0].source,
+    from: rows.map((r) => r.first).sort()[0],
+    to: rows
+      .map((r) => r.last)
+      .sort()
+      .at(-1)!,
+    own_data_from: c.own,
+    conversions: rows.reduce((s, r) => s + num(r.events), 0),
+    converters: rows.reduce((s, r) => s + num(r.visitors), 0),
+    by_goal: rows.map((r) => ({ name: r.name, conversions: num(r.events) })),
+  };
+}
