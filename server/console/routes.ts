@@ -27,10 +27,12 @@ const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", cs
 export function consoleRoutes() {
   const built = existsSync(join(DIST, "index.html"));
   const page = built ? readFileSync(join(DIST, "index.html")) : null;
-  // Only the files the build lists are served (never a path made up by the request).
-  const manifest = built ? (JSON.parse(readFileSync(join(DIST, "manifest.json"), "utf8")) as { files: string[] }) : null;
+  // Only the files the build lists are served (never a path made up by the request). A dist/ built before
+  // the console was split lists only its script and stylesheet.
+  type Manifest = { js: string; css: string; files?: string[] };
+  const manifest = built ? (JSON.parse(readFileSync(join(DIST, "manifest.json"), "utf8")) as Manifest) : null;
   const assets = new Map<string, Uint8Array<ArrayBuffer>>();
-  if (manifest) for (const file of manifest.files) assets.set(file, readFileSync(join(DIST, file)));
+  if (manifest) for (const file of manifest.files ?? [manifest.js, manifest.css]) assets.set(file, readFileSync(join(DIST, file)));
   const hide = { detail: { hide: true } };
 
   const servePage = ({ request }: { request: Request }) => {
