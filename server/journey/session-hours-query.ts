@@ -8,7 +8,7 @@
 // h. Its duration is a telescoping sum over those hours: in its first hour in the period, end − max(first
 // event, h) (h when it had a bundle before h); in each later one, end − the previous end. The open hour is
 // read raw: its sessions, and for each the end of its latest bundle before the open hour within the period
-// (a bundle ends after its session's first event, journey_sessions_v2's `started`, which bounds the read).
+// and whether it had one before the period, from one read of the session hashes of the link's bundles.
 //
 // The stored rows are used only when the period's closed hours hold exactly as many session bundles as
 // the rows were computed from, and when no session's bundle began before its earlier ones (a batch that
@@ -62,17 +62,14 @@ export async function storedSessionFigures(ch: Clickhouse, r: LinkRange, nowMs: 
     SELECT (sum(bundles), sum(arraySum((k, c) -> if(k < ${h}, c, 0), after_prev.1, after_prev.2) + arraySum(first.2)),
       sum(${add("after_prev")} + ${add("first")}), sum(anomalies), minOrNull(start), argMin(before, start))
     FROM (${storedOf(ch, latest("bundles", "after_prev", "first", "anomalies", "before"))})`;
-  // The open hour's sessions: their end and first event there, their first event overall
-  // (journey_sessions_v2, whose rows' min needs no merge), and their latest bundle before the open hour
-  // within the period (p = 0: none) with the earliest start of those bundles.
-  const open = `SELECT sid, any(session_id) AS id, max(${ms("ended")}) AS e, min(${ms("started")}) AS s FROM ${b} AND ended >= ${at("open")} GROUP BY sid`;
-  const starts = `
-    SELECT cityHash64(session_id) AS sid, min(${ms("started")}) AS st FROM ${ch.table("journey_sessions_v2")}
-    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND session_id IN (SELECT id FROM (${open})) GROUP BY session_id`;
+  // The open hour's sessions (their end and first event there) and, from one read of the link's earlier
+  // bundles' session hashes, the end of their latest bundle in [h, open hour) (p = 0: none) with the
+  // earliest start of those, and whether they had one before h (then they count from h).
+  const open = `SELECT sid, max(${ms("ended")}) AS e, min(${ms("started")}) AS s FROM ${b} AND ended >= ${at("open")} GROUP BY sid`;
   const before = `
-    SELECT sid, max(${ms("ended")}) AS p, min(${ms("started")}) AS sb FROM ${b}
-      AND ended >= fromUnixTimestamp64Milli(greatest({from:Int64}, (SELECT ifNull(minOrNull(st), {open:Int64}) FROM (${starts}))), 'UTC')
-      AND ended < ${at("open")} AND sid IN (SELECT sid FROM (${open}))
+    SELECT sid, maxIf(${ms("ended")}, ended >= ${at("from")}) AS p, minIf(${ms("started")}, ended >= ${at("from")}) AS sb,
+      countIf(ended < ${at("from")}) AS pre
+    FROM ${b} AND ended < ${at("open")} AND sid IN (SELECT sid FROM (${open}))
     GROUP BY sid`;
   const [row] = await ch.query<Record<string, string>>(
     `
@@ -81,9 +78,9 @@ export async function storedSessionFigures(ch: Clickhouse, r: LinkRange, nowMs: 
       (SELECT count() FROM ${b} AND ended >= ${at("from")} AND ended < ${at("open")}) AS current,
       (SELECT count() FROM ${allOf(ch)} AND ended < ifNull(c.5, toDateTime(0, 'UTC'))) AS current_before,
       countIf(p = 0) AS open_sessions,
-      sum(if(p = 0, e - greatest(if(st = 0, s, least(st, s)), {from:Int64}), e - p)) AS open_ms,
+      sum(if(p = 0, e - if(pre > 0, {from:Int64}, greatest(s, {from:Int64})), e - p)) AS open_ms,
       countIf(p != 0 AND s < sb) AS open_anomalies
-    FROM (${open}) AS o LEFT JOIN (${before}) AS pr USING sid LEFT JOIN (${starts}) AS fs USING sid
+    FROM (${open}) AS o LEFT JOIN (${before}) AS pr USING sid
     SETTINGS join_use_nulls = 0`,
     params(r, nowMs),
   );

@@ -94,10 +94,13 @@ const round = () => refreshJourneyReports(ch, now);
 test("a seeded workload over 90 days: exact before the job's round (from the table), and from the stored hours after it", async () => {
   const r = random(7);
   const events: Sent[] = [];
+  const starts: number[] = [];
   for (let s = 0; s < 600; s++) {
-    // Some session ids come back days later (one session in the table), some start on the hour.
-    const id = `s${Math.floor(r() * 500)}`;
-    const start = s % 9 === 0 ? Math.floor((now - r() * 92 * DAY) / HOUR) * HOUR : now - r() * 92 * DAY;
+    // Some session ids come back 2 to 30 days later (one session in the table), some start on the hour.
+    const id = `s${s % 450}`;
+    const later = s >= 450 ? starts[s - 450] + (2 + r() * 28) * DAY : 0;
+    const start = later || (s % 9 === 0 ? Math.floor((now - r() * 92 * DAY) / HOUR) * HOUR : now - r() * 92 * DAY);
+    starts.push(start);
     const len = 1 + Math.floor(r() * 5);
     for (let j = 0; j < len; j++) events.push([id, Math.min(now - 1000, start + j * r() * 20 * MIN)]);
   }
@@ -146,11 +149,16 @@ test("late events into a stored hour, and one dated before the period, are count
 
 test("the open hour's sessions: new, continuing a stored one, and one whose batch starts before its earlier ones", async () => {
   const open = Math.floor(now / HOUR) * HOUR;
-  await send([["cont", open - 90 * MIN]]);
+  // "revived": silent for the whole 1-day period, back in the open hour (it counts from the period start).
+  await send([
+    ["cont", open - 90 * MIN],
+    ["revived", now - 30 * HOUR],
+  ]);
   await round();
   await send([
     ["cont", Math.max(open, now - 2 * MIN)],
     ["fresh", Math.max(open, now - 1 * MIN)],
+    ["revived", Math.max(open, now - 1 * MIN)],
   ]);
   await expectExact(true);
   // An open-hour batch that carries an event before the session's stored first one: exact, from the table.
