@@ -3,7 +3,6 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
-import { countSummarySessions } from "./session-hours-query";
 import { countJourneyVisitors } from "./visitors-query";
 
 export type { LinkRange };
@@ -51,19 +50,27 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   // Four independent reads, sent together: a ClickHouse server runs them at once.
-  const [events, { visitors }, sessions, tops] = await Promise.all([
+  const [events, { visitors }, [sessions], tops] = await Promise.all([
     countEvents(ch, r),
     countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false),
     // Sessions with an event in the period, each from its first event (or the period start, when it
-    // began before) to its last (session-hours-query.ts).
-    countSummarySessions(ch, r),
+    // began before) to its last. FINAL merges each session's rows across parts in key order before the
+    // filter applies, so the count and the spans are those of fully merged data.
+    ch.query<{ n: string; avg: number | null }>(
+      `
+    SELECT count() AS n,
+      avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
+    FROM ${ch.table("journey_sessions_v2")} FINAL
+    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+      params(r),
+    ),
     topValues(ch, r),
   ]);
   return {
     total_visitors: visitors,
-    total_sessions: sessions.sessions,
+    total_sessions: Number(sessions?.n ?? 0),
     total_events: events,
-    avg_session_duration_seconds: Math.round(finite(sessions.avgSeconds) * 100) / 100,
+    avg_session_duration_seconds: Math.round(finite(sessions?.avg) * 100) / 100,
     top_pages: tops.pages.map((x) => ({ url: x.value, count: x.count })),
     top_events: tops.events.map((x) => ({ name: x.value, count: x.count })),
   };

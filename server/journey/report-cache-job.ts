@@ -1,14 +1,12 @@
 // The journey job's second task: the stored state of closed days that makes the journey and conversion
 // reports cheap, computed here rather than by the reports (which only read, and answer exactly from the
 // bundles when it is missing or stale): the visitor counts of closed periods (closed-days-query.ts) of the
-// scopes asked lately or stored before, the summary's sessions of their links' closed hours
-// (session-hours-query.ts), and the per-visitor funnel states (funnel-cache-query.ts) of the
+// scopes asked lately or stored before, and the per-visitor funnel states (funnel-cache-query.ts) of the
 // funnels asked lately. A round after an hour ends stores the closed hour's state; one after a late event,
 // the changed day's or range's again.
 import type { Clickhouse } from "../storage/clickhouse/client";
-import { refreshClosedDays, storedScopes, WHOLE_ACCOUNT } from "./closed-days-query";
+import { refreshClosedDays, storedScopes } from "./closed-days-query";
 import { storeFunnelRange } from "./funnel-cache-query";
-import { refreshSessionHours } from "./session-hours-query";
 import { DEMAND_TTL_MS, demandOf, recentDemand } from "./report-demand";
 
 /** One round; returns how many scopes and funnels it wrote. */
@@ -22,7 +20,6 @@ export async function refreshJourneyReports(ch: Clickhouse, nowMs = Date.now(), 
   for (const s of scopes.values()) {
     if (stopping?.aborted) return wrote;
     if (await refreshClosedDays(ch, s, nowMs)) wrote++;
-    if (s.scope !== WHOLE_ACCOUNT && (await refreshSessionHours(ch, { accountId: s.accountId, linkId: s.scope }, nowMs))) wrote++;
   }
   for (const f of recentDemand(demand.funnels, nowMs)) {
     if (stopping?.aborted) return wrote;

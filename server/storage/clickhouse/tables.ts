@@ -56,8 +56,6 @@ export const CLICKHOUSE_TABLES = [
   // Per-visitor funnel states of closed days and their level counts, written by the journey job (migration 0250).
   "journey_funnel_states",
   "journey_funnel_ranges",
-  // The journey summary's sessions per closed hour, written by the journey job (migration 0251).
-  "journey_session_hours",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];
