@@ -21,58 +21,50 @@ const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: 
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
 /** Events of the period, from the hourly and daily counts (migration 0208). */
-async function countEvents(ch: Clickhouse, r: LinkRange) {
-  const [row] = await ch.query<{ events: string }>(
-    `
-    SELECT sum(events) AS events FROM (
-      SELECT events FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
-      UNION ALL
-      SELECT events FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`,
-    params(r),
-  );
-  return Number(row?.events ?? 0);
-}
+const eventsOf = (ch: Clickhouse) => `
+  SELECT sum(events) FROM (
+    SELECT events FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
+    UNION ALL
+    SELECT events FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`;
 
-/** The ten most frequent page URLs (page views) and event names, in one pass over the rollups. */
-async function topValues(ch: Clickhouse, r: LinkRange) {
-  const rows = await ch.query<{ kind: string; value: string; n: string }>(
-    `
+/** The ten most frequent page URLs (page views) and event names, in one pass over the rollups, most first. */
+const topsOf = (ch: Clickhouse) => `
+  SELECT groupArray((kind, value, n)) FROM (
     SELECT kind, value, sum(count) AS n FROM (
       SELECT kind, value, count FROM ${ch.table("journey_tops_hourly")} WHERE ${FIRST_HOURS}
       UNION ALL
       SELECT kind, value, count FROM ${ch.table("journey_tops_daily")} WHERE ${WHOLE_DAYS})
-    GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`,
-    params(r),
-  );
-  const of = (kind: string) => rows.filter((x) => x.kind === kind).map((x) => ({ value: x.value, count: Number(x.n) }));
-  return { pages: of("page"), events: of("event") };
-}
+    GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind)`;
+
+/**
+ * Sessions with an event in the period, each from its first event (or the period start, when it began
+ * before) to its last. FINAL merges each session's rows across parts in key order before the filter
+ * applies, so the count and the spans are those of fully merged data.
+ */
+const sessionsOf = (ch: Clickhouse) => `
+  SELECT (count(), avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000)
+  FROM ${ch.table("journey_sessions_v2")} FINAL
+  WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`;
 
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
-  // Four independent reads, sent together: a ClickHouse server runs them at once.
-  const [events, { visitors }, [sessions], tops] = await Promise.all([
-    countEvents(ch, r),
+  // Two round trips, sent together: the visitors (closed-days-query.ts, which may need a second read of
+  // the bundles), and the events, sessions and tops in one statement.
+  const [{ visitors }, [row]] = await Promise.all([
     countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false),
-    // Sessions with an event in the period, each from its first event (or the period start, when it
-    // began before) to its last. FINAL merges each session's rows across parts in key order before the
-    // filter applies, so the count and the spans are those of fully merged data.
-    ch.query<{ n: string; avg: number | null }>(
-      `
-    SELECT count() AS n,
-      avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
-    FROM ${ch.table("journey_sessions_v2")} FINAL
-    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+    ch.query<{ events: string; sessions: [string, number | null]; tops: [string, string, string][] }>(
+      `SELECT (${eventsOf(ch)}) AS events, (${sessionsOf(ch)}) AS sessions, (${topsOf(ch)}) AS tops`,
       params(r),
     ),
-    topValues(ch, r),
   ]);
+  const tops = row?.tops ?? [];
+  const of = (kind: string) => tops.filter(([k]) => k === kind).map(([, value, n]) => ({ value, count: Number(n) }));
   return {
     total_visitors: visitors,
-    total_sessions: Number(sessions?.n ?? 0),
-    total_events: events,
-    avg_session_duration_seconds: Math.round(finite(sessions?.avg) * 100) / 100,
-    top_pages: tops.pages.map((x) => ({ url: x.value, count: x.count })),
-    top_events: tops.events.map((x) => ({ name: x.value, count: x.count })),
+    total_sessions: Number(row?.sessions?.[0] ?? 0),
+    total_events: Number(row?.events ?? 0),
+    avg_session_duration_seconds: Math.round(finite(row?.sessions?.[1]) * 100) / 100,
+    top_pages: of("page").map((x) => ({ url: x.value, count: x.count })),
+    top_events: of("event").map((x) => ({ name: x.value, count: x.count })),
   };
 }
 
