@@ -14,7 +14,8 @@ export type Schemas = components["schemas"];
 export type Link = Schemas["Link"];
 export type LinkStats = Schemas["LinkStats"];
 export type BulkCreateResult = Schemas["BulkCreateResult"];
-export type JourneySummary = Schemas["JourneySummary"];
+/** The journey summary as the API answers it (`comparison` only with `compare`). */
+export type JourneySummary = Schemas["ComparableJourneySummary"];
 export type JourneySession = Schemas["JourneySession"];
 export type JourneyEventItem = Schemas["JourneyEventItem"];
 export type Funnel = Schemas["Funnel"];

@@ -28,7 +28,7 @@ export type AlertRule = Schemas["Alert"];
 export type Webhook = Schemas["WebhookEndpoint"];
 export type NewWebhook = Schemas["CreatedWebhookEndpoint"];
 export type Delivery = Schemas["WebhookDelivery"];
-export type JourneySummary = Schemas["JourneySummary"];
+export type JourneySummary = Schemas["ComparableJourneySummary"];
 export type JourneySession = Schemas["JourneySession"];
 export type JourneyEvent = Schemas["JourneyEventItem"];
 

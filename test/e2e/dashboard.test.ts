@@ -55,7 +55,7 @@ const settledAll = (page: Page) =>
   page.waitForFunction(
     () => {
       const all = [...document.querySelectorAll("#widgets > *")] as any[];
-      return all.length === 9 && all.every((w) => w.state === "loaded" || w.state === "empty");
+      return all.length === 10 && all.every((w) => w.state === "loaded" || w.state === "empty");
     },
     undefined,
     { timeout: 20_000 },

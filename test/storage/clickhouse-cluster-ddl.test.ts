@@ -186,10 +186,11 @@ describe("with CLICKHOUSE_CLUSTER", () => {
         if (Number(n) === 0) empty.push(name);
       }
       // Written by the journey job (journey/report-cache-job.ts), the analytics job (analytics/visitor-days-job.ts) and
-      // imports (imports/repository.ts, a raw table of its own), not by a view.
+      // imports (imports/repository.ts and the Plausible import, raw tables of their own), not by a view.
       expect(empty.sort()).toEqual([
         "click_visitor_days_local",
         "imported_clicks_local",
+        "imported_daily_local",
         "journey_closed_days_local",
         "journey_funnel_ranges_local",
         "journey_funnel_states_local",
