@@ -10,6 +10,7 @@ import type {
   AnalyticsQuery,
   AnalyticsUsage,
   ClickScope,
+  UsageProbe,
   DeviceRow,
   GeoRow,
   HourlyRow,
@@ -21,8 +22,17 @@ import type {
   TimeseriesRow,
 } from "./model";
 import { addDays, clampRange, daysOf, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
-import { getClickUsage } from "./click-usage";
-import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour, getSummaryClicks } from "./queries/totals";
+import { clickUsageOf, retentionFloor } from "./click-usage";
+import { cellSelector } from "./visitor-days";
+import type { VisitorReport } from "./queries/visitor-days";
+import {
+  countActiveLinks,
+  getAccountDailyClicks,
+  getClickTimeseries,
+  getClickTotals,
+  getClicksByHour,
+  getSummaryClicks,
+} from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { getLinkClickStats } from "./queries/link-stats";
 import { getLinkDailyClicks } from "./queries/link-days";
@@ -47,19 +57,29 @@ export interface AnalyticsResult<T> {
 
 interface Report {
   scope: ClickScope;
-  usage: AnalyticsUsage;
   floor: string;
   today: string;
 }
 
-async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<Report> {
+/**
+ * A report and its usage figures. The range starts at the retention floor and the report's own
+ * statement reads the month's clicks per day beside its rows whenever it reads stored visitor cells
+ * (else one read runs beside the report's, as before): no round trip of its own for the usage. Only an
+ * account over its click budget whose cutoff is later than that floor runs the report again, over the
+ * range clamped to the cutoff, so every answer is what reading the usage first would give.
+ */
+async function runReport<T>(
+  deps: AnalyticsDeps,
+  account: AccountRecord,
+  q: AnalyticsQuery,
+  kind: VisitorReport | undefined,
+  run: (r: Report) => Promise<T>,
+): Promise<AnalyticsResult<T>> {
   const today = isoDay(Date.now());
   const requested = resolveRange(q, today);
   const domain = reportDomain(q);
-  const [{ usage, floor }, { linkIds }] = await Promise.all([
-    getClickUsage(deps, account, today),
-    resolveReportLinks(deps.pg.db, account.id, { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id }),
-  ]);
+  const { linkIds } = await resolveReportLinks(deps.pg.db, account.id, { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id });
+  const floor = retentionFloor(account, today);
   const scope: ClickScope = {
     accountId: account.id,
     range: clampRange(requested, floor),
@@ -68,7 +88,16 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
     source: q.source,
     linkIds,
   };
-  return { scope, usage, floor, today };
+  const month = { accountId: account.id, from: monthStart(today) };
+  const probe: UsageProbe = { from: month.from };
+  const inStatement = kind !== undefined && !isEmptyRange(scope.range) && cellSelector(scope, kind) !== undefined;
+  const [analytics, separate] = await Promise.all([
+    run({ scope: inStatement ? { ...scope, usage: probe } : scope, floor, today }),
+    inStatement ? undefined : getAccountDailyClicks(deps.ch, month),
+  ]);
+  const { usage, floor: visible } = clickUsageOf(account, today, separate ?? probe.daily ?? (await getAccountDailyClicks(deps.ch, month)));
+  if (visible === floor) return { analytics, usage };
+  return { analytics: await run({ scope: { ...scope, range: clampRange(requested, visible) }, floor: visible, today }), usage };
 }
 
 /** `domain`, or its former name `domain_name`; both may be given only when they name one domain. */
@@ -97,7 +126,12 @@ export async function getSummaryReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<SummaryRow & { groups?: Record<string, unknown>[] }>> {
-  const r = await prepareReport(deps, account, q);
+  const result = await runReport(deps, account, q, "total", (r) => summaryOf(deps, r, q.group_by));
+  result.analytics.clicks_this_month = result.usage.clicks_this_month;
+  return result;
+}
+
+async function summaryOf(deps: AnalyticsDeps, r: Report, group: ClickGroup | undefined) {
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
   const clicks = async () => {
@@ -114,25 +148,21 @@ export async function getSummaryReport(
     ]);
     return { totals, active, clicksOn: (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0 };
   };
-  const group = q.group_by;
   const groups = async () =>
     group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
   const [l, { totals, active, clicksOn }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
   return {
-    analytics: {
-      total_clicks: totals.clicks,
-      unique_visitors: totals.unique_visitors,
-      total_links: l.total_links,
-      last_click_at: totals.last_click_at,
-      today_clicks: clicksOn(r.today),
-      yesterday_clicks: clicksOn(yesterday),
-      active_links: active,
-      total_links_count: l.total_links_count,
-      links_this_month: l.links_this_month,
-      clicks_this_month: r.usage.clicks_this_month,
-      ...(grouped ? { groups: grouped } : {}),
-    },
-    usage: r.usage,
+    total_clicks: totals.clicks,
+    unique_visitors: totals.unique_visitors,
+    total_links: l.total_links,
+    last_click_at: totals.last_click_at,
+    today_clicks: clicksOn(r.today),
+    yesterday_clicks: clicksOn(yesterday),
+    active_links: active,
+    total_links_count: l.total_links_count,
+    links_this_month: l.links_this_month,
+    clicks_this_month: 0,
+    ...(grouped ? { groups: grouped } : {}),
   };
 }
 
@@ -141,21 +171,22 @@ export async function getTimeseriesReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<(TimeseriesRow & { groups?: Record<string, unknown>[] })[]>> {
-  const r = await prepareReport(deps, account, q);
-  const group = q.group_by;
-  const [rows, groupRows] = await Promise.all([
-    emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope)),
-    group ? emptyWhenNoRange(r, [], () => getClickGroups(deps.ch, r.scope, group, true)) : [],
-  ]);
-  const byDate = new Map(rows.map((d) => [d.date, d]));
-  const groupsOn = (date: string) => groupRows.filter((g) => g.date === date).map((g) => groupJson(group!, g));
-  const analytics = isEmptyRange(r.scope.range)
-    ? []
-    : daysOf(r.scope.range).map((date) => {
-        const row = byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 };
-        return group ? { ...row, groups: groupsOn(date) } : row;
-      });
-  return { analytics, usage: r.usage };
+  return runReport(deps, account, q, "total", async (r) => {
+    const group = q.group_by;
+    const [rows, groupRows] = await Promise.all([
+      emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope)),
+      group ? emptyWhenNoRange(r, [], () => getClickGroups(deps.ch, r.scope, group, true)) : [],
+    ]);
+    const byDate = new Map(rows.map((d) => [d.date, d]));
+    const groupsOn = (date: string) => groupRows.filter((g) => g.date === date).map((g) => groupJson(group!, g));
+    const analytics = isEmptyRange(r.scope.range)
+      ? []
+      : daysOf(r.scope.range).map((date) => {
+          const row = byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 };
+          return group ? { ...row, groups: groupsOn(date) } : row;
+        });
+    return analytics;
+  });
 }
 
 export async function getHourlyReport(
@@ -163,16 +194,15 @@ export async function getHourlyReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<HourlyRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
-  const byHour = new Map(rows.map((h) => [h.hour, h]));
-  const analytics = Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
-  return { analytics, usage: r.usage };
+  return runReport(deps, account, q, "hour", async (r) => {
+    const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
+    const byHour = new Map(rows.map((h) => [h.hour, h]));
+    return Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
+  });
 }
 
 export async function getGeoReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<GeoRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope)), usage: r.usage };
+  return runReport(deps, account, q, "country", (r) => emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope)));
 }
 
 export async function getDevicesReport(
@@ -180,8 +210,7 @@ export async function getDevicesReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<DeviceRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope)), usage: r.usage };
+  return runReport(deps, account, q, undefined, (r) => emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope)));
 }
 
 export async function getReferrersReport(
@@ -189,8 +218,7 @@ export async function getReferrersReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<ReferrerRow[]>> {
-  const r = await prepareReport(deps, account, q);
-  return { analytics: await emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)), usage: r.usage };
+  return runReport(deps, account, q, "referrer", (r) => emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -207,16 +235,17 @@ export async function getLinksClicks(
   if (!ids.every((id) => UUID.test(id))) throw validationError("query.link_ids", "must be link ids (UUIDs), comma-separated");
   const owned = new Set(await findLiveLinkIds(deps.pg.db, account.id, ids));
   if (ids.some((id) => !owned.has(id))) throw notFound("Link");
-  const r = await prepareReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter });
-  const scope = { ...r.scope, linkIds: ids };
-  const rows = await emptyWhenNoRange(r, [], () => getLinkDailyClicks(deps.ch, scope));
-  const days = isEmptyRange(scope.range) ? [] : daysOf(scope.range);
-  const byKey = new Map(rows.map((row) => [`${row.link_id}/${row.date}`, row.clicks]));
-  const analytics = ids.map((id) => {
-    const daily = days.map((d) => byKey.get(`${id}/${d}`) ?? 0);
-    return { link_id: id, clicks: daily.reduce((a, b) => a + b, 0), daily };
+  return runReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter }, undefined, async (r) => {
+    const scope = { ...r.scope, linkIds: ids };
+    const rows = await emptyWhenNoRange(r, [], () => getLinkDailyClicks(deps.ch, scope));
+    const days = isEmptyRange(scope.range) ? [] : daysOf(scope.range);
+    const byKey = new Map(rows.map((row) => [`${row.link_id}/${row.date}`, row.clicks]));
+    const analytics = ids.map((id) => {
+      const daily = days.map((d) => byKey.get(`${id}/${d}`) ?? 0);
+      return { link_id: id, clicks: daily.reduce((a, b) => a + b, 0), daily };
+    });
+    return analytics;
   });
-  return { analytics, usage: r.usage };
 }
 
 /** Lifetime numbers of one link of the account (404 for unknown, deleted or another account's). */
