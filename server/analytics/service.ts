@@ -42,7 +42,6 @@ import { findAccountDomainIdByName } from "../domains/read";
 import { resolveReportLinks } from "../reports/scope";
 import { DAY_MS } from "../reports/period";
 import { percent, round2 } from "../reports/numbers";
-import { importedClickCounts } from "../imports/read";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
 
@@ -258,10 +257,9 @@ export async function getLinkStats(
   const { link } = await resolveReportLinks(deps.pg.db, accountId, { linkId });
   if (!link) throw notFound("Link");
   const id = link.id;
-  const [clicks, groupRows, importedRaw] = await Promise.all([
+  const [clicks, groupRows] = await Promise.all([
     getLinkClickStats(deps.ch, { accountId, linkId: id }),
     groupBy ? getLinkGroups(deps.ch, { accountId, linkId: id, group: groupBy }) : undefined,
-    importedClickCounts(deps.ch, accountId, [id]),
   ]);
   const converters = clicks.converters;
   const total = clicks.human_clicks + clicks.bot_clicks;
@@ -278,7 +276,7 @@ export async function getLinkStats(
     days_active: daysActive,
     average_clicks_per_day: round2(total / daysActive),
     conversion_rate: percent(converters, clicks.unique_visitors),
-    imported_clicks: link.imported_clicks + (importedRaw.get(id) ?? 0),
+    imported_clicks: link.imported_clicks + clicks.imported,
     ...(groupBy && groupRows ? { groups: linkGroups(link, groupBy, groupRows) } : {}),
   };
 }
