@@ -258,7 +258,7 @@ export async function getLinkStats(
   if (!link) throw notFound("Link");
   const id = link.id;
   const [clicks, groupRows] = await Promise.all([
-    getLinkClickStats(deps.ch, { accountId, linkId: id }),
+    getLinkClickStats(deps.ch, { accountId, linkId: id, withImported: true }),
     groupBy ? getLinkGroups(deps.ch, { accountId, linkId: id, group: groupBy }) : undefined,
   ]);
   const converters = clicks.converters;

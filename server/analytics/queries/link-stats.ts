@@ -12,7 +12,7 @@ export interface LinkClickStats {
   unique_visitors: number;
   last_click_at: string | null;
   converters: number;
-  /** Raw clicks imported for the link (imports' table, counted as imports/repository.ts counts them). */
+  /** Raw clicks imported for the link (imports' table, counted as imports/repository.ts counts them; 0 unless withImported). */
   imported: number;
 }
 
@@ -23,7 +23,10 @@ const LIFETIME_START = "2000-01-01";
  * unique_visitors counts people: bot traffic is left out. Visitors: the link's cells (visitor-days.ts);
  * its converters (people with a conversion event on the link) in the same statement.
  */
-export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; linkId: string }): Promise<LinkClickStats> {
+export async function getLinkClickStats(
+  ch: Clickhouse,
+  a: { accountId: string; linkId: string; withImported?: boolean },
+): Promise<LinkClickStats> {
   const params = { account: a.accountId, link: a.linkId };
   const scope = "account_id = {account:UUID} AND link_id = {link:UUID}";
   const converters = {
@@ -45,7 +48,7 @@ export async function getLinkClickStats(ch: Clickhouse, a: { accountId: string; 
             FROM ${ch.table("clicks_daily_links")} WHERE ${scope}`,
       params: { ...params, cell: a.linkId },
     },
-    [converters, imported],
+    a.withImported ? [converters, imported] : [converters],
   );
   const cell = byKey.get(a.linkId);
   return {
