@@ -18,6 +18,11 @@ export type JourneySummary = Schemas["JourneySummary"];
 export type JourneySession = Schemas["JourneySession"];
 export type JourneyEventItem = Schemas["JourneyEventItem"];
 export type Funnel = Schemas["Funnel"];
+/** The journey summary and funnel as answered, with `comparison` when `compare` was asked. */
+export type ComparableJourneySummary = Schemas["ComparableJourneySummary"];
+export type ComparableFunnel = Schemas["ComparableFunnel"];
+export type ComparableConversionSummary = Schemas["ComparableConversionSummary"];
+export type ComparableTimeToConvert = Schemas["ComparableTimeToConvert"];
 export type Paths = Schemas["Paths"];
 export type Retention = Schemas["Retention"];
 export type Attribution = Schemas["Attribution"];

@@ -141,6 +141,20 @@ describe("analytics, journey and conversions", () => {
     });
     expect(paths.data?.data.steps.map((s) => s.nodes.map((n) => n.name))).toEqual([["https://example.com/"], ["buy"]]);
     expect(paths.data?.data.comparison?.change.visitors).toEqual({ current: 1, previous: 0, change_percent: null });
+    // compare on the other report families: typed `comparison` with the compared window's report.
+    const summaryBefore = await client.GET("/journey/links/{link_id}/summary", {
+      params: { path: { link_id: link.id }, query: { period: "24h", compare: "previous" } },
+    });
+    expect(summaryBefore.data?.data.comparison?.data.total_visitors).toBe(0);
+    expect(summaryBefore.data?.data.comparison?.change.total_visitors).toEqual({ current: 1, previous: 0, change_percent: null });
+    const funnelBefore = await client.GET("/journey/links/{link_id}/funnel", {
+      params: { path: { link_id: link.id }, query: { steps: "page_view,buy", compare: "year" } },
+    });
+    expect(funnelBefore.data?.data.comparison?.data.steps.map((s) => s.visitors)).toEqual([0, 0]);
+    const convBefore = await client.GET("/conversions/summary", { params: { query: { link_id: link.id, compare: "previous" } } });
+    expect(convBefore.data?.data.comparison?.change.total_conversions).toEqual({ current: 1, previous: 0, change_percent: null });
+    const clicksBefore = await client.GET("/analytics/timeseries", { params: { query: { days: 7, compare: "previous" } } });
+    expect(clicksBefore.data?.data.comparison?.data).toHaveLength(7);
     const retention = await client.GET("/journey/links/{link_id}/retention", {
       params: { path: { link_id: link.id }, query: { weeks: 2 } },
     });

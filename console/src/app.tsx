@@ -2,13 +2,14 @@
 // of the current path. Every page change moves focus to its heading and names the document.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, CONSOLE, get, post, setCsrfToken, whenSignedOut } from "./api";
-import { currentRoute, navigate, navigated, useRoute } from "./router";
+import { announcePage } from "./lazy";
+import { currentRoute, navigate, useRoute } from "./router";
 import { SessionContext, type SessionState } from "./session";
 import type { AuthConfig, Session } from "./types";
 import { AuthPages } from "./pages/auth";
 import { Shell } from "./shell";
-import { Alert, documentTitle, Loading } from "./ui/parts";
-import { pageFor } from "./routes";
+import { Alert, Loading } from "./ui/parts";
+import { pageFor, preloadPage } from "./routes";
 
 const AUTH_PATHS = ["/sign-in", "/sign-up", "/setup", "/invite", "/forgot", "/reset"];
 
@@ -39,6 +40,7 @@ export function App() {
   useEffect(() => {
     whenSignedOut(() => setSession(null));
     void load();
+    if (!AUTH_PATHS.includes(route.path)) preloadPage(route.path);
   }, []);
 
   const onAuthPath = AUTH_PATHS.includes(route.path);
@@ -53,11 +55,8 @@ export function App() {
 
   // After each navigation inside the console the new page's heading gets focus (so it is announced);
   // a page loaded by the browser keeps the usual start (the skip link first). The heading names the document.
-  useEffect(() => {
-    const h1 = document.querySelector<HTMLElement>("main h1");
-    if (navigated) h1?.focus();
-    document.title = documentTitle(h1?.textContent);
-  }, [route.path, !!session]);
+  // A page whose chunk is still loading does the same when it arrives (lazy.tsx).
+  useEffect(announcePage, [route.path, !!session]);
 
   const state = useMemo<SessionState | null>(
     () =>

@@ -3,6 +3,7 @@
 import { t, type Static } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { StrictQuery } from "../http/strict-query";
+import { CompareParam, ComparisonOf } from "../reports/compare-model";
 
 export const BOT_FILTERS = ["real", "bot", "all"] as const;
 export type BotFilter = (typeof BOT_FILTERS)[number];
@@ -58,6 +59,7 @@ const reportFilters = {
       { description: "Only clicks of this source: qr (scans of the link's QR code) or link (every other click)" },
     ),
   ),
+  compare: CompareParam,
 };
 export const AnalyticsQuery = StrictQuery(reportFilters);
 /** The summary and timeseries also take group_by. */
@@ -179,8 +181,9 @@ export const LinkClicksRow = row("LinkClicksRow", {
 });
 export type LinkClicksRow = Static<typeof LinkClicksRow>;
 
-/** `data` of an analytics report: the rows and the account's click usage. */
-export const analyticsResult = (analytics: TSchema) => t.Object({ analytics, usage: AnalyticsUsage }, { additionalProperties: false });
+/** `data` of an analytics report: the rows, the account's click usage and, with `compare`, the compared range's rows. */
+export const analyticsResult = (analytics: TSchema, figures?: string) =>
+  t.Object({ analytics, usage: AnalyticsUsage, comparison: t.Optional(ComparisonOf(analytics, figures)) }, { additionalProperties: false });
 
 export const LinkStatsGroup = row("LinkStatsGroup", {
   ...GroupValue,

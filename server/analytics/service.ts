@@ -5,6 +5,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { AccountRecord } from "../accounts/principal";
 import { notFound, validationError } from "../errors";
 import type {
+  DateRange,
   ClickGroup,
   GroupedAnalyticsQuery,
   AnalyticsQuery,
@@ -41,6 +42,7 @@ import { countReportLinks, findLiveLinkIds, type LinkFacts } from "../links/read
 import { findAccountDomainIdByName } from "../domains/read";
 import { resolveReportLinks } from "../reports/scope";
 import { DAY_MS } from "../reports/period";
+import { compareReports, rowTotals, type Compare, type Comparison } from "../reports/compare";
 import { percent, round2 } from "../reports/numbers";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
@@ -52,28 +54,26 @@ export interface AnalyticsDeps {
 export interface AnalyticsResult<T> {
   analytics: T;
   usage: AnalyticsUsage;
+  comparison?: Comparison<T>;
 }
 
 interface Report {
   scope: ClickScope;
   floor: string;
   today: string;
+  /** The range asked for, before the floor: what `compare` shifts. */
+  requested: DateRange;
+  account: AccountRecord;
+  /** The month's clicks per day, read by the report's own statement when `inStatement` (UsageProbe). */
+  probe: UsageProbe;
+  inStatement: boolean;
 }
 
 /**
- * A report and its usage figures. The range starts at the retention floor and the report's own
- * statement reads the month's clicks per day beside its rows whenever it reads stored visitor cells
- * (else one read runs beside the report's, as before): no round trip of its own for the usage. Only an
- * account over its click budget whose cutoff is later than that floor runs the report again, over the
- * range clamped to the cutoff, so every answer is what reading the usage first would give.
+ * The report's scope from the retention floor. When the report reads stored visitor cells (`kind`), its
+ * statement also reads the month's clicks per day (the usage figures): no round trip of its own.
  */
-async function runReport<T>(
-  deps: AnalyticsDeps,
-  account: AccountRecord,
-  q: AnalyticsQuery,
-  kind: VisitorReport | undefined,
-  run: (r: Report) => Promise<T>,
-): Promise<AnalyticsResult<T>> {
+async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery, kind?: VisitorReport): Promise<Report> {
   const today = isoDay(Date.now());
   const requested = resolveRange(q, today);
   const domain = reportDomain(q);
@@ -87,17 +87,62 @@ async function runReport<T>(
     source: q.source,
     linkIds,
   };
-  const month = { accountId: account.id, from: monthStart(today) };
-  const probe: UsageProbe = { from: month.from };
+  const probe: UsageProbe = { from: monthStart(today) };
   const inStatement = kind !== undefined && !isEmptyRange(scope.range) && cellSelector(scope, kind) !== undefined;
-  const [analytics, separate] = await Promise.all([
-    run({ scope: inStatement ? { ...scope, usage: probe } : scope, floor, today }),
-    inStatement ? undefined : getAccountDailyClicks(deps.ch, month),
-  ]);
-  const { usage, floor: visible } = clickUsageOf(account, today, separate ?? probe.daily ?? (await getAccountDailyClicks(deps.ch, month)));
-  if (visible === floor) return { analytics, usage };
-  return { analytics: await run({ scope: { ...scope, range: clampRange(requested, visible) }, floor: visible, today }), usage };
+  return { scope: inStatement ? { ...scope, usage: probe } : scope, floor, today, requested, account, probe, inStatement };
 }
+
+/**
+ * The report's rows and its usage figures (the month's clicks per day from its own statement, else one
+ * read beside it). Only an account over its click budget whose cutoff is later than the retention floor
+ * runs the report again, over the range clamped to the cutoff: every answer is what reading the usage
+ * first would give.
+ */
+async function answer<T>(
+  deps: AnalyticsDeps,
+  r: Report,
+  compare: Compare | undefined,
+  run: (r: Report) => Promise<T>,
+  figures?: (rows: T) => object,
+): Promise<AnalyticsResult<T>> {
+  const month = { accountId: r.account.id, from: r.probe.from };
+  const [first, separate] = await Promise.all([
+    rowsOf(r, compare, run, figures),
+    r.inStatement ? undefined : getAccountDailyClicks(deps.ch, month),
+  ]);
+  const daily = separate ?? r.probe.daily ?? (await getAccountDailyClicks(deps.ch, month));
+  const { usage, floor } = clickUsageOf(r.account, r.today, daily);
+  if (floor === r.floor) return { ...first, usage };
+  const { usage: _probe, ...scope } = r.scope;
+  const again = { ...r, scope: { ...scope, range: clampRange(r.requested, floor) }, floor, inStatement: false };
+  return { ...(await rowsOf(again, compare, run, figures)), usage };
+}
+
+/** The rows over the report's range, and with `compare` over the compared range too (reports/compare.ts:
+ * the asked range shifted back by whole weeks, under the same retention and cutoff floor). */
+async function rowsOf<T>(r: Report, compare: Compare | undefined, run: (r: Report) => Promise<T>, figures?: (rows: T) => object) {
+  if (!compare) return { analytics: await run(r) };
+  const window = { fromMs: Date.parse(r.requested.start), toMs: Date.parse(r.requested.end) + DAY_MS };
+  const { current, comparison } = await compareReports(
+    compare,
+    window,
+    window.toMs - window.fromMs,
+    (w, isCurrent) => run(isCurrent ? r : { ...r, scope: { ...r.scope, range: clampRange(daysOfWindow(w), r.floor) } }),
+    { figures },
+  );
+  return { analytics: current, comparison };
+}
+
+const daysOfWindow = (w: { fromMs: number; toMs: number }): DateRange => ({ start: isoDay(w.fromMs), end: isoDay(w.toMs - DAY_MS) });
+/** The list reports' figures: their rows' sums. */
+const clickTotals = rowTotals("clicks", "unique_visitors");
+/** The summary's figures: those of its range (today, yesterday and the month's counts are the same in both). */
+const summaryFigures = (s: SummaryRow) => ({
+  total_clicks: s.total_clicks,
+  unique_visitors: s.unique_visitors,
+  total_links: s.total_links,
+  active_links: s.active_links,
+});
 
 /** `domain`, or its former name `domain_name`; both may be given only when they name one domain. */
 function reportDomain(q: AnalyticsQuery): string | undefined {
@@ -125,12 +170,24 @@ export async function getSummaryReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<SummaryRow & { groups?: Record<string, unknown>[] }>> {
-  const result = await runReport(deps, account, q, "total", (r) => summaryOf(deps, r, q.group_by));
+  const result = await answer(
+    deps,
+    await prepareReport(deps, account, q, "total"),
+    q.compare,
+    (r) => summaryOf(deps, r, q),
+    summaryFigures,
+  );
+  // The month's clicks are the usage's, known once the report has run.
   result.analytics.clicks_this_month = result.usage.clicks_this_month;
+  if (result.comparison) result.comparison.data.clicks_this_month = result.usage.clicks_this_month;
   return result;
 }
 
-async function summaryOf(deps: AnalyticsDeps, r: Report, group: ClickGroup | undefined) {
+async function summaryOf(
+  deps: AnalyticsDeps,
+  r: Report,
+  q: GroupedAnalyticsQuery,
+): Promise<SummaryRow & { groups?: Record<string, unknown>[] }> {
   const { ch } = deps;
   const yesterday = addDays(r.today, -1);
   const clicks = async () => {
@@ -147,6 +204,7 @@ async function summaryOf(deps: AnalyticsDeps, r: Report, group: ClickGroup | und
     ]);
     return { totals, active, clicksOn: (day: string) => recent.find((d) => d.date === day)?.clicks ?? 0 };
   };
+  const group = q.group_by;
   const groups = async () =>
     group ? (await emptyWhenNoRange(r, [], () => getClickGroups(ch, r.scope, group, false))).map((g) => groupJson(group, g)) : undefined;
   const [l, { totals, active, clicksOn }, grouped] = await Promise.all([countScopeLinks(deps, r), clicks(), groups()]);
@@ -170,22 +228,24 @@ export async function getTimeseriesReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<(TimeseriesRow & { groups?: Record<string, unknown>[] })[]>> {
-  return runReport(deps, account, q, "total", async (r) => {
-    const group = q.group_by;
-    const [rows, groupRows] = await Promise.all([
-      emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope)),
-      group ? emptyWhenNoRange(r, [], () => getClickGroups(deps.ch, r.scope, group, true)) : [],
-    ]);
-    const byDate = new Map(rows.map((d) => [d.date, d]));
-    const groupsOn = (date: string) => groupRows.filter((g) => g.date === date).map((g) => groupJson(group!, g));
-    const analytics = isEmptyRange(r.scope.range)
-      ? []
-      : daysOf(r.scope.range).map((date) => {
-          const row = byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 };
-          return group ? { ...row, groups: groupsOn(date) } : row;
-        });
-    return analytics;
-  });
+  return answer(deps, await prepareReport(deps, account, q, "total"), q.compare, (r) => timeseriesOf(deps, r, q), clickTotals);
+}
+
+async function timeseriesOf(deps: AnalyticsDeps, r: Report, q: GroupedAnalyticsQuery) {
+  const group = q.group_by;
+  const [rows, groupRows] = await Promise.all([
+    emptyWhenNoRange(r, [], () => getClickTimeseries(deps.ch, r.scope)),
+    group ? emptyWhenNoRange(r, [], () => getClickGroups(deps.ch, r.scope, group, true)) : [],
+  ]);
+  const byDate = new Map(rows.map((d) => [d.date, d]));
+  const groupsOn = (date: string) => groupRows.filter((g) => g.date === date).map((g) => groupJson(group!, g));
+  const analytics = isEmptyRange(r.scope.range)
+    ? []
+    : daysOf(r.scope.range).map((date) => {
+        const row = byDate.get(date) ?? { date, clicks: 0, unique_visitors: 0 };
+        return group ? { ...row, groups: groupsOn(date) } : row;
+      });
+  return analytics;
 }
 
 export async function getHourlyReport(
@@ -193,15 +253,17 @@ export async function getHourlyReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<HourlyRow[]>> {
-  return runReport(deps, account, q, "hour", async (r) => {
+  const hourly = async (r: Report) => {
     const rows = await emptyWhenNoRange(r, [], () => getClicksByHour(deps.ch, r.scope));
     const byHour = new Map(rows.map((h) => [h.hour, h]));
     return Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
-  });
+  };
+  return answer(deps, await prepareReport(deps, account, q, "hour"), q.compare, hourly, clickTotals);
 }
 
 export async function getGeoReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<GeoRow[]>> {
-  return runReport(deps, account, q, "country", (r) => emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope)));
+  const geo = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope));
+  return answer(deps, await prepareReport(deps, account, q, "country"), q.compare, geo, clickTotals);
 }
 
 export async function getDevicesReport(
@@ -209,7 +271,8 @@ export async function getDevicesReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<DeviceRow[]>> {
-  return runReport(deps, account, q, undefined, (r) => emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope)));
+  const devices = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope));
+  return answer(deps, await prepareReport(deps, account, q), q.compare, devices, rowTotals("clicks"));
 }
 
 export async function getReferrersReport(
@@ -217,7 +280,8 @@ export async function getReferrersReport(
   account: AccountRecord,
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<ReferrerRow[]>> {
-  return runReport(deps, account, q, "referrer", (r) => emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope)));
+  const referrers = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope));
+  return answer(deps, await prepareReport(deps, account, q, "referrer"), q.compare, referrers, clickTotals);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -234,7 +298,8 @@ export async function getLinksClicks(
   if (!ids.every((id) => UUID.test(id))) throw validationError("query.link_ids", "must be link ids (UUIDs), comma-separated");
   const owned = new Set(await findLiveLinkIds(deps.pg.db, account.id, ids));
   if (ids.some((id) => !owned.has(id))) throw notFound("Link");
-  return runReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter }, undefined, async (r) => {
+  const report = await prepareReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter });
+  return answer(deps, report, undefined, async (r) => {
     const scope = { ...r.scope, linkIds: ids };
     const rows = await emptyWhenNoRange(r, [], () => getLinkDailyClicks(deps.ch, scope));
     const days = isEmptyRange(scope.range) ? [] : daysOf(scope.range);

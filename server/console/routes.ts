@@ -1,5 +1,6 @@
 // Serves the console built by `npm run build` (console/dist): one HTML page for every path under
-// /console (the app routes in the browser), and its content-hashed script and stylesheet. The page
+// /console (the app routes in the browser), and its content-hashed files: the entry script, the stylesheet
+// and the chunks under chunks/ (one per page, loaded when first shown, and those they share). The page
 // forbids framing and inline scripts, and sends no Referer (links carry tokens in the fragment anyway).
 import { Elysia } from "elysia";
 import { existsSync, readFileSync } from "node:fs";
@@ -26,9 +27,12 @@ const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", cs
 export function consoleRoutes() {
   const built = existsSync(join(DIST, "index.html"));
   const page = built ? readFileSync(join(DIST, "index.html")) : null;
-  const manifest = built ? (JSON.parse(readFileSync(join(DIST, "manifest.json"), "utf8")) as { js: string; css: string }) : null;
+  // Only the files the build lists are served (never a path made up by the request). A dist/ built before
+  // the console was split lists only its script and stylesheet.
+  type Manifest = { js: string; css: string; files?: string[] };
+  const manifest = built ? (JSON.parse(readFileSync(join(DIST, "manifest.json"), "utf8")) as Manifest) : null;
   const assets = new Map<string, Uint8Array<ArrayBuffer>>();
-  if (manifest) for (const file of [manifest.js, manifest.css]) assets.set(file, readFileSync(join(DIST, file)));
+  if (manifest) for (const file of manifest.files ?? [manifest.js, manifest.css]) assets.set(file, readFileSync(join(DIST, file)));
   const hide = { detail: { hide: true } };
 
   const servePage = ({ request }: { request: Request }) => {
@@ -39,13 +43,14 @@ export function consoleRoutes() {
   };
   return new Elysia({ name: "console" })
     .get(
-      "/console/assets/:file",
+      "/console/assets/*",
       ({ params }) => {
-        const body = assets.get(params.file);
+        const file = params["*"];
+        const body = assets.get(file);
         if (!body) throw new AppError("NOT_FOUND", "Not found");
         return new Response(body, {
           headers: {
-            "content-type": TYPES[params.file.slice(params.file.lastIndexOf(".") + 1)],
+            "content-type": TYPES[file.slice(file.lastIndexOf(".") + 1)],
             "cache-control": "public, max-age=31536000, immutable",
             "x-content-type-options": "nosniff",
           },

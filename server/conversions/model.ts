@@ -2,6 +2,7 @@
 import { t } from "elysia";
 import { StrictQuery } from "../http/strict-query";
 import { PeriodSchema } from "../journey/model";
+import { CompareParam, comparable } from "../reports/compare-model";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -14,7 +15,8 @@ const common = {
   link_id: t.Optional(t.String({ format: "uuid" })),
 };
 
-export const ConversionsQuery = StrictQuery(common);
+/** The object reports (summary, time to convert) also take `compare`. */
+export const ConversionsQuery = StrictQuery({ ...common, compare: CompareParam });
 export const TimeseriesQuery = StrictQuery({ ...common, interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))) });
 export const BreakdownQuery = StrictQuery({ ...common, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
 
@@ -79,4 +81,11 @@ export const TimeToConvert = t.Object(
     median_seconds: t.Number({ minimum: 0 }),
   },
   { $id: "TimeToConvert", ...strict },
+);
+
+export const ComparableConversionSummary = comparable(ConversionSummary, "ComparableConversionSummary", undefined, ["imported"]);
+export const ComparableTimeToConvert = comparable(
+  TimeToConvert,
+  "ComparableTimeToConvert",
+  "average_seconds and median_seconds, and each bucket's count under its label",
 );

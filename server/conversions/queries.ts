@@ -8,17 +8,23 @@ import type { Dimension, Interval } from "./model";
 export interface Scope {
   accountId: string;
   fromMs: number;
+  /** A compared past window's end (exclusive, a whole hour); none: up to now and beyond (events dated ahead). */
+  toMs?: number;
   linkIds?: string[];
 }
+
+/** The end bound of a compared window on a time column, or nothing. */
+const before = (s: Scope, column: string) => (s.toMs === undefined ? "" : ` AND ${column} < fromUnixTimestamp64Milli({to:Int64}, 'UTC')`);
 
 /** The scope over the hourly rollups (migration 0200); periods start on a whole hour. */
 function hourlyScopeOf(s: Scope) {
   const where = [
     "account_id = {account:UUID}",
     "hour >= toDateTime(intDiv({from:Int64}, 1000), 'UTC')",
+    ...(s.toMs === undefined ? [] : ["hour < toDateTime(intDiv({to:Int64}, 1000), 'UTC')"]),
     ...(s.linkIds ? ["link_id IN {links:Array(UUID)}"] : []),
   ].join(" AND ");
-  return { where, params: { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] } };
+  return { where, params: { account: s.accountId, from: s.fromMs, to: s.toMs ?? 0, links: s.linkIds ?? [] } };
 }
 
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
@@ -65,7 +71,7 @@ function variantBreakdownSql(ch: Clickhouse, s: Scope) {
     FROM ${ch.table("journey_events")} AS j
     INNER JOIN (SELECT toString(click_id) AS cid, variant FROM ${ch.table("clicks")}
                 WHERE account_id = {account:UUID} AND variant != ''${links}) AS c ON c.cid = j.visitor_id
-    WHERE j.account_id = {account:UUID} AND j.timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${links.replace("link_id", "j.link_id")}
+    WHERE j.account_id = {account:UUID} AND j.timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${before(s, "j.timestamp")}${links.replace("link_id", "j.link_id")}
     GROUP BY label`;
 }
 
@@ -127,7 +133,7 @@ export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
   // table. The rollup is narrowed to their visitors by a UInt64 hash (cheaper than a (link, visitor)
   // set; extra rows cannot pass): the HAVING keeps those whose first conversion is in the period.
   const converted = `SELECT link_id, visitor_id FROM ${ch.table("journey_conversion_times")}
-    WHERE account_id = {account:UUID} AND converted_at >= ${from}${links}`;
+    WHERE account_id = {account:UUID} AND converted_at >= ${from}${before(s, "converted_at")}${links}`;
   const [row] = await ch.query<Record<string, string | number | null>>(
     `
     WITH conv AS (
@@ -135,7 +141,7 @@ export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
       FROM ${touch}
       WHERE account_id = {account:UUID}${links}
         AND cityHash64(visitor_id) IN (SELECT cityHash64(visitor_id) FROM (${converted}))
-      GROUP BY link_id, visitor_id HAVING converted_at >= ${from}
+      GROUP BY link_id, visitor_id HAVING converted_at >= ${from}${before(s, "converted_at")}
     ), click AS (
       SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
       WHERE account_id = {account:UUID} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM (${converted}))
@@ -148,7 +154,7 @@ export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
     SELECT countIf(s < 3600) AS b0, countIf(s >= 3600 AND s < 86400) AS b1, countIf(s >= 86400 AND s < 604800) AS b2,
       countIf(s >= 604800) AS b3, avgOrNull(s) AS average, quantileExactInclusiveOrNull(0.5)(s) AS median
     FROM spans SETTINGS optimize_aggregation_in_order = 1`,
-    { account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] },
+    { account: s.accountId, from: s.fromMs, to: s.toMs ?? 0, links: s.linkIds ?? [] },
   );
   return {
     counts: [row.b0, row.b1, row.b2, row.b3].map(Number),

@@ -8,13 +8,14 @@ import type { Postgres } from "../storage/postgres/client";
 import { csvReports } from "../http/csv-report";
 import * as csv from "./csv";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
+import { ROLLING_COMPARE_DOC as COMPARE_DOC } from "../reports/compare-model";
 import {
   BreakdownQuery,
   ConversionBreakdownRow,
   ConversionPoint,
-  ConversionSummary,
+  ComparableConversionSummary,
+  ComparableTimeToConvert,
   ConversionsQuery,
-  TimeToConvert,
   TimeseriesQuery,
 } from "./model";
 import { getConversionBreakdown, getConversionSummary, getConversionTimeseries, getTimeToConvert } from "./service";
@@ -42,7 +43,12 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
         scope: "conversions:read",
         query: ConversionsQuery,
         csv: csv.csvConversionSummary,
-        detail: report("getConversionSummary", "Conversion totals", ConversionSummary, "Conversions, converters, revenue and rate."),
+        detail: report(
+          "getConversionSummary",
+          "Conversion totals",
+          ComparableConversionSummary,
+          `Conversions, converters, revenue and rate. ${COMPARE_DOC}`,
+        ),
       })
       // GET /conversions/timeseries
       .get("/conversions/timeseries", ({ account, query }) => getConversionTimeseries(reports, account.id, query), {
@@ -73,7 +79,12 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
         scope: "conversions:read",
         query: ConversionsQuery,
         csv: csv.csvTimeToConvert,
-        detail: report("getTimeToConvert", "Time from click to conversion", TimeToConvert, "Four buckets, the average and the median."),
+        detail: report(
+          "getTimeToConvert",
+          "Time from click to conversion",
+          ComparableTimeToConvert,
+          `Four buckets, the average and the median. ${COMPARE_DOC}`,
+        ),
       })
   );
 }

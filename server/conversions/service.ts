@@ -1,7 +1,8 @@
 // The conversion reports (docs/api.md "Conversions"); no Elysia here.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
-import { periodStartMs, type Period } from "../reports/period";
+import { PERIODS, periodStartMs, type Period } from "../reports/period";
+import { changeOf, rollingWindow, withComparison, type Compare, type Comparison } from "../reports/compare";
 import { money, percent, round2 } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
@@ -17,6 +18,9 @@ export interface ScopeQuery {
   domain_id?: string;
   link_id?: string;
 }
+export interface ComparableQuery extends ScopeQuery {
+  compare?: Compare;
+}
 
 /** The account's scope (reports/scope.ts); 404 when link_id or domain_id is unknown, another account's, or a deleted link. */
 async function resolveScope(db: DbOrTx, accountId: string, q: ScopeQuery, nowMs: number): Promise<queries.Scope> {
@@ -24,16 +28,39 @@ async function resolveScope(db: DbOrTx, accountId: string, q: ScopeQuery, nowMs:
   return { accountId, fromMs: s.period, ...(s.linkIds ? { linkIds: s.linkIds } : {}) };
 }
 
-export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ScopeQuery) {
-  const scope = await resolveScope(deps.db, accountId, q, Date.now());
+/**
+ * The report over the scope's period, and with `compare` over the compared window too (reports/compare.ts):
+ * the period's whole hours shifted back (the hour holding now counted whole, and never past the current
+ * period's start), read with an end bound.
+ */
+async function compared<R extends object>(
+  deps: ConversionDeps,
+  accountId: string,
+  q: ComparableQuery,
+  run: (s: queries.Scope) => Promise<R>,
+): Promise<R & { comparison?: Comparison<R> }> {
+  const nowMs = Date.now();
+  const scope = await resolveScope(deps.db, accountId, q, nowMs);
+  if (!q.compare) return run(scope);
+  const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
+  return withComparison(q.compare, rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs), lengthMs, (w, current) =>
+    run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
+  );
+}
+
+export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
   // One link's goals imported from another product (imports/plausible-query.ts), beside our counts, never in them.
-  const [totals, imported] = await Promise.all([
-    queries.getConversionTotals(deps.ch, scope),
-    q.link_id && scope.linkIds?.length === 1 ? importedConversionFigures(deps.ch, accountId, scope.linkIds[0]) : null,
+  const [summary, imported] = await Promise.all([
+    compared(deps, accountId, q, (scope) => conversionSummaryOf(deps, scope)),
+    q.link_id ? importedConversionFigures(deps.ch, accountId, q.link_id.toLowerCase()) : null,
   ]);
+  return imported ? { imported, ...summary } : summary;
+}
+
+async function conversionSummaryOf(deps: ConversionDeps, scope: queries.Scope) {
+  const totals = await queries.getConversionTotals(deps.ch, scope);
   const revenue = money(totals.revenueCents);
   return {
-    ...(imported ? { imported } : {}),
     total_conversions: totals.conversions,
     unique_converters: totals.converters,
     total_revenue: revenue,
@@ -90,8 +117,17 @@ export async function getConversionBreakdown(deps: ConversionDeps, accountId: st
     .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 
-export async function getTimeToConvert(deps: ConversionDeps, accountId: string, q: ScopeQuery) {
-  const result = await queries.getTimeToConvert(deps.ch, await resolveScope(deps.db, accountId, q, Date.now()));
+export async function getTimeToConvert(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
+  const report = await compared(deps, accountId, q, (scope) => timeToConvertOf(deps, scope));
+  if (!report.comparison) return report;
+  // Buckets are a list: their counts are compared under their labels.
+  const counts = (r: Awaited<ReturnType<typeof timeToConvertOf>>) => Object.fromEntries(r.buckets.map((b) => [b.label, b.count]));
+  const change = changeOf(counts(report), counts(report.comparison.data));
+  return { ...report, comparison: { ...report.comparison, change: { ...report.comparison.change, ...change } } };
+}
+
+async function timeToConvertOf(deps: ConversionDeps, scope: queries.Scope) {
+  const result = await queries.getTimeToConvert(deps.ch, scope);
   return {
     buckets: TIME_TO_CONVERT_BUCKETS.map((label, i) => ({ label, count: result.counts[i] })),
     average_seconds: round2(result.averageSeconds),

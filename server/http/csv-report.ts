@@ -48,7 +48,11 @@ export const csvReports = new Elysia({ name: "csv-reports" }).macro({
     // Before validation, so the strict query schemas never see `format`.
     transform({ request, query }) {
       const q = query as Record<string, unknown>;
-      if (wantsCsv(request, q.format)) wanted.set(request, table);
+      if (wantsCsv(request, q.format)) {
+        // A table has one set of rows: the comparison is JSON only.
+        if (q.compare !== undefined) throw validationError("query.compare", "is not available in CSV: ask for JSON (format=json)");
+        wanted.set(request, table);
+      }
       delete q.format;
     },
   }),

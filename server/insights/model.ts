@@ -1,25 +1,15 @@
-// Wire schemas of the insight reports (docs/insights.md): paths and retention of a link, and the one
-// shape every comparable report takes with `compare=previous|year`.
+// Wire schemas of the insight reports (docs/insights.md): paths and retention of a link, each comparable
+// (`compare=previous|year`, reports/compare-model.ts).
 import { t, type Static } from "elysia";
-import type { TObject, TProperties, TSchema } from "@sinclair/typebox";
 import { StrictQuery } from "../http/strict-query";
 import { PeriodSchema } from "../journey/model";
+import { CompareParam, comparable } from "../reports/compare-model";
 
 export const MAX_PATH_STEPS = 10;
 export const PATHS_BOUNDS = { steps: [2, MAX_PATH_STEPS], limit: [1, 50] } as const;
 export const RETENTION_BOUNDS = { weeks: [1, 26] } as const;
 
-export const COMPARE = ["previous", "year"] as const;
-export type Compare = (typeof COMPARE)[number];
-const CompareSchema = t.Optional(
-  t.Union(
-    COMPARE.map((c) => t.Literal(c)),
-    {
-      description:
-        "Adds `comparison`: the same report over the previous period (shifted back by whole weeks, so weekdays match) or over the same period 52 weeks (364 days) before",
-    },
-  ),
-);
+export type { Compare } from "../reports/compare";
 
 export const InsightLinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });
 export const PathsQuery = StrictQuery({
@@ -28,11 +18,11 @@ export const PathsQuery = StrictQuery({
   end: t.Optional(t.String({ minLength: 1, maxLength: 2048, description: "Paths backward from this event (as a funnel step)" })),
   steps: t.Optional(t.Integer({ description: "2 to 10 (default 5), the start or end included" })),
   limit: t.Optional(t.Integer({ description: "Nodes shown per step, 1 to 50 (default 10); the rest are counted in `other_visitors`" })),
-  compare: CompareSchema,
+  compare: CompareParam,
 });
 export const RetentionQuery = StrictQuery({
   weeks: t.Optional(t.Integer({ description: "1 to 26 (default 8): cohorts of this week (Monday, UTC) and the weeks before" })),
-  compare: CompareSchema,
+  compare: CompareParam,
 });
 
 const Count = t.Integer({ minimum: 0 });
@@ -109,36 +99,6 @@ export const Retention = t.Object(
   strict,
 );
 export type RetentionReport = Static<typeof Retention>;
-
-/** What `compare` adds to a report: the same report over the other window and the change of its top-level figures. */
-const ComparisonOf = <T extends TSchema>(report: T) =>
-  t.Object(
-    {
-      compare: t.Union(COMPARE.map((c) => t.Literal(c))),
-      from: t.String({ format: "date-time", description: "The compared window's start" }),
-      to: t.String({ format: "date-time", description: "The compared window's end (exclusive)" }),
-      data: report,
-      change: t.Record(
-        t.String(),
-        t.Object(
-          {
-            current: t.Number(),
-            previous: t.Number(),
-            change_percent: t.Union([t.Number(), t.Null()], {
-              description: "(current − previous) ÷ previous × 100, null when previous is 0",
-            }),
-          },
-          strict,
-        ),
-        { description: "Each top-level number of the report" },
-      ),
-    },
-    strict,
-  );
-
-/** A report's schema with the optional `comparison` every comparable report has. */
-export const comparable = <P extends TProperties>(report: TObject<P>, id: string) =>
-  t.Object({ ...report.properties, comparison: t.Optional(ComparisonOf(report)) }, { $id: id, ...strict });
 
 export const ComparablePaths = comparable(Paths, "Paths");
 export const ComparableRetention = comparable(Retention, "Retention");

@@ -10,7 +10,7 @@
 // `steps`. So every visitor who did the target in the period has exactly one path, and step 1 counts
 // the visitors the funnel's first step counts for the same name.
 import type { Clickhouse } from "../storage/clickhouse/client";
-import type { Window } from "./compare";
+import type { Window } from "../reports/compare";
 
 /** The order of the `types` codes in migration 0207 (1-based), as server/journey/funnel-query.ts keeps it. */
 export const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;

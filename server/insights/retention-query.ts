@@ -3,7 +3,7 @@
 // of their first bundle on the link, ever; their cohort is its week (Monday, UTC); they return in a later
 // week when they have an event in it before the window's end.
 import type { Clickhouse } from "../storage/clickhouse/client";
-import type { Window } from "./compare";
+import type { Window } from "../reports/compare";
 
 export interface RetentionRow {
   /** The cohort's Monday, YYYY-MM-DD. */

@@ -5,7 +5,7 @@ import { DAY_MS, PERIODS, periodStartMs, type Period } from "../reports/period";
 import { resolveReportScope } from "../reports/scope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
-import { withComparison, type Window } from "./compare";
+import { AHEAD_MS, withComparison, type Window } from "../reports/compare";
 import type { Compare, PathsReport, RetentionReport } from "./model";
 import { BUNDLE_EVENT_TYPES, queryLabels, queryPaths, type PathRow } from "./paths-query";
 import { queryRetention, type RetentionRow } from "./retention-query";
@@ -40,10 +40,16 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
   const target = (q.start ?? q.end) as string;
   const args = { steps: q.steps ?? 5, limit: q.limit ?? 10 };
   const window = { fromMs: periodStartMs(period, nowMs), toMs: nowMs };
-  return withComparison(q.compare, window, PERIODS[period] * 1000, async (w) => {
-    const rows = await queryPaths(deps.ch, { accountId, linkId: link, window: w, target, direction, steps: args.steps });
-    return buildPaths(rows, direction, target, args.limit, (hashes) => queryLabels(deps.ch, accountId, link, w, hashes));
-  });
+  return withComparison(
+    q.compare,
+    window,
+    PERIODS[period] * 1000,
+    async (w) => {
+      const rows = await queryPaths(deps.ch, { accountId, linkId: link, window: w, target, direction, steps: args.steps });
+      return buildPaths(rows, direction, target, args.limit, (hashes) => queryLabels(deps.ch, accountId, link, w, hashes));
+    },
+    { aheadMs: AHEAD_MS },
+  );
 }
 
 const nodeKey = (ty: number, lb: string) => `${ty}:${lb}`;
@@ -136,10 +142,16 @@ export async function getRetention(
   const link = await ownedLink(deps.db, accountId, linkId);
   const weeks = q.weeks ?? 8;
   const window = { fromMs: mondayOf(nowMs) - (weeks - 1) * WEEK_MS, toMs: nowMs };
-  return withComparison(q.compare, window, weeks * WEEK_MS, async (w): Promise<RetentionReport> => {
-    const rows = await queryRetention(deps.ch, accountId, link, w, weeks);
-    return buildRetention(rows, weeks, w);
-  });
+  return withComparison(
+    q.compare,
+    window,
+    weeks * WEEK_MS,
+    async (w): Promise<RetentionReport> => {
+      const rows = await queryRetention(deps.ch, accountId, link, w, weeks);
+      return buildRetention(rows, weeks, w);
+    },
+    { aheadMs: AHEAD_MS },
+  );
 }
 
 function buildRetention(rows: RetentionRow[], weeks: number, w: Window): RetentionReport {

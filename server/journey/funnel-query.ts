@@ -14,7 +14,7 @@
 // or events dated up to a day ahead); those few visitors go through windowFunnel itself.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { countFunnelLevelsStored, FALLBACK_LEVEL } from "./funnel-cache-query";
-import { ENDED_IN_RANGE as LINK, type LinkRange } from "./link-range";
+import { bundlesInRange, type LinkRange } from "./link-range";
 import { noteFunnel } from "./report-demand";
 
 /** The order of the `types` codes in migration 0207 (1-based). */
@@ -44,10 +44,12 @@ const bits = (from: number, to: number) => (2 ** to - 2 ** from).toString(); // 
  * Levels of every visitor of the period (0: no step-1 event) that the window cannot affect;
  * FALLBACK_LEVEL rows carry the others' hashes. `names` null: the period has no named page views.
  */
-function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[] | null, hashes: string) {
+function levelsSql(ch: Clickhouse, r: LinkRange, n: number, labels: string[], names: string[] | null, hashes: string) {
+  // With an end, entries at or after it (ms after the start) are no entries.
+  const inSpan = (time: string) => (r.toMs === undefined ? "" : ` AND base + ${time} < {span:Int64}`);
   const mask = (conditions: string[]) => conditions.map((c, i) => `${c} * ${2 ** i}`).join(" + ");
   const entry = (time: string, steps: string) =>
-    `if(base + ${time} >= 0, bitOr(bitShiftLeft(toUInt64(base + ${time}), ${STEP_BITS}), ${steps}), 0)`;
+    `if(base + ${time} >= 0${inSpan(time)}, bitOr(bitShiftLeft(toUInt64(base + ${time}), ${STEP_BITS}), ${steps}), 0)`;
   const views = `arrayMap((o, ty, lb) -> ${entry("o", mask(labels))}, times, types, labels)`;
   const named = (conditions: string[]) => `arrayMap((o, nm) -> ${entry("o", mask(conditions))}, named_views, view_names)`;
   const ks = Array.from({ length: n - 1 }, (_, i) => i + 1);
@@ -76,15 +78,15 @@ function levelsSql(ch: Clickhouse, n: number, labels: string[], names: string[] 
               ${names ? `arrayConcat(${views}, ${named(names)})` : views} AS e,
               arrayMin(arrayMap(x -> if(bitAnd(x, 1) != 0, bitAnd(x, ${TIME_PART}), ${NONE}), e)) AS t0,
               arrayFilter(x -> bitAnd(x, ${bits(1, n)}) != 0, e) AS r
-            FROM ${ch.table("journey_event_bundles")} WHERE ${LINK})
+            FROM ${ch.table("journey_event_bundles")} WHERE ${bundlesInRange(r)})
           GROUP BY vh)))
     GROUP BY level`;
 }
 
 /** windowFunnel itself over the events of the given visitors (their hashes as decimal strings). */
-function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[] | null, hashes: string) {
+function windowFunnelSql(ch: Clickhouse, r: LinkRange, labels: string[], names: string[] | null, hashes: string) {
   const of = (arrays: string) => `${ch.table("journey_event_bundles")} ARRAY JOIN ${arrays}
-    WHERE ${LINK} AND vh IN (SELECT arrayJoin(arrayMap(x -> toUInt64(x), {fallback:Array(String)})))`;
+    WHERE ${bundlesInRange(r)} AND vh IN (SELECT arrayJoin(arrayMap(x -> toUInt64(x), {fallback:Array(String)})))`;
   // A page view with an event_name is two rows at the same time: windowFunnel takes the union of
   // the steps they match, as for one row matching them all.
   const rows = (conditions: string[]) => conditions.map((c, i) => `${c} AS c${i}`).join(", ");
@@ -102,7 +104,7 @@ function windowFunnelSql(ch: Clickhouse, labels: string[], names: string[] | nul
         FROM ${of("named_views AS o, view_names AS nm")}`
             : ""
         })
-      WHERE t >= {from:Int64} AND (${labels.map((_, i) => `c${i}`).join(" OR ")})
+      WHERE t >= {from:Int64}${r.toMs === undefined ? "" : " AND t < {to:Int64}"} AND (${labels.map((_, i) => `c${i}`).join(" OR ")})
       GROUP BY vh)
     GROUP BY level`;
 }
@@ -130,12 +132,14 @@ export async function countFunnelLevels(
   windowMs: number,
   nowMs = Date.now(),
 ): Promise<number[]> {
+  // A compared past window (with an end) is read exactly: the stored states count periods up to now.
+  if (r.toMs !== undefined) return countFunnelLevelsFromBundles(ch, r, steps, windowMs);
   const stored = await countFunnelLevelsStored(ch, r, steps, windowMs, nowMs);
   if (stored) {
     if (stored.fallback.length === 0) return stored.byLevel;
     // The visitors the window may cut, through windowFunnel itself (named views included: it only costs).
     const { params, labels, names, hashes } = stepParams(steps);
-    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, labels, names, hashes), {
+    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, r, labels, names, hashes), {
       ...params,
       account: r.accountId,
       link: r.linkId,
@@ -154,15 +158,16 @@ export async function countFunnelLevels(
 export async function countFunnelLevelsFromBundles(ch: Clickhouse, r: LinkRange, steps: string[], windowMs: number): Promise<number[]> {
   const { params, labels, names: allNames, hashes } = stepParams(steps);
   const names = (await hasNamedViews(ch, r)) ? allNames : null;
-  const p = { ...params, account: r.accountId, link: r.linkId, from: r.fromMs, window: windowMs };
+  const to = r.toMs ?? 0;
+  const p = { ...params, account: r.accountId, link: r.linkId, from: r.fromMs, to, span: to - r.fromMs, window: windowMs };
   const byLevel = new Array<number>(steps.length + 1).fill(0);
-  const rows = await ch.query<{ level: number; n: string; fallback: string[] }>(levelsSql(ch, steps.length, labels, names, hashes), p);
+  const rows = await ch.query<{ level: number; n: string; fallback: string[] }>(levelsSql(ch, r, steps.length, labels, names, hashes), p);
   for (const row of rows) {
     if (Number(row.level) !== FALLBACK_LEVEL) {
       byLevel[Number(row.level)] += Number(row.n);
       continue;
     }
-    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, labels, names, hashes), {
+    const exact = await ch.query<{ level: number; n: string }>(windowFunnelSql(ch, r, labels, names, hashes), {
       ...p,
       fallback: row.fallback,
     });

@@ -2,6 +2,7 @@
 // the query parameters of the journey reports.
 import { t, type Static } from "elysia";
 import { StrictQuery } from "../http/strict-query";
+import { CompareParam, comparable } from "../reports/compare-model";
 import type { TSchema } from "@sinclair/typebox";
 import type { JourneyEvent as SdkJourneyEvent } from "../../event-sdk/src/types";
 import { ISO_DATE_TIME_PATTERN } from "../iso-time";
@@ -84,7 +85,7 @@ export { PERIODS, type Period } from "../reports/period";
 export const PeriodSchema = t.Union(Object.keys(PERIODS).map((p) => t.Literal(p as Period)));
 
 export const LinkParams = t.Object({ link_id: t.String({ format: "uuid" }) });
-export const PeriodQuery = StrictQuery({ period: t.Optional(PeriodSchema) });
+export const SummaryQuery = StrictQuery({ period: t.Optional(PeriodSchema), compare: CompareParam });
 /** Checked by checkQueryBounds (server/http/query-bounds.ts), which names the field. */
 export const SESSIONS_BOUNDS = { page: [1, 1_000_000], limit: [1, 100] } as const;
 export const EVENTS_BOUNDS = { page: [1, 1_000_000], limit: [1, 200] } as const;
@@ -104,6 +105,7 @@ export const EventsQuery = StrictQuery({
 export const FunnelQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   steps: t.String({ minLength: 1, maxLength: 4096 }),
+  compare: CompareParam,
 });
 export const MAX_FUNNEL_STEPS = 20;
 
@@ -232,3 +234,6 @@ export const Funnel = t.Object(
   },
   { $id: "Funnel", ...strict },
 );
+
+export const ComparableJourneySummary = comparable(JourneySummary, "ComparableJourneySummary", undefined, ["imported"]);
+export const ComparableFunnel = comparable(Funnel, "ComparableFunnel", "total_visitors, and each step's visitors as step_1, step_2, …");

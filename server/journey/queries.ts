@@ -15,8 +15,21 @@ const HOURLY = "account_id = {account:UUID} AND link_id = {link:UUID} AND hour >
 // midnight, then whole days.
 const FIRST_HOURS = `${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 'UTC')`;
 const WHOLE_DAYS = "account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC'))";
+// A compared past window (with an end, a whole hour) reads the hourly rollups alone, up to its end.
+const HOURS_TO_END = `${HOURLY} AND hour < toDateTime(intDiv({to:Int64}, 1000), 'UTC')`;
 const DAY_MS = 86_400_000;
-const params = (r: LinkRange) => ({ account: r.accountId, link: r.linkId, from: r.fromMs, day: Math.ceil(r.fromMs / DAY_MS) * DAY_MS });
+const params = (r: LinkRange) => ({
+  account: r.accountId,
+  link: r.linkId,
+  from: r.fromMs,
+  to: r.toMs ?? 0,
+  day: Math.ceil(r.fromMs / DAY_MS) * DAY_MS,
+});
+/** The hourly and daily rollups of a period, or the hourly ones of a window with an end. */
+const rollups = (r: LinkRange, columns: string, hourly: string, daily: string) =>
+  r.toMs === undefined
+    ? `SELECT ${columns} FROM ${hourly} WHERE ${FIRST_HOURS} UNION ALL SELECT ${columns} FROM ${daily} WHERE ${WHOLE_DAYS}`
+    : `SELECT ${columns} FROM ${hourly} WHERE ${HOURS_TO_END}`;
 
 const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 
@@ -24,10 +37,7 @@ const finite = (v: unknown) => (Number.isFinite(Number(v)) ? Number(v) : 0);
 async function countEvents(ch: Clickhouse, r: LinkRange) {
   const [row] = await ch.query<{ events: string }>(
     `
-    SELECT sum(events) AS events FROM (
-      SELECT events FROM ${ch.table("journey_visitors_hourly")} WHERE ${FIRST_HOURS}
-      UNION ALL
-      SELECT events FROM ${ch.table("journey_visitors_daily")} WHERE ${WHOLE_DAYS})`,
+    SELECT sum(events) AS events FROM (${rollups(r, "events", ch.table("journey_visitors_hourly"), ch.table("journey_visitors_daily"))})`,
     params(r),
   );
   return Number(row?.events ?? 0);
@@ -37,10 +47,7 @@ async function countEvents(ch: Clickhouse, r: LinkRange) {
 async function topValues(ch: Clickhouse, r: LinkRange) {
   const rows = await ch.query<{ kind: string; value: string; n: string }>(
     `
-    SELECT kind, value, sum(count) AS n FROM (
-      SELECT kind, value, count FROM ${ch.table("journey_tops_hourly")} WHERE ${FIRST_HOURS}
-      UNION ALL
-      SELECT kind, value, count FROM ${ch.table("journey_tops_daily")} WHERE ${WHOLE_DAYS})
+    SELECT kind, value, sum(count) AS n FROM (${rollups(r, "kind, value, count", ch.table("journey_tops_hourly"), ch.table("journey_tops_daily"))})
     GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`,
     params(r),
   );
@@ -52,16 +59,18 @@ export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
   // Four independent reads, sent together: a ClickHouse server runs them at once.
   const [events, { visitors }, [sessions], tops] = await Promise.all([
     countEvents(ch, r),
-    countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, linkIds: [r.linkId] }, false),
+    countJourneyVisitors(ch, { accountId: r.accountId, fromMs: r.fromMs, toMs: r.toMs, linkIds: [r.linkId] }, false),
     // Sessions with an event in the period, each from its first event (or the period start, when it
     // began before) to its last. FINAL merges each session's rows across parts in key order before the
     // filter applies, so the count and the spans are those of fully merged data.
     ch.query<{ n: string; avg: number | null }>(
       `
     SELECT count() AS n,
-      avgOrNull(toUnixTimestamp64Milli(ended) - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
+      avgOrNull(${r.toMs === undefined ? "toUnixTimestamp64Milli(ended)" : "least(toUnixTimestamp64Milli(ended), {to:Int64})"} - greatest(toUnixTimestamp64Milli(started), {from:Int64})) / 1000 AS avg
     FROM ${ch.table("journey_sessions_v2")} FINAL
-    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`,
+    WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${
+      r.toMs === undefined ? "" : " AND started < fromUnixTimestamp64Milli({to:Int64}, 'UTC')"
+    }`,
       params(r),
     ),
     topValues(ch, r),

@@ -8,8 +8,9 @@ import { ingestCorsHeaders, INGEST_PATH, preflightHeaders } from "./cors";
 import { ingestJourneyBatch, type IngestDeps } from "./ingest";
 import { checkQueryBounds } from "../http/query-bounds";
 import * as m from "./model";
-import { EVENTS_BOUNDS, EventsQuery, FunnelQuery, LinkParams, PeriodQuery, SESSIONS_BOUNDS, SessionsQuery } from "./model";
+import { EVENTS_BOUNDS, EventsQuery, FunnelQuery, LinkParams, SESSIONS_BOUNDS, SessionsQuery, SummaryQuery } from "./model";
 import { operation, REPORT_ERRORS } from "../openapi/operation";
+import { ROLLING_COMPARE_DOC as COMPARE_DOC } from "../reports/compare-model";
 import { getFunnel, getSummary, listEvents, listSessions } from "./service";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Postgres } from "../storage/postgres/client";
@@ -87,15 +88,14 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
       .get("/journey/links/:link_id/summary", ({ account, params, query }) => getSummary(reports, account.id, params.link_id, query), {
         scope: "journey:read",
         params: LinkParams,
-        query: PeriodQuery,
+        query: SummaryQuery,
         csv: csv.csvJourneySummary,
         detail: operation({
           id: "getJourneySummary",
           tag: "Journey",
           summary: "Journey summary of a link",
-          description:
-            "`period` is 24h, 7d, 30d (default) or 90d, in whole UTC hours. A deleted link's reports are 404, as an unknown link's.",
-          responses: { 200: { description: "Visitors, sessions, events and the top pages and events", data: m.JourneySummary } },
+          description: `\`period\` is 24h, 7d, 30d (default) or 90d, in whole UTC hours. A deleted link's reports are 404, as an unknown link's. ${COMPARE_DOC}`,
+          responses: { 200: { description: "Visitors, sessions, events and the top pages and events", data: m.ComparableJourneySummary } },
           errors: ["NOT_FOUND", ...REPORT_ERRORS],
         }),
       })
@@ -149,9 +149,8 @@ export function journeyRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }
           id: "getJourneyFunnel",
           tag: "Journey",
           summary: "Funnel of a link",
-          description:
-            "`steps`: up to 20 comma-separated names; a step matches an event's `event_name`, its `event_type` or a page view's `page_url`, in strict order within the period (default 30d).",
-          responses: { 200: { description: "Visitors reaching each step", data: m.Funnel } },
+          description: `\`steps\`: up to 20 comma-separated names; a step matches an event's \`event_name\`, its \`event_type\` or a page view's \`page_url\`, in strict order within the period (default 30d). ${COMPARE_DOC}`,
+          responses: { 200: { description: "Visitors reaching each step", data: m.ComparableFunnel } },
           errors: ["NOT_FOUND", ...REPORT_ERRORS],
         }),
       })

@@ -5,6 +5,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
 import { periodStartMs } from "../reports/period";
+import { rollingWindow, withComparison, type Compare, type CompareOptions } from "../reports/compare";
 import { percent } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
 import * as queries from "./queries";
@@ -22,11 +23,28 @@ export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: st
   return { accountId, linkId: scope.link!.id, fromMs: scope.period };
 }
 
-export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period }) {
+/**
+ * The report over the link's period, and with `compare` over the compared window too (reports/compare.ts):
+ * the period's whole hours shifted back, read with an end bound (exactly, from the bundles, where the
+ * stored closed-period state only counts up to now).
+ */
+async function compared<R extends object>(
+  range: queries.LinkRange,
+  q: { period?: Period; compare?: Compare },
+  run: (r: queries.LinkRange) => Promise<R>,
+  options: CompareOptions<R> = {},
+) {
+  if (!q.compare) return run(range);
+  const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
+  const window = rollingWindow(q.compare, range.fromMs, lengthMs, Date.now());
+  return withComparison(q.compare, window, lengthMs, (w, current) => run(current ? range : { ...range, ...w }), options);
+}
+
+export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; compare?: Compare }) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   // Another product's days before our own data (imports/plausible-query.ts), beside our counts, never in them.
   const [summary, imported] = await Promise.all([
-    queries.getJourneySummary(deps.ch, range),
+    compared(range, q, (r) => queries.getJourneySummary(deps.ch, r)),
     importedJourneyFigures(deps.ch, accountId, range.linkId),
   ]);
   return { ...summary, imported };
@@ -64,10 +82,24 @@ export function parseSteps(raw: string): string[] {
   return steps;
 }
 
-export async function getFunnel(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; steps: string }) {
+export async function getFunnel(
+  deps: ReportDeps,
+  accountId: string,
+  linkId: string,
+  q: { period?: Period; steps: string; compare?: Compare },
+) {
   const steps = parseSteps(q.steps);
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
-  const { reached, totalVisitors } = await queries.getJourneyFunnel(deps.ch, range, steps, PERIODS[q.period ?? "30d"]);
+  return compared(range, q, (r) => funnelOf(deps, r, steps, q.period), { figures: funnelFigures });
+}
+
+const funnelFigures = (f: { total_visitors: number; steps: { visitors: number }[] }) => ({
+  total_visitors: f.total_visitors,
+  ...Object.fromEntries(f.steps.map((s, i) => [`step_${i + 1}`, s.visitors])),
+});
+
+async function funnelOf(deps: ReportDeps, range: queries.LinkRange, steps: string[], period?: Period) {
+  const { reached, totalVisitors } = await queries.getJourneyFunnel(deps.ch, range, steps, PERIODS[period ?? "30d"]);
   return {
     steps: steps.map((step_name, i) => ({
       step_name,

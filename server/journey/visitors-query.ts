@@ -11,6 +11,8 @@ import { countWithClosedDays, WHOLE_ACCOUNT } from "./closed-days-query";
 export interface VisitorScope {
   accountId: string;
   fromMs: number;
+  /** A compared past window's end (exclusive, a whole hour); none: up to now and beyond. */
+  toMs?: number;
   linkIds?: string[];
 }
 export interface VisitorCounts {
@@ -18,21 +20,28 @@ export interface VisitorCounts {
   converters: number;
 }
 
-const scopeParams = (s: VisitorScope) => ({ account: s.accountId, from: s.fromMs, links: s.linkIds ?? [] });
+const scopeParams = (s: VisitorScope) => ({ account: s.accountId, from: s.fromMs, to: s.toMs ?? 0, links: s.linkIds ?? [] });
 const linksOf = (s: VisitorScope) => (s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "");
 /** A bundle's conversions in the period (type 5 in migration 0207's codes). */
-const CONVERTED = "arrayExists((o, ty) -> ty = 5 AND toUnixTimestamp64Milli(started) + o >= {from:Int64}, times, types)";
+const converted = (s: VisitorScope) =>
+  `arrayExists((o, ty) -> ty = 5 AND toUnixTimestamp64Milli(started) + o >= {from:Int64}${s.toMs === undefined ? "" : " AND toUnixTimestamp64Milli(started) + o < {to:Int64}"}, times, types)`;
 
+/** Bundles with an event in the period: their last one at or after its start, and, with an end, one before it. */
 const bundlesOf = (ch: Clickhouse, s: VisitorScope) =>
-  `${ch.table("journey_event_bundles")} WHERE account_id = {account:UUID}${linksOf(s)} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')`;
+  `${ch.table("journey_event_bundles")} WHERE account_id = {account:UUID}${linksOf(s)} AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')${
+    s.toMs === undefined
+      ? ""
+      : " AND started < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND arrayExists(o -> toUnixTimestamp64Milli(started) + o >= {from:Int64} AND toUnixTimestamp64Milli(started) + o < {to:Int64}, times)"
+  }`;
 
 /**
  * Distinct visitors with an event in scope and (with `converters`) those of them who converted. A link's
  * or a whole account's are counted with the closed days' counts (closed-days-query.ts), which give the
- * same numbers; other sets of links, and periods that start today, from the bundles.
+ * same numbers; other sets of links, periods that start today and windows with an end (a compared past
+ * window: the closed days' counts run to now), from the bundles.
  */
 export async function countJourneyVisitors(ch: Clickhouse, s: VisitorScope, converters = true): Promise<VisitorCounts> {
-  const scope = !s.linkIds ? WHOLE_ACCOUNT : s.linkIds.length === 1 ? s.linkIds[0] : null;
+  const scope = s.toMs !== undefined ? null : !s.linkIds ? WHOLE_ACCOUNT : s.linkIds.length === 1 ? s.linkIds[0] : null;
   if (scope) {
     const counts = await countWithClosedDays(ch, { accountId: s.accountId, scope, fromMs: s.fromMs }, converters);
     if (counts) return counts;
@@ -43,7 +52,7 @@ export async function countJourneyVisitors(ch: Clickhouse, s: VisitorScope, conv
 /** The same from every bundle of the period. */
 export async function countFromBundles(ch: Clickhouse, s: VisitorScope, converters = true): Promise<VisitorCounts> {
   const [row] = await ch.query<{ v: string; c: string }>(
-    `SELECT uniqExact(vh) AS v, ${converters ? `uniqExactIf(vh, ${CONVERTED})` : "0"} AS c FROM ${bundlesOf(ch, s)}`,
+    `SELECT uniqExact(vh) AS v, ${converters ? `uniqExactIf(vh, ${converted(s)})` : "0"} AS c FROM ${bundlesOf(ch, s)}`,
     scopeParams(s),
   );
   return { visitors: Number(row?.v ?? 0), converters: Number(row?.c ?? 0) };
@@ -52,7 +61,7 @@ export async function countFromBundles(ch: Clickhouse, s: VisitorScope, converte
 /** The same per link of the scope (links without events in the period are absent). */
 export async function countJourneyVisitorsByLink(ch: Clickhouse, s: VisitorScope): Promise<Map<string, VisitorCounts>> {
   const rows = await ch.query<{ link: string; v: string; c: string }>(
-    `SELECT toString(link_id) AS link, uniqExact(vh) AS v, uniqExactIf(vh, ${CONVERTED}) AS c FROM ${bundlesOf(ch, s)} GROUP BY link`,
+    `SELECT toString(link_id) AS link, uniqExact(vh) AS v, uniqExactIf(vh, ${converted(s)}) AS c FROM ${bundlesOf(ch, s)} GROUP BY link`,
     scopeParams(s),
   );
   return new Map(rows.map((r) => [r.link, { visitors: Number(r.v), converters: Number(r.c) }]));

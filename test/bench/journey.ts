@@ -201,6 +201,18 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     `/public-api/v1/journey/links/${linkId}/summary?period=90d`,
     countOf("journey_event_bundles", LINK_BUNDLES, 90),
   ],
+  // compare=previous (docs/insights.md "Comparison"): the report again over the compared 30 days, whose
+  // visitors are read exactly from the bundles.
+  [
+    "journey summary (30d, compare=previous)",
+    `/public-api/v1/journey/links/${linkId}/summary?compare=previous`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 30),
+  ],
+  [
+    "journey funnel (3 steps, 30d, compare=previous)",
+    `/public-api/v1/journey/links/${linkId}/funnel?steps=page_view,add_to_cart,purchase&compare=previous`,
+    countOf("journey_event_bundles", LINK_BUNDLES, 30),
+  ],
   [
     "journey funnel (3 steps, 30d)",
     `/public-api/v1/journey/links/${linkId}/funnel?steps=page_view,add_to_cart,purchase`,
@@ -217,6 +229,11 @@ const QUERIES: [string, string, () => Promise<unknown>][] = [
     countOf("journey_events", "link_id = {link:UUID} AND timestamp >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')", 7),
   ],
   ["conversions summary", "/public-api/v1/conversions/summary", countOf("journey_event_bundles", ACCOUNT_BUNDLES, 30)],
+  [
+    "conversions summary (compare=previous)",
+    "/public-api/v1/conversions/summary?compare=previous",
+    countOf("journey_event_bundles", ACCOUNT_BUNDLES, 30),
+  ],
   ["conversions timeseries (day)", "/public-api/v1/conversions/timeseries", countOf("journey_hourly", HOURS, 30)],
   [
     "conversions breakdown (device)",

@@ -11,29 +11,71 @@ const root = join(import.meta.dir, "../..");
 const dist = join(root, "console/dist");
 const build = (...args: string[]) => runBuild("console/build.ts", ...args);
 
+const manifestOf = () =>
+  JSON.parse(readFileSync(join(dist, "manifest.json"), "utf8")) as {
+    js: string;
+    css: string;
+    initial: string[];
+    pages: string[];
+    files: string[];
+  };
+const gz = (file: string) => gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;
+/** The chunks a built file imports statically (`import … from "./chunks/…"`), as paths in dist/. */
+const staticImports = (file: string) =>
+  [...readFileSync(join(dist, file), "utf8").matchAll(/(?:import|from)\s*"(\.\/[^"]+)"/g)].map((m) => join(file, "..", m[1]));
+
 describe("build", () => {
-  test("writes hashed JS and CSS and a page that names them, prints sizes, stays within 40 KB gzipped", () => {
+  test("hashed entry, CSS and chunks; the page preloads the first load; first load within 40 KB gzipped", () => {
     const r = build();
     expect(r.exitCode).toBe(0);
-    const manifest = JSON.parse(readFileSync(join(dist, "manifest.json"), "utf8"));
-    expect(manifest.js).toMatch(/^app\.[0-9a-f]{10}\.js$/);
-    expect(manifest.css).toMatch(/^app\.[0-9a-f]{10}\.css$/);
-    const js = readFileSync(join(dist, manifest.js));
-    const css = readFileSync(join(dist, manifest.css));
-    const total = gzipSync(js, { level: 9 }).length + gzipSync(css, { level: 9 }).length;
-    expect(r.stdout.toString()).toContain(`console total ${total} B gzip (budget 40960 B gzip)`);
+    const manifest = manifestOf();
+    expect(manifest.js).toMatch(/^app-[A-Z0-9]{8}\.js$/);
+    expect(manifest.css).toMatch(/^app-[A-Z0-9]{8}\.css$/);
+    for (const f of manifest.files) if (f !== manifest.js && f !== manifest.css) expect(f).toMatch(/^chunks\/[a-z-]+-[A-Z0-9]{8}\.js$/);
+    // What the browser fetches before the console runs: the entry and, recursively, what it imports statically.
+    const first = new Set<string>();
+    const walk = (f: string) => {
+      if (first.has(f)) return;
+      first.add(f);
+      staticImports(f).forEach(walk);
+    };
+    walk(manifest.js);
+    expect([...first].sort()).toEqual([...manifest.initial].sort());
+    const total = [...first].reduce((n, f) => n + gz(f), 0) + gz(manifest.css);
+    const out = r.stdout.toString();
+    expect(out).toContain(`console first load ${total} B gzip (budget 40960 B gzip)`);
     expect(total).toBeLessThanOrEqual(40 * 1024);
+    for (const f of manifest.files) expect(out).toContain(`${f.padEnd(40)} `); // every file has its row
     const html = readFileSync(join(dist, "index.html"), "utf8");
     expect(html).toContain(`<script type="module" src="/console/assets/${manifest.js}"></script>`);
     expect(html).toContain(`<link rel="stylesheet" href="/console/assets/${manifest.css}" />`);
+    for (const f of first) if (f !== manifest.js) expect(html).toContain(`<link rel="modulepreload" href="/console/assets/${f}" />`);
     expect(html).toContain('<script type="module" src="/widgets.js"></script>');
     expect(html).not.toMatch(/<script(?![^>]*src=)/); // no inline script: the CSP allows none
   });
 
-  test("exits non-zero over budget", () => {
+  test("each page is a chunk the entry imports only when it is shown, within its own budget", () => {
+    const manifest = manifestOf();
+    const entry = readFileSync(join(dist, manifest.js), "utf8");
+    expect(manifest.pages.length).toBeGreaterThanOrEqual(16);
+    for (const page of manifest.pages) {
+      expect(manifest.initial).not.toContain(page);
+      expect(entry).toContain(`import("./${page}")`);
+      expect(gz(page)).toBeLessThanOrEqual(12 * 1024);
+    }
+    // The pages added last are among them, not in the first load.
+    for (const name of ["shares", "imports", "alerts"]) expect(manifest.pages.some((p) => p.startsWith(`chunks/${name}-`))).toBe(true);
+  });
+
+  test("exits non-zero when the first load or a page is over budget", () => {
     const r = build("--budget", "1000");
     expect(r.exitCode).not.toBe(0);
+    expect(r.stderr.toString()).toContain("the console's first load is");
     expect(r.stderr.toString()).toContain("over its gzipped budget");
+    const p = build("--page-budget", "1000");
+    expect(p.exitCode).not.toBe(0);
+    expect(p.stderr.toString()).toMatch(/the page links\/detail is \d+ B over its gzipped budget/);
+    expect(p.stderr.toString()).not.toContain("first load");
     expect(build().exitCode).toBe(0);
   });
 });
@@ -59,16 +101,28 @@ describe("serving", () => {
     }
   });
 
-  test("assets are immutable; unknown assets and unknown console API paths are JSON 404s", async () => {
-    const manifest = JSON.parse(readFileSync(join(dist, "manifest.json"), "utf8"));
-    const js = await t.request(`/console/assets/${manifest.js}`);
-    expect(js.status).toBe(200);
-    expect(js.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
-    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-    const css = await t.request(`/console/assets/${manifest.css}`);
-    expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8");
-    const missing = await t.call("/console/assets/app.0000000000.js");
-    expect(missing.status).toBe(404);
+  test("assets and chunks are immutable; unknown assets and unknown console API paths are JSON 404s", async () => {
+    const manifest = manifestOf();
+    for (const file of manifest.files) {
+      const res = await t.request(`/console/assets/${file}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe(file.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8");
+      expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(new Uint8Array(readFileSync(join(dist, file))));
+    }
+    for (const path of [
+      "/console/assets/app-00000000.js",
+      "/console/assets/chunks/links-00000000.js",
+      "/console/assets/manifest.json",
+      "/console/assets/index.html",
+      "/console/assets/chunks/../manifest.json",
+      "/console/assets/chunks/%2e%2e%2fmanifest.json",
+      "/console/assets/..%2f..%2fbuild.ts",
+    ]) {
+      const missing = await t.call(path);
+      expect([path, missing.status]).toEqual([path, 404]);
+    }
     const api = await t.call("/console/api/nothing-here");
     expect(api.status).toBe(404);
     expect(api.body.error.code).toBe("NOT_FOUND");

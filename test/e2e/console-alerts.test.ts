@@ -1,29 +1,12 @@
 // The console's Reports and alerts page in headless Chromium: subscribe an address to the reports, set
 // an alert on a link with recipients, see both listed as the API stores them, turn the alert off, delete.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import type { TestApp } from "../helpers/app";
-import { launchBrowser } from "./browser";
-import { asOwner, ownerPage, screenshot, shows, startConsoleServer, unlabelled } from "./console-setup";
+import { expect, test } from "bun:test";
+import { asOwner, screenshot, shows, useOwnerConsole, unlabelled } from "./console-setup";
 
-let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let browser: Browser;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  ({ t, ...server } = await startConsoleServer());
-  browser = await launchBrowser();
-  ({ page, errors } = await ownerPage(browser, t));
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await t?.close();
-});
+const owner = useOwnerConsole();
 
 test("subscribe an address, set a conversion-rate alert on a link, turn it off, delete it", async () => {
+  const { server, page, errors } = owner;
   const link = await asOwner(page, "POST", "/links", { url: "https://example.com/spring", title: "Spring sale" });
   expect(link.status).toBe(201);
   await page.goto(`${server.url}/console/alerts`);

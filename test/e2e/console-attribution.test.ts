@@ -1,40 +1,23 @@
 // Issue 30 item 2 in headless Chromium: the attribution card on the console's Analytics page, drawn by
 // <svc-attribution controls> from conversions the test sent, switched from first to last click.
 // Screenshot in test-artifacts/console/.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import type { TestApp } from "../helpers/app";
-import { launchBrowser } from "./browser";
-import { asOwner, ownerPage, screenshot, startConsoleServer } from "./console-setup";
+import { expect, test } from "bun:test";
+import { asOwner, screenshot, useOwnerConsole } from "./console-setup";
 
-let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let browser: Browser;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  ({ t, ...server } = await startConsoleServer());
-  browser = await launchBrowser();
-  ({ page, errors } = await ownerPage(browser, t));
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await t?.close();
-});
+const owner = useOwnerConsole();
 
 const loaded = () =>
-  page.waitForFunction(() => ["loaded", "empty"].includes((document.getElementById("w-attribution") as any)?.state), undefined, {
+  owner.page.waitForFunction(() => ["loaded", "empty"].includes((document.getElementById("w-attribution") as any)?.state), undefined, {
     timeout: 20_000,
   });
 const rows = () =>
-  page.evaluate(() => {
+  owner.page.evaluate(() => {
     const table = document.getElementById("w-attribution")!.shadowRoot!.querySelector("tbody");
     return [...table!.querySelectorAll("tr")].map((tr) => [...tr.children].map((c) => c.textContent?.trim()));
   });
 
 test("the Analytics page credits a conversion to the first or the last link its visitor came through", async () => {
+  const { t, server, page, errors } = owner;
   const link = async (code: string) => (await asOwner(page, "POST", "/links", { url: "https://example.com/", short_code: code })).body.data;
   const [first, last] = [await link(`first${Date.now()}`), await link(`last${Date.now()}`)];
   const at = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();

@@ -101,7 +101,7 @@ describe("/dashboard", () => {
     p.waitForFunction(
       () => {
         const all = [...document.querySelectorAll("#widgets > *")] as any[];
-        return all.length === 9 && all.every((w) => w.state === "loaded" || w.state === "empty");
+        return all.length === 10 && all.every((w) => w.state === "loaded" || w.state === "empty");
       },
       undefined,
       { timeout: 20_000 },

@@ -1,31 +1,14 @@
 // The console's Imports page in headless Chromium: the owner uploads a Bitly export, watches the progress
 // bar reach the end, reads the rows refused and why, finds the links with their codes, and the page offers
 // the links list as CSV in the format it reads back.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import type { TestApp } from "../helpers/app";
-import { launchBrowser } from "./browser";
-import { asOwner, ownerPage, ROOT, screenshot, startConsoleServer } from "./console-setup";
+import { asOwner, ROOT, screenshot, useOwnerConsole } from "./console-setup";
 
-let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let browser: Browser;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  ({ t, ...server } = await startConsoleServer());
-  browser = await launchBrowser();
-  ({ page, errors } = await ownerPage(browser, t));
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await t?.close();
-});
+const owner = useOwnerConsole();
 
 test("an import from the console: progress bar to the end, the refused rows listed, the links there", async () => {
+  const { server, page, errors } = owner;
   await page.goto(`${server.url}/console/links`);
   await page.getByRole("link", { name: "Imports" }).first().click();
   await page.waitForURL(/\/console\/imports$/);
@@ -59,6 +42,7 @@ test("an import from the console: progress bar to the end, the refused rows list
 }, 120_000);
 
 test("a file the importer cannot read is refused on the page, nothing created", async () => {
+  const { server, page } = owner;
   await page.goto(`${server.url}/console/imports`);
   const bad = { name: "latin1.csv", mimeType: "text/csv", buffer: Buffer.from("url,title\nhttps://example.com/x,Caf\xe9\n", "latin1") };
   await page.getByLabel("Export file").setInputFiles(bad);

@@ -1,33 +1,15 @@
 // Issue 30 in headless Chromium: a link's paths and retention on its console page, drawn by the widgets
 // from the events the test sent, with a comparison chosen once for both. Screenshot in test-artifacts/console/.
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import type { TestApp } from "../helpers/app";
-import { launchBrowser } from "./browser";
-import { asOwner, ownerPage, screenshot, startConsoleServer } from "./console-setup";
+import { expect, test } from "bun:test";
+import { asOwner, screenshot, useOwnerConsole } from "./console-setup";
 
-let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let browser: Browser;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  ({ t, ...server } = await startConsoleServer());
-  browser = await launchBrowser();
-  ({ page, errors } = await ownerPage(browser, t));
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await t?.close();
-});
+const owner = useOwnerConsole();
 
 const loadedWidget = (id: string) =>
-  page.waitForFunction((id) => ["loaded", "empty"].includes((document.getElementById(id) as any)?.state), id, { timeout: 20_000 });
+  owner.page.waitForFunction((id) => ["loaded", "empty"].includes((document.getElementById(id) as any)?.state), id, { timeout: 20_000 });
 /** Rows of a widget's table by caption, read through its shadow root. */
 const widgetTable = (id: string, caption: string) =>
-  page.evaluate(
+  owner.page.evaluate(
     ({ id, caption }) => {
       const t = [...document.getElementById(id)!.shadowRoot!.querySelectorAll("table")].find((x) => x.caption?.textContent === caption);
       return t ? [...t.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent?.trim())) : null;
@@ -36,6 +18,7 @@ const widgetTable = (id: string, caption: string) =>
   );
 
 test("a link's page shows where its visitors went from a page, what led to a purchase, and who came back", async () => {
+  const { t, server, page, errors } = owner;
   const created = await asOwner(page, "POST", "/links", { url: "https://example.com/shop", title: "Shop" });
   expect(created.status).toBe(201);
   const linkId = created.body.data.id;

@@ -68,6 +68,12 @@ describe("a link's analytics and the links list", () => {
     expect(figures[0]).toContain("new");
     await page.getByLabel("Range").selectOption("7");
     await page.waitForFunction(() => document.querySelector("#link-analytics-card figcaption")?.textContent?.includes("Clicks: 2"));
+    // Compared with a year before: the link had no clicks then either, so the change still says "new".
+    await page.getByLabel("Compare clicks with").selectOption("year");
+    await page.waitForFunction(() =>
+      document.querySelector("#link-analytics-card .figures")?.getAttribute("aria-label")?.includes("a year before"),
+    );
+    expect((await card.locator(".figure").first().textContent()) ?? "").toContain("new");
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth + 1)).toBe(true);
     await screenshot(page, "link-analytics-desktop-dark", true);
     // The quiet link's page shows its own one click.

@@ -1,31 +1,13 @@
 // Issue 30 item 3 in headless Chromium: a link's console page shows its journey visitors of the last
 // 5 minutes, and the figure moves on its own when a new visitor arrives (the widget polls every 10 s).
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Browser, Page } from "playwright-core";
-import type { TestApp } from "../helpers/app";
-import { launchBrowser } from "./browser";
-import { asOwner, ownerPage, screenshot, startConsoleServer } from "./console-setup";
+import { expect, test } from "bun:test";
+import { asOwner, screenshot, useOwnerConsole } from "./console-setup";
 
-let t: TestApp;
-let server: { url: string; stop(): Promise<void> };
-let browser: Browser;
-let page: Page;
-let errors: string[];
-
-beforeAll(async () => {
-  ({ t, ...server } = await startConsoleServer());
-  browser = await launchBrowser();
-  ({ page, errors } = await ownerPage(browser, t));
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await t?.close();
-});
+const owner = useOwnerConsole();
 
 /** A headline figure of a widget, by its label, read through its shadow root. */
 const figure = (id: string, label: string) =>
-  page.evaluate(
+  owner.page.evaluate(
     ({ id, label }) => {
       const dt = [...(document.getElementById(id)?.shadowRoot?.querySelectorAll("dt") ?? [])].find((d) => d.textContent === label);
       return dt?.nextElementSibling?.textContent ?? null;
@@ -34,6 +16,7 @@ const figure = (id: string, label: string) =>
   );
 
 test("a link's page counts its visitors of the last 5 minutes and updates itself", async () => {
+  const { server, page, errors } = owner;
   const created = await asOwner(page, "POST", "/links", { url: "https://example.com/live", title: "Live" });
   const linkId = created.body.data.id;
   const ev = (visitor: string, minutesAgo: number) => ({

@@ -3,12 +3,12 @@
 // checks every page passes (labelled controls, nothing wider than the screen) before its screenshot.
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import type { Browser, Cookie, Locator, Page } from "playwright-core";
 import { serveApp } from "../../server/serve";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { firstOwnerLink } from "../helpers/console";
-import { watchErrors } from "./browser";
+import { launchBrowser, watchErrors } from "./browser";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const SHOTS = join(ROOT, "test-artifacts", "console");
@@ -59,6 +59,33 @@ export async function ownerPage(
   page.on("dialog", (d) => void d.accept());
   await becomeOwner(page, t);
   return { context, page, errors };
+}
+
+export interface OwnerConsole {
+  t: TestApp;
+  server: { url: string; stop(): Promise<void> };
+  browser: Browser;
+  page: Page;
+  errors: string[];
+}
+
+/**
+ * A console test file's usual set-up: our server, a browser and the owner's page, opened before the
+ * file's tests and closed after them. The fields are filled in by the time a test runs.
+ */
+export function useOwnerConsole(): OwnerConsole {
+  const owner = {} as OwnerConsole;
+  beforeAll(async () => {
+    const { t, ...server } = await startConsoleServer();
+    Object.assign(owner, { t, server, browser: await launchBrowser() });
+    Object.assign(owner, await ownerPage(owner.browser, t));
+  }, 120_000);
+  afterAll(async () => {
+    await owner.browser?.close();
+    await owner.server?.stop();
+    await owner.t?.close();
+  });
+  return owner;
 }
 
 /** A public API call with the page's console session (cookie and CSRF token), as the console makes it. */

@@ -56,3 +56,30 @@ test("sessions split across parts count once, and one that began before the peri
   expect(res.body.data.total_sessions).toBe(3);
   expect(res.body.data.avg_session_duration_seconds).toBeCloseTo((10 * 60 + 5 * 60 + 0) / 3, 2);
 });
+
+test("a session crossing midnight counts once, and late events into a closed day change the next summary", async () => {
+  const midnight = Math.floor(NOW / (24 * 60 * MIN)) * 24 * 60 * MIN - 24 * 60 * MIN;
+  const summary = async () => (await t.call(`/public-api/v1/journey/links/${link}/summary?period=7d`, { key })).body.data;
+  const send = async (events: [string, number][]) => {
+    const body = events.map(([session, ms]) => pageView(link, `v-${session}`, { session_id: session, timestamp: at(ms) }));
+    expect((await postEvents(t, key, body)).status).toBe(202);
+    await t.flush();
+  };
+  const before = await summary();
+  await send([
+    ["midnight", midnight - 10 * MIN],
+    ["midnight", midnight + 15 * MIN],
+  ]);
+  const crossed = await summary();
+  expect(crossed.total_sessions).toBe(before.total_sessions + 1);
+  const durations = before.avg_session_duration_seconds * before.total_sessions + 25 * 60;
+  expect(crossed.avg_session_duration_seconds).toBeCloseTo(durations / crossed.total_sessions, 1);
+  // Late: the session's earlier event on the closed day before, and a new session on that day.
+  await send([
+    ["midnight", midnight - 40 * MIN],
+    ["closed-day", midnight - 5 * 60 * MIN],
+  ]);
+  const late = await summary();
+  expect(late.total_sessions).toBe(before.total_sessions + 2);
+  expect(late.avg_session_duration_seconds).toBeCloseTo((durations + 30 * 60) / late.total_sessions, 1);
+});

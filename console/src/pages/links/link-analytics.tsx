@@ -1,6 +1,7 @@
 // A link's analytics on its own page: clicks and visitors per day over a chosen range beside the previous
-// period of the same length, people's and bots' clicks apart, and the breakdowns by country, referrer,
-// device, browser and OS. Everything is the click reports filtered by `link_id` (docs/api.md "Click analytics").
+// period (weekday-aligned) or the same days a year before (the reports' `compare`), people's and bots'
+// clicks apart, and the breakdowns by country, referrer, device, browser and OS. Everything is the click
+// reports filtered by `link_id` (docs/api.md "Click analytics").
 import { useState } from "preact/hooks";
 import { api, ok } from "../../api";
 import { fmtNumber } from "../../format";
@@ -10,8 +11,9 @@ import { Chart } from "../../ui/chart";
 import { TERMS } from "../../vocabulary";
 
 const RANGES = [7, 30, 90] as const;
-const DAY_MS = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** What the figures and the chart compare with (docs/insights.md "Comparison"). */
+const COMPARE = { previous: "the previous period", year: "a year before" } as const;
+type Compare = keyof typeof COMPARE;
 
 type Count = { label: string; clicks: number };
 
@@ -32,28 +34,29 @@ function sumBy(rows: { device_type: string; browser: string; os: string; clicks:
 
 export function LinkAnalytics({ linkId }: { linkId: string }) {
   const [days, setDays] = useState<number>(30);
+  const [compare, setCompare] = useState<Compare>("previous");
   const data = useAsync(async () => {
-    const today = Date.now();
-    const previous = { start_date: isoDay(today - (2 * days - 1) * DAY_MS), end_date: isoDay(today - days * DAY_MS) };
     const q = { link_id: linkId, days };
-    const [summary, before, bots, series, prevSeries, geo, referrers, devices] = await Promise.all([
-      ok(api.GET("/analytics/summary", { params: { query: q } })),
-      ok(api.GET("/analytics/summary", { params: { query: { link_id: linkId, ...previous } } })),
+    const [summary, bots, series, geo, referrers, devices] = await Promise.all([
+      ok(api.GET("/analytics/summary", { params: { query: { ...q, compare } } })),
       ok(api.GET("/analytics/summary", { params: { query: { ...q, bot_filter: "bot" } } })),
-      ok(api.GET("/analytics/timeseries", { params: { query: q } })),
-      ok(api.GET("/analytics/timeseries", { params: { query: { link_id: linkId, ...previous } } })),
+      ok(api.GET("/analytics/timeseries", { params: { query: { ...q, compare } } })),
       ok(api.GET("/analytics/geo", { params: { query: q } })),
       ok(api.GET("/analytics/referrers", { params: { query: q } })),
       ok(api.GET("/analytics/devices", { params: { query: q } })),
     ]);
     const d = devices.analytics;
+    // The compared days, aligned to the current ones from the end (retention may cut the compared range's start).
+    const before = series.comparison?.data ?? [];
+    const prevClicks = [...new Array<number>(Math.max(0, series.analytics.length - before.length)).fill(0), ...before.map((r) => r.clicks)];
     return {
       days,
+      compared: COMPARE[compare],
       now: summary.analytics,
-      before: before.analytics,
+      before: summary.comparison?.data ?? { total_clicks: 0, unique_visitors: 0 },
       bots: bots.analytics.total_clicks,
       series: series.analytics,
-      prevSeries: prevSeries.analytics,
+      prevClicks,
       breakdowns: {
         Country: geo.analytics.map((r) => ({ label: r.country_code === "XX" ? "Unknown" : r.country_code, clicks: r.clicks })),
         Referrer: referrers.analytics.map((r) => ({
@@ -65,7 +68,7 @@ export function LinkAnalytics({ linkId }: { linkId: string }) {
         OS: sumBy(d, "os"),
       } as Record<string, Count[]>,
     };
-  }, [linkId, days]);
+  }, [linkId, days, compare]);
 
   return (
     <section class="card link-analytics" aria-labelledby="link-analytics" id="link-analytics-card">
@@ -76,11 +79,21 @@ export function LinkAnalytics({ linkId }: { linkId: string }) {
             <option value={n}>Last {n} days</option>
           ))}
         </Select>
+        <Select
+          label="Compare clicks with"
+          name="compare"
+          value={compare}
+          onChange={(e) => setCompare((e.target as HTMLSelectElement).value as Compare)}
+        >
+          {Object.entries(COMPARE).map(([value, label]) => (
+            <option value={value}>{label[0].toUpperCase() + label.slice(1)}</option>
+          ))}
+        </Select>
       </div>
       <Loaded value={data} what="Loading the link's analytics">
-        {({ days, ...a }) => (
+        {({ days, compared, ...a }) => (
           <>
-            <dl class="figures" aria-label={`Last ${days} days, compared with the ${days} days before`}>
+            <dl class="figures" aria-label={`Last ${days} days, compared with ${compared} (same weekdays)`}>
               <Figure name={TERMS.clicks.name} hint={TERMS.clicks.definition} now={a.now.total_clicks} before={a.before.total_clicks} />
               <Figure
                 name={TERMS.visitors.name}
@@ -97,12 +110,12 @@ export function LinkAnalytics({ linkId }: { linkId: string }) {
               </div>
             </dl>
             <Chart
-              label={`${TERMS.clicks.name} and ${TERMS.visitors.name.toLowerCase()} per day, last ${days} days, with the previous ${days} days`}
+              label={`${TERMS.clicks.name} and ${TERMS.visitors.name.toLowerCase()} per day, last ${days} days, with ${compared}`}
               dates={a.series.map((r) => r.date)}
               series={[
                 { name: TERMS.clicks.name, values: a.series.map((r) => r.clicks), kind: "main" },
                 { name: TERMS.visitors.name, values: a.series.map((r) => r.unique_visitors), kind: "second" },
-                { name: `${TERMS.clicks.name}, previous ${days} days`, values: a.prevSeries.map((r) => r.clicks), kind: "previous" },
+                { name: `${TERMS.clicks.name}, ${compared}`, values: a.prevClicks, kind: "previous" },
               ]}
             />
             <div class="breakdowns">
