@@ -101,6 +101,17 @@ export interface ClickScope {
    * none is given. Never empty: a filter that covers no link leaves nothing to read (see service.ts).
    */
   linkIds?: string[];
+  /**
+   * Set by the service to have the report's own statement read the account's clicks per day of this
+   * month (the usage figures) beside its rows; filled in when the report reads its cells (visitor-days.ts).
+   */
+  usage?: UsageProbe;
+}
+
+/** The account's clicks per day since `from` (the month's start), read with a report's statement. */
+export interface UsageProbe {
+  from: string;
+  daily?: Map<string, number>;
 }
 
 // Responses (the usage object, the report rows, link stats): the types the

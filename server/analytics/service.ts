@@ -11,6 +11,7 @@ import type {
   AnalyticsQuery,
   AnalyticsUsage,
   ClickScope,
+  UsageProbe,
   DeviceRow,
   GeoRow,
   HourlyRow,
@@ -22,8 +23,17 @@ import type {
   TimeseriesRow,
 } from "./model";
 import { addDays, clampRange, daysOf, isEmptyRange, isoDay, monthStart, resolveRange } from "./range";
-import { getClickUsage } from "./click-usage";
-import { countActiveLinks, getClickTimeseries, getClickTotals, getClicksByHour, getSummaryClicks } from "./queries/totals";
+import { clickUsageOf, retentionFloor } from "./click-usage";
+import { cellSelector } from "./visitor-days";
+import type { VisitorReport } from "./queries/visitor-days";
+import {
+  countActiveLinks,
+  getAccountDailyClicks,
+  getClickTimeseries,
+  getClickTotals,
+  getClicksByHour,
+  getSummaryClicks,
+} from "./queries/totals";
 import { getClicksByCountry, getClicksByDevice, getClicksByReferrer } from "./queries/breakdowns";
 import { getLinkClickStats } from "./queries/link-stats";
 import { getLinkDailyClicks } from "./queries/link-days";
@@ -34,7 +44,6 @@ import { resolveReportLinks } from "../reports/scope";
 import { DAY_MS } from "../reports/period";
 import { compareReports, rowTotals, type Compare, type Comparison } from "../reports/compare";
 import { percent, round2 } from "../reports/numbers";
-import { importedClickCounts } from "../imports/read";
 import { getClickGroups, getLinkGroups, type ClickGroupRow, type LinkGroupRow } from "./queries/groups";
 import { normalizeDomain } from "../visitors/hosts";
 
@@ -50,21 +59,26 @@ export interface AnalyticsResult<T> {
 
 interface Report {
   scope: ClickScope;
-  usage: AnalyticsUsage;
   floor: string;
   today: string;
   /** The range asked for, before the floor: what `compare` shifts. */
   requested: DateRange;
+  account: AccountRecord;
+  /** The month's clicks per day, read by the report's own statement when `inStatement` (UsageProbe). */
+  probe: UsageProbe;
+  inStatement: boolean;
 }
 
-async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<Report> {
+/**
+ * The report's scope from the retention floor. When the report reads stored visitor cells (`kind`), its
+ * statement also reads the month's clicks per day (the usage figures): no round trip of its own.
+ */
+async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery, kind?: VisitorReport): Promise<Report> {
   const today = isoDay(Date.now());
   const requested = resolveRange(q, today);
   const domain = reportDomain(q);
-  const [{ usage, floor }, { linkIds }] = await Promise.all([
-    getClickUsage(deps, account, today),
-    resolveReportLinks(deps.pg.db, account.id, { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id }),
-  ]);
+  const { linkIds } = await resolveReportLinks(deps.pg.db, account.id, { linkId: q.link_id, tag: q.tag, campaignId: q.campaign_id });
+  const floor = retentionFloor(account, today);
   const scope: ClickScope = {
     accountId: account.id,
     range: clampRange(requested, floor),
@@ -73,15 +87,41 @@ async function prepareReport(deps: AnalyticsDeps, account: AccountRecord, q: Ana
     source: q.source,
     linkIds,
   };
-  return { scope, usage, floor, today, requested };
+  const probe: UsageProbe = { from: monthStart(today) };
+  const inStatement = kind !== undefined && !isEmptyRange(scope.range) && cellSelector(scope, kind) !== undefined;
+  return { scope: inStatement ? { ...scope, usage: probe } : scope, floor, today, requested, account, probe, inStatement };
 }
 
 /**
- * The report's rows over its range, and with `compare` over the compared range too (reports/compare.ts:
- * the asked range shifted back by whole weeks, under the same retention and cutoff floor).
+ * The report's rows and its usage figures (the month's clicks per day from its own statement, else one
+ * read beside it). Only an account over its click budget whose cutoff is later than the retention floor
+ * runs the report again, over the range clamped to the cutoff: every answer is what reading the usage
+ * first would give.
  */
-async function answer<T>(r: Report, compare: Compare | undefined, run: (r: Report) => Promise<T>, figures?: (rows: T) => object) {
-  if (!compare) return { analytics: await run(r), usage: r.usage };
+async function answer<T>(
+  deps: AnalyticsDeps,
+  r: Report,
+  compare: Compare | undefined,
+  run: (r: Report) => Promise<T>,
+  figures?: (rows: T) => object,
+): Promise<AnalyticsResult<T>> {
+  const month = { accountId: r.account.id, from: r.probe.from };
+  const [first, separate] = await Promise.all([
+    rowsOf(r, compare, run, figures),
+    r.inStatement ? undefined : getAccountDailyClicks(deps.ch, month),
+  ]);
+  const daily = separate ?? r.probe.daily ?? (await getAccountDailyClicks(deps.ch, month));
+  const { usage, floor } = clickUsageOf(r.account, r.today, daily);
+  if (floor === r.floor) return { ...first, usage };
+  const { usage: _probe, ...scope } = r.scope;
+  const again = { ...r, scope: { ...scope, range: clampRange(r.requested, floor) }, floor, inStatement: false };
+  return { ...(await rowsOf(again, compare, run, figures)), usage };
+}
+
+/** The rows over the report's range, and with `compare` over the compared range too (reports/compare.ts:
+ * the asked range shifted back by whole weeks, under the same retention and cutoff floor). */
+async function rowsOf<T>(r: Report, compare: Compare | undefined, run: (r: Report) => Promise<T>, figures?: (rows: T) => object) {
+  if (!compare) return { analytics: await run(r) };
   const window = { fromMs: Date.parse(r.requested.start), toMs: Date.parse(r.requested.end) + DAY_MS };
   const { current, comparison } = await compareReports(
     compare,
@@ -90,7 +130,7 @@ async function answer<T>(r: Report, compare: Compare | undefined, run: (r: Repor
     (w, isCurrent) => run(isCurrent ? r : { ...r, scope: { ...r.scope, range: clampRange(daysOfWindow(w), r.floor) } }),
     { figures },
   );
-  return { analytics: current, usage: r.usage, comparison };
+  return { analytics: current, comparison };
 }
 
 const daysOfWindow = (w: { fromMs: number; toMs: number }): DateRange => ({ start: isoDay(w.fromMs), end: isoDay(w.toMs - DAY_MS) });
@@ -130,7 +170,17 @@ export async function getSummaryReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<SummaryRow & { groups?: Record<string, unknown>[] }>> {
-  return answer(await prepareReport(deps, account, q), q.compare, (r) => summaryOf(deps, r, q), summaryFigures);
+  const result = await answer(
+    deps,
+    await prepareReport(deps, account, q, "total"),
+    q.compare,
+    (r) => summaryOf(deps, r, q),
+    summaryFigures,
+  );
+  // The month's clicks are the usage's, known once the report has run.
+  result.analytics.clicks_this_month = result.usage.clicks_this_month;
+  if (result.comparison) result.comparison.data.clicks_this_month = result.usage.clicks_this_month;
+  return result;
 }
 
 async function summaryOf(
@@ -168,7 +218,7 @@ async function summaryOf(
     active_links: active,
     total_links_count: l.total_links_count,
     links_this_month: l.links_this_month,
-    clicks_this_month: r.usage.clicks_this_month,
+    clicks_this_month: 0,
     ...(grouped ? { groups: grouped } : {}),
   };
 }
@@ -178,7 +228,7 @@ export async function getTimeseriesReport(
   account: AccountRecord,
   q: GroupedAnalyticsQuery,
 ): Promise<AnalyticsResult<(TimeseriesRow & { groups?: Record<string, unknown>[] })[]>> {
-  return answer(await prepareReport(deps, account, q), q.compare, (r) => timeseriesOf(deps, r, q), clickTotals);
+  return answer(deps, await prepareReport(deps, account, q, "total"), q.compare, (r) => timeseriesOf(deps, r, q), clickTotals);
 }
 
 async function timeseriesOf(deps: AnalyticsDeps, r: Report, q: GroupedAnalyticsQuery) {
@@ -208,12 +258,12 @@ export async function getHourlyReport(
     const byHour = new Map(rows.map((h) => [h.hour, h]));
     return Array.from({ length: 24 }, (_, hour) => byHour.get(hour) ?? { hour, clicks: 0, unique_visitors: 0 });
   };
-  return answer(await prepareReport(deps, account, q), q.compare, hourly, clickTotals);
+  return answer(deps, await prepareReport(deps, account, q, "hour"), q.compare, hourly, clickTotals);
 }
 
 export async function getGeoReport(deps: AnalyticsDeps, account: AccountRecord, q: AnalyticsQuery): Promise<AnalyticsResult<GeoRow[]>> {
   const geo = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByCountry(deps.ch, r.scope));
-  return answer(await prepareReport(deps, account, q), q.compare, geo, clickTotals);
+  return answer(deps, await prepareReport(deps, account, q, "country"), q.compare, geo, clickTotals);
 }
 
 export async function getDevicesReport(
@@ -222,7 +272,7 @@ export async function getDevicesReport(
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<DeviceRow[]>> {
   const devices = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByDevice(deps.ch, r.scope));
-  return answer(await prepareReport(deps, account, q), q.compare, devices, rowTotals("clicks"));
+  return answer(deps, await prepareReport(deps, account, q), q.compare, devices, rowTotals("clicks"));
 }
 
 export async function getReferrersReport(
@@ -231,7 +281,7 @@ export async function getReferrersReport(
   q: AnalyticsQuery,
 ): Promise<AnalyticsResult<ReferrerRow[]>> {
   const referrers = (r: Report) => emptyWhenNoRange(r, [], () => getClicksByReferrer(deps.ch, r.scope));
-  return answer(await prepareReport(deps, account, q), q.compare, referrers, clickTotals);
+  return answer(deps, await prepareReport(deps, account, q, "referrer"), q.compare, referrers, clickTotals);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -248,16 +298,18 @@ export async function getLinksClicks(
   if (!ids.every((id) => UUID.test(id))) throw validationError("query.link_ids", "must be link ids (UUIDs), comma-separated");
   const owned = new Set(await findLiveLinkIds(deps.pg.db, account.id, ids));
   if (ids.some((id) => !owned.has(id))) throw notFound("Link");
-  const r = await prepareReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter });
-  const scope = { ...r.scope, linkIds: ids };
-  const rows = await emptyWhenNoRange(r, [], () => getLinkDailyClicks(deps.ch, scope));
-  const days = isEmptyRange(scope.range) ? [] : daysOf(scope.range);
-  const byKey = new Map(rows.map((row) => [`${row.link_id}/${row.date}`, row.clicks]));
-  const analytics = ids.map((id) => {
-    const daily = days.map((d) => byKey.get(`${id}/${d}`) ?? 0);
-    return { link_id: id, clicks: daily.reduce((a, b) => a + b, 0), daily };
+  const report = await prepareReport(deps, account, { days: q.days ?? 7, bot_filter: q.bot_filter });
+  return answer(deps, report, undefined, async (r) => {
+    const scope = { ...r.scope, linkIds: ids };
+    const rows = await emptyWhenNoRange(r, [], () => getLinkDailyClicks(deps.ch, scope));
+    const days = isEmptyRange(scope.range) ? [] : daysOf(scope.range);
+    const byKey = new Map(rows.map((row) => [`${row.link_id}/${row.date}`, row.clicks]));
+    const analytics = ids.map((id) => {
+      const daily = days.map((d) => byKey.get(`${id}/${d}`) ?? 0);
+      return { link_id: id, clicks: daily.reduce((a, b) => a + b, 0), daily };
+    });
+    return analytics;
   });
-  return { analytics, usage: r.usage };
 }
 
 /** Lifetime numbers of one link of the account (404 for unknown, deleted or another account's). */
@@ -270,10 +322,9 @@ export async function getLinkStats(
   const { link } = await resolveReportLinks(deps.pg.db, accountId, { linkId });
   if (!link) throw notFound("Link");
   const id = link.id;
-  const [clicks, groupRows, importedRaw] = await Promise.all([
-    getLinkClickStats(deps.ch, { accountId, linkId: id }),
+  const [clicks, groupRows] = await Promise.all([
+    getLinkClickStats(deps.ch, { accountId, linkId: id, withImported: true }),
     groupBy ? getLinkGroups(deps.ch, { accountId, linkId: id, group: groupBy }) : undefined,
-    importedClickCounts(deps.ch, accountId, [id]),
   ]);
   const converters = clicks.converters;
   const total = clicks.human_clicks + clicks.bot_clicks;
@@ -290,7 +341,7 @@ export async function getLinkStats(
     days_active: daysActive,
     average_clicks_per_day: round2(total / daysActive),
     conversion_rate: percent(converters, clicks.unique_visitors),
-    imported_clicks: link.imported_clicks + (importedRaw.get(id) ?? 0),
+    imported_clicks: link.imported_clicks + clicks.imported,
     ...(groupBy && groupRows ? { groups: linkGroups(link, groupBy, groupRows) } : {}),
   };
 }

@@ -23,6 +23,7 @@ import {
   readCells,
   type VisitorReport,
 } from "./queries/visitor-days";
+import { accountDailyClicksPart, USAGE_SIDE } from "./queries/usage";
 
 export interface CellVisitors {
   /** Per cell over the range: its clicks, the report's own numbers (x a maximum, y a sum) and its distinct visitors. */
@@ -43,7 +44,7 @@ const BOT = { real: 0, bot: 1, all: 2 } as const;
 /** The cells of a scope, or undefined when the table has none for it (a source filter, several links). */
 export function cellSelector(scope: ClickScope, report: VisitorReport): CellSelector | undefined {
   if (scope.source !== undefined) return undefined;
-  const base = { accountId: scope.accountId, bot: BOT[scope.botFilter], domain: scope.domain ?? "*" };
+  const base = { accountId: scope.accountId, bot: BOT[scope.botFilter], domain: scope.domain ?? "*", usage: scope.usage };
   if (scope.linkIds === undefined) return { ...base, report };
   // One link: its own cells serve the totals and the days (report "link"); other breakdowns of a link are not stored.
   if (scope.linkIds.length === 1 && report === "total") return { ...base, report: "link", key: scope.linkIds[0] };
@@ -84,6 +85,7 @@ export async function countCellVisitors(
   extras: ExtraQuery[] = [],
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
+  if (sel.usage) extras = [...extras, accountDailyClicksPart(ch, { accountId: sel.accountId, from: sel.usage.from })];
   let read = await readCells(ch, sel, range, today, live, extras, "days");
   // Every closed day holds when its stored clicks (and those of the day before) are the aggregate's;
   // else the statement again, per cell, telling which numbers hold.
@@ -92,6 +94,7 @@ export async function countCellVisitors(
     ([d, c]) => d >= today || (c.clicks === c.storedClicks && (d <= range.start || c.storedPrevClicks === dayClicks(addDays(d, -1)))),
   );
   if (!holds) read = await readCells(ch, sel, range, today, live, extras, "cells");
+  if (sel.usage) sel.usage.daily = new Map(read.extras.filter((e) => e.side === USAGE_SIDE).map((e) => [e.d, e.a]));
   const staleN = new Set(read.stale.filter((c) => c.n).map((c) => `${c.day}|${c.key}`));
   const staleO = new Set(read.stale.filter((c) => c.o).map((c) => `${c.day}|${c.key}`));
   const daysOf = (cells: Set<string>) => [...new Set([...cells].map((c) => c.split("|")[0]))];
@@ -126,6 +129,6 @@ export async function countCellVisitors(
   return {
     byKey: new Map([...read.byKey].filter(([, c]) => any(c)).map(([k, c]) => [k, counted(c, visitors.get(k) ?? 0)])),
     byDay: new Map([...read.byDay].filter(([, c]) => any(c)).map(([d, c]) => [d, counted(c, perDay.get(d) ?? 0)])),
-    extras: read.extras,
+    extras: read.extras.filter((e) => e.side !== USAGE_SIDE),
   };
 }

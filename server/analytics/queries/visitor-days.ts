@@ -4,6 +4,7 @@
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickhouseTable } from "../../storage/clickhouse/tables";
 import { num } from "./scope";
+import type { UsageProbe } from "../model";
 
 /** How long after midnight a click may keep the previous day's visitor hash (ingest/clicks/enrich/visitor-hash.ts). */
 const CARRY_SECONDS = 30 * 60;
@@ -27,6 +28,8 @@ export interface CellSelector {
   bot: 0 | 1 | 2;
   domain: string;
   key?: string;
+  /** The usage figures to read in the same statement (ClickScope.usage). */
+  usage?: UsageProbe;
 }
 
 /** The raw clicks of the selector's cells (the bound parameters are rawParams'). */
