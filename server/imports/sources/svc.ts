@@ -3,6 +3,7 @@
 import { DIRECT } from "../../visitors/hosts";
 import { cell, count, linkRecord, originKey, problem, splitShortLink, tagList, type SourceFormat } from "./record";
 import { sourceTime } from "./yourls";
+import { CLICK_COLUMNS } from "../../exports/model";
 
 export const svcLinks: SourceFormat = {
   source: "svc",
@@ -26,27 +27,8 @@ export const svcLinks: SourceFormat = {
   },
 };
 
-/** The columns of our raw clicks export (GET /exports/clicks). */
-export const CLICKS_EXPORT_COLUMNS = [
-  "click_id",
-  "timestamp",
-  "link_id",
-  "short_code",
-  "domain",
-  "country_code",
-  "region",
-  "city",
-  "device_type",
-  "browser",
-  "browser_version",
-  "os",
-  "os_version",
-  "referrer",
-  "referrer_url",
-  "language",
-  "is_bot",
-  "bot_kind",
-] as const;
+/** The columns of our raw clicks export (GET /exports/clicks): the exports feature's own list. */
+export const CLICKS_EXPORT_COLUMNS = CLICK_COLUMNS.map((c) => c.name);
 
 export const svcClicks: SourceFormat = {
   source: "svc",
