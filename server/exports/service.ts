@@ -13,6 +13,7 @@ import { normalizeDomain } from "../visitors/hosts";
 import { CLICK_COLUMNS, JOURNEY_COLUMNS, cursorText, parseCursor, type Cursor, type ExportFormat, type ExportQuery } from "./model";
 import { chTime, findStop, type ExportScope } from "./queries";
 import { exportBody, planExport } from "./stream";
+import { DAY_MS } from "../reports/period";
 
 export interface ExportDeps {
   pg: Postgres;
@@ -35,7 +36,6 @@ export interface ExportAnswer {
   next?: string;
 }
 
-const DAY_MS = 86_400_000;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export async function startExport(deps: ExportDeps, account: AccountRecord, req: ExportRequest): Promise<ExportAnswer> {

@@ -6,10 +6,10 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Cursor, ExportFormat } from "./model";
 import { chTime, countByHour, readChunk, streamChunk, type ExportScope } from "./queries";
+import { HOUR_MS } from "../reports/period";
 
 /** Rows per ClickHouse read: a few MB of text, whatever the size of the whole export. */
 export const CHUNK_ROWS = 50_000;
-const HOUR_MS = 3_600_000;
 
 /** The bytes of the export: the CSV header (when CSV), then every row of the scope, window by window. */
 export function exportBody(

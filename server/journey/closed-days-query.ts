@@ -14,11 +14,10 @@
 // Whatever has been merged, and however late events arrive, the count is the one the bundles give.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { noteScope, type ScopeDemand } from "./report-demand";
+import { DAY_MS, HOUR_MS } from "../reports/period";
 
 /** The scope of a closed-periods row: a link, or the whole account (this id). */
 export const WHOLE_ACCOUNT = "00000000-0000-0000-0000-000000000000";
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 /** Units are read this far back for their previous event: no report period is longer than 90 days. */
 const HISTORY_DAYS = 92;
 

@@ -12,8 +12,8 @@
 // after the stored range) so that a range starting later than the period (not used today) would work too.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { LinkRange } from "./link-range";
+import { HOUR_MS } from "../reports/period";
 
-const HOUR_MS = 3_600_000;
 const STEP_BITS = 20;
 const TIME_PART = "0xFFFFFFFFFFF00000";
 const NONE = "toUInt64(-1)";

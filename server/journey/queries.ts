@@ -4,6 +4,7 @@ import { chTimeToIso } from "../storage/clickhouse/format";
 import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
 import { countJourneyVisitors } from "./visitors-query";
+import { DAY_MS } from "../reports/period";
 
 export type { LinkRange };
 
@@ -17,7 +18,6 @@ const FIRST_HOURS = `${HOURLY} AND hour < toDateTime(intDiv({day:Int64}, 1000), 
 const WHOLE_DAYS = "account_id = {account:UUID} AND link_id = {link:UUID} AND day >= toDate(toDateTime(intDiv({day:Int64}, 1000), 'UTC'))";
 // A compared past window (with an end, a whole hour) reads the hourly rollups alone, up to its end.
 const HOURS_TO_END = `${HOURLY} AND hour < toDateTime(intDiv({to:Int64}, 1000), 'UTC')`;
-const DAY_MS = 86_400_000;
 const params = (r: LinkRange) => ({
   account: r.accountId,
   link: r.linkId,
