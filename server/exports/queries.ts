@@ -3,7 +3,7 @@
 // id) order after a cursor, so a download of any size holds one chunk at a time (stream.ts).
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { ClickhouseTable } from "../storage/clickhouse/tables";
-import type { Cursor, ExportFormat } from "./model";
+import { CLICK_COLUMNS, JOURNEY_COLUMNS, type Cursor, type ExportFormat } from "./model";
 
 /** What an export reads: one account's rows of one table in a time range, maybe of some links only. */
 export interface ExportScope {
@@ -64,52 +64,11 @@ function outerColumns(kind: ExportScope["kind"], csv: boolean): string {
   ].join(",\n  ");
 }
 
+// The columns read from the table: the export's own (model.ts), but the short code, which comes from
+// Postgres (the links' codes the export holds, looked up by link_id).
 const INNER: Record<ExportScope["kind"], string[]> = {
-  clicks: [
-    "click_id",
-    "timestamp",
-    "link_id",
-    "domain",
-    "country_code",
-    "region",
-    "city",
-    "device_type",
-    "browser",
-    "browser_version",
-    "os",
-    "os_version",
-    "referrer",
-    "referrer_url",
-    "language",
-    "is_bot",
-    "bot_kind",
-  ],
-  journey: [
-    "event_id",
-    "timestamp",
-    "link_id",
-    "visitor_id",
-    "session_id",
-    "event_type",
-    "event_name",
-    "page_url",
-    "page_title",
-    "scroll_percent",
-    "time_on_page",
-    "conversion_name",
-    "revenue_cents",
-    "currency",
-    "country_code",
-    "region",
-    "city",
-    "device_type",
-    "browser",
-    "browser_version",
-    "os",
-    "os_version",
-    "properties",
-    "received_at",
-  ],
+  clicks: CLICK_COLUMNS.map((c) => c.name).filter((n) => n !== "short_code"),
+  journey: JOURNEY_COLUMNS.map((c) => c.name),
 };
 
 const DT = "DateTime64(3, 'UTC')";
