@@ -148,6 +148,16 @@ function listCondition(accountId: string, q: ListFilter) {
   return { condition: and(...where), unfiltered: where.length === unfiltered };
 }
 
+/** How many links meet the list's filters (the kept live count when there are none). */
+const countListed = (db: DbOrTx, accountId: string, condition: SQL | undefined, unfiltered: boolean) =>
+  unfiltered
+    ? liveLinkCount(db, accountId)
+    : db
+        .select({ n: count() })
+        .from(links)
+        .where(condition)
+        .then(([{ n }]) => n);
+
 /**
  * One page of the links meeting the list's filters ordered by `counts` (a link absent from it counts 0;
  * sort_by=clicks_7d), ties newest first, and how many meet the filters. The counts join in Postgres as
@@ -171,13 +181,7 @@ export async function listLinkRowsByCount(db: DbOrTx, accountId: string, q: List
       .orderBy(byCount, desc(links.createdAt), desc(links.id))
       .limit(perPage)
       .offset((page - 1) * perPage),
-    unfiltered
-      ? liveLinkCount(db, accountId)
-      : db
-          .select({ n: count() })
-          .from(links)
-          .where(condition)
-          .then(([{ n }]) => n),
+    countListed(db, accountId, condition, unfiltered),
   ]);
   return { rows, total, page, perPage };
 }
@@ -197,13 +201,7 @@ export async function listLinkRows(db: DbOrTx, accountId: string, q: ListFilter)
       .orderBy(...order)
       .limit(perPage)
       .offset((page - 1) * perPage),
-    unfiltered
-      ? liveLinkCount(db, accountId)
-      : db
-          .select({ n: count() })
-          .from(links)
-          .where(condition)
-          .then(([{ n }]) => n),
+    countListed(db, accountId, condition, unfiltered),
   ]);
   return { rows, total, page, perPage };
 }
