@@ -1,5 +1,20 @@
 // Numbers, dates and times in the browser's locale (Intl), one formatter of each kind.
-const locale = navigator.language || "en";
+/**
+ * The first of the browser's languages that Intl accepts. A browser started under a POSIX locale
+ * reports tags such as "en-US@posix", which Intl refuses with a RangeError; the console would not
+ * start. With none accepted, Intl's own default is used.
+ */
+function browserLocale(): string | undefined {
+  for (const tag of navigator.languages?.length ? navigator.languages : [navigator.language]) {
+    try {
+      if (tag) return new Intl.NumberFormat(tag).resolvedOptions().locale;
+    } catch {
+      // the next one
+    }
+  }
+  return undefined;
+}
+export const locale = browserLocale();
 const number = new Intl.NumberFormat(locale);
 const dateTime = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
 const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium" });

@@ -14,8 +14,9 @@ export function importsRoutes(deps: ImportsDeps & { auth: Auth; onCreated: () =>
     .post(
       "/imports",
       async ({ account, request, query, body }) => {
-        // A JSON body was parsed (and checked) by the input guard before any route's parser: it comes as its value.
-        const created = new Envelope(await createImport(deps, account, body == null ? request : { json: body }, query), 202);
+        // A JSON body was read, parsed and checked by the input guard before any route's parser: it comes as its
+        // value (null when it was empty or `null`); any other body is still unread.
+        const created = new Envelope(await createImport(deps, account, request.bodyUsed ? { json: body } : request, query), 202);
         deps.onCreated();
         return created;
       },

@@ -117,3 +117,15 @@ test("a page whose chunk fails to load says so; reloading the console shows it",
   await heading(page).filter({ hasText: "Imports" }).waitFor();
   expect(page.url()).toBe(`${server.url}/console/imports`);
 });
+
+test("a browser whose language Intl refuses (en-US@posix, as under a POSIX locale) still gets the console", async () => {
+  const posix = await browser.newContext({ storageState: await context.storageState(), locale: "en-US@posix" });
+  const tab = await posix.newPage();
+  const failures: string[] = [];
+  tab.on("pageerror", (e) => failures.push(e.message));
+  await tab.goto(`${server.url}/console/links`);
+  expect(await tab.evaluate(() => navigator.language)).toBe("en-US@posix");
+  await heading(tab).filter({ hasText: "Links" }).waitFor();
+  expect(failures).toEqual([]);
+  await posix.close();
+});

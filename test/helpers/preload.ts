@@ -1,9 +1,13 @@
 // Loaded before every test file (bunfig.toml): tests see UTC dates regardless of the machine, and
 // every API answer they receive is checked against the OpenAPI document (test/helpers/contract.ts).
-import { afterEach } from "bun:test";
+import { afterEach, setDefaultTimeout } from "bun:test";
 import { installFetchContract, violations } from "./fetch-contract";
 
 process.env.TZ = "UTC";
+
+// Integration tests start real stores and servers: a plain `bun test FILE` gets the same minute as
+// `npm test` (bunfig.toml has no timeout key that Bun reads; hooks too would otherwise get 5 s).
+setDefaultTimeout(60_000);
 
 installFetchContract();
 

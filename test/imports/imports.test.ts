@@ -134,6 +134,12 @@ describe("POST /imports", () => {
     expect(unbalanced.status).toBe(400);
     const empty = await upload(key, "");
     expect(empty.status).toBe(400);
+    // A JSON body the guard has read already: `null` and an empty one are no file, not a crash.
+    for (const json of ["null", "", "  "]) {
+      const res = await upload(key, json, "", "application/json");
+      expect(res.status).toBe(400);
+      expect(res.body.error.details.fields[0].field).toBe("file");
+    }
     expect((await links(key)).length).toBe(0);
     expect((await t.call(`${P}/imports`, { key })).body.data).toEqual([]);
   });

@@ -1,6 +1,6 @@
 // The account: its tier, and this month's clicks, journey events, keys and webhook endpoints against the limits.
 import { CONSOLE, get } from "../api";
-import { fmtDate, fmtNumber, fmtPercent } from "../format";
+import { fmtDate, fmtNumber, fmtPercent, locale } from "../format";
 import type { AccountOverview } from "../types";
 import { useAsync } from "../ui/async";
 import { Failed, Loading, PageHeader } from "../ui/parts";
@@ -25,7 +25,7 @@ export function AccountPage() {
   if (overview.state === "error") return <Failed error={overview.error} retry={overview.reload} />;
   if (!overview.data) return <Loading what="Loading the account" />;
   const { account, usage, limits, month } = overview.data;
-  const monthName = new Intl.DateTimeFormat(navigator.language, { month: "long", year: "numeric", timeZone: "UTC" }).format(
+  const monthName = new Intl.DateTimeFormat(locale, { month: "long", year: "numeric", timeZone: "UTC" }).format(
     new Date(`${month}-01T00:00:00Z`),
   );
   return (
