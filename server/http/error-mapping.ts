@@ -72,7 +72,7 @@ function toAppError(code: string | number, error: unknown, inputs: RequestInputs
       fields: [{ field: "body", message: "not valid JSON" }],
     });
   }
-  if (error instanceof ValidationError) return fromValidation(error);
+  if (error instanceof ValidationError) return fromValidation(error, inputs);
   const store = storeFailure(error);
   if (store) return store;
   if (code === "VALIDATION") return decodeFailure(error, inputs);
@@ -117,8 +117,8 @@ interface EngineError {
 }
 
 /** Names every failing field, e.g. `query.per_page` or `body.events.3.event_type`. */
-function fromValidation(error: ValidationError): AppError {
-  const location = locationOf(error);
+function fromValidation(error: ValidationError, inputs: RequestInputs): AppError {
+  const location = locationOf(error, inputs);
   const seen = new Set<string>();
   const fields: { field: string; message: string }[] = [];
   for (const e of engineErrors(error)) {
@@ -203,9 +203,14 @@ function alternatives(member: unknown): string[] {
   return [typeof m?.type === "string" ? m.type : "a value"];
 }
 
-function locationOf(error: ValidationError): string {
+function locationOf(error: ValidationError, inputs: RequestInputs): string {
   const type = (error as { type?: unknown })?.type;
   if (type === "params") return "path";
+  // A coerced value that failed on its own (a query number of 1e309): Elysia says "property", not where.
+  if (type === "property") {
+    const value = (error as { value?: unknown }).value;
+    return fieldHolding(value, inputs) ?? (typeof value === "number" ? queryNumbered(value, inputs) : null) ?? "request";
+  }
   return typeof type === "string" && type ? type : "request";
 }
 
@@ -240,6 +245,13 @@ function decodeFailure(error: unknown, inputs: RequestInputs): AppError {
   const field = fieldHolding(e.value, inputs);
   const named = field && inner ? `${field}.${inner}` : (field ?? "request");
   return new AppError("VALIDATION_ERROR", `${named}: ${message}`, { fields: [{ field: named, message }] });
+}
+
+/** The query parameter whose text reads as `value` (Elysia reports the number it made, not the text). */
+function queryNumbered(value: number, inputs: RequestInputs): string | null {
+  if (typeof inputs.query !== "object" || inputs.query === null) return null;
+  const hit = Object.entries(inputs.query).find(([, v]) => typeof v === "string" && Number(v) === value);
+  return hit ? `query.${hit[0]}` : null;
 }
 
 function fieldHolding(value: unknown, inputs: RequestInputs): string | null {

@@ -28,6 +28,8 @@ test("GET /links/deleted lists restorable deleted links, newest deletion first, 
   expect(new Date(item.restorable_until).getTime() - new Date(item.deleted_at).getTime()).toBe(7 * 86_400_000);
   expect((await t.call("/public-api/v1/links/deleted", { key: other.key })).body.data).toEqual([]);
   expect((await t.call("/public-api/v1/links/deleted?per_page=0", { key })).body.error.details.fields[0].field).toBe("query.per_page");
+  // A number too large for a double (Infinity once read) is named too, not "property".
+  expect((await t.call("/public-api/v1/links/deleted?page=1e309", { key })).body.error.details.fields[0].field).toBe("query.page");
 
   expect((await t.call(`/public-api/v1/links/${b.id}/restore`, { method: "POST", key })).status).toBe(200);
   expect((await t.call("/public-api/v1/links/deleted", { key })).body.data.map((l: any) => l.id)).toEqual([a.id]);
