@@ -1,7 +1,8 @@
 // Loaded before every test file (bunfig.toml): tests see UTC dates regardless of the machine, and
 // every API answer they receive is checked against the OpenAPI document (test/helpers/contract.ts).
-import { afterEach, setDefaultTimeout } from "bun:test";
+import { afterAll, afterEach, setDefaultTimeout } from "bun:test";
 import { installFetchContract, violations } from "./fetch-contract";
+import { removeProcessTempDirs } from "./temp-dirs";
 
 process.env.TZ = "UTC";
 
@@ -16,3 +17,6 @@ afterEach(() => {
   const found = violations.splice(0);
   if (found.length) throw found[0];
 });
+
+// Directories kept for the whole run (the shared chDB, the PGlite template), removed at its end.
+afterAll(removeProcessTempDirs);
