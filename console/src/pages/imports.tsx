@@ -42,6 +42,10 @@ export function ImportsPage() {
   // The link the last Plausible import went into, for the way to its journey view.
   const [into, setInto] = useState<Link | null>(null);
   const plausible = source === "plausible" || (source === "" && zip);
+  // The picker goes when the file is not Plausible's; a link picked in it goes with it.
+  useEffect(() => {
+    if (!plausible) setLink(null);
+  }, [plausible]);
 
   // Follow the import until it ends.
   useEffect(() => {
@@ -68,10 +72,11 @@ export function ImportsPage() {
     const file = data.get("file");
     if (!(file instanceof File) || file.size === 0) throw new Error("Choose the export file first");
     const query: Record<string, string> = {};
-    for (const name of ["source", "on_conflict", "domain", "link_id"]) {
+    for (const name of ["source", "on_conflict", "domain"]) {
       const v = String(data.get(name) ?? "").trim();
       if (v) query[name] = v;
     }
+    if (plausible && link) query.link_id = link.id;
     const imp = await ok(
       api.POST("/imports", {
         params: { query },
@@ -140,10 +145,12 @@ export function ImportsPage() {
           {plausible ? (
             <LinkPicker
               label="Link for the imported days"
-              name="link_id"
               hint="Plausible's figures are shown on this link's journeys, for the days before its own data"
               error={start.error?.fields.link_id}
-              onPick={setLink}
+              onPick={(l) => {
+                setLink(l);
+                if (l && start.error?.fields.link_id) start.setError(null);
+              }}
             />
           ) : (
             <>

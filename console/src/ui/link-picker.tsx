@@ -1,15 +1,15 @@
 // Choosing one of the account's links by typing part of its code, title or destination: a combobox
 // (ARIA's editable combobox with a list) over GET /links?search=, ten matches at a time. Arrow keys move
-// through the matches, Enter picks one, Escape closes the list; the picked link's id goes with the form
-// in a hidden input named `name`.
+// through the matches, Enter picks one, Escape closes the list; `onPick` hears of the link picked (null
+// once the text is changed again).
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, okPage } from "../api";
 import type { Link } from "../types";
 
 const describe = (l: Link) => (l.title ? `${l.short_code} · ${l.title}` : l.short_code);
 
-export function LinkPicker(props: { label: string; name: string; hint?: string; error?: string; onPick?: (link: Link | null) => void }) {
-  const { label, name, hint, error, onPick } = props;
+export function LinkPicker(props: { label: string; hint?: string; error?: string; onPick: (link: Link | null) => void }) {
+  const { label, hint, error, onPick } = props;
   const id = useId();
   const [text, setText] = useState("");
   const [picked, setPicked] = useState<Link | null>(null);
@@ -42,7 +42,7 @@ export function LinkPicker(props: { label: string; name: string; hint?: string; 
     setPicked(l);
     setText(describe(l));
     setOpen(false);
-    onPick?.(l);
+    onPick(l);
   };
   const onKeyDown = (e: KeyboardEvent) => {
     const n = matches?.length ?? 0;
@@ -80,13 +80,12 @@ export function LinkPicker(props: { label: string; name: string; hint?: string; 
         onInput={(e) => {
           setText((e.target as HTMLInputElement).value);
           setOpen(true);
-          if (picked) (setPicked(null), onPick?.(null));
+          if (picked) (setPicked(null), onPick(null));
         }}
         onFocus={() => setOpen(true)}
         onBlur={() => setOpen(false)}
         onKeyDown={onKeyDown}
       />
-      <input type="hidden" name={name} value={picked?.id ?? ""} />
       <ul id={list} role="listbox" aria-label={label} hidden={!showList}>
         {matches?.map((l, i) => (
           <li
