@@ -75,7 +75,9 @@ test("a Plausible export into a link picked with the keyboard; its days on the l
   const bar = page.locator("#import-bar");
   expect(await bar.getAttribute("max")).toBe("34");
   expect(await bar.getAttribute("value")).toBe("34");
-  await expect(page.locator("#import-counts").textContent()).resolves.toBe("34 rows of daily figures imported into shop-home: see its journeys");
+  await expect(page.locator("#import-counts").textContent()).resolves.toBe(
+    "34 rows of daily figures imported into shop-home: see its journeys",
+  );
   await shows(page.getByRole("status"), "Imported 34 rows of Plausible's daily figures into shop-home");
   await page.locator("#imports tbody tr").filter({ hasText: "plausible" }).filter({ hasText: "completed" }).first().waitFor();
 

@@ -257,7 +257,7 @@ function ImportProgress({ imp, into }: { imp: Import; into: Link | null }) {
 
 const ImportCounts = ({ imp }: { imp: Import }) => (
   <p id="import-counts">
-    {fmtNumber(imp.created)} created{imp.renamed ? ` (${fmtNumber(imp.renamed)} under a new code)` : ""}, {fmtNumber(imp.skipped)}{" "}
-    skipped, {fmtNumber(imp.failed)} failed{imp.clicks ? `, ${fmtNumber(imp.clicks)} clicks of history` : ""}
+    {fmtNumber(imp.created)} created{imp.renamed ? ` (${fmtNumber(imp.renamed)} under a new code)` : ""}, {fmtNumber(imp.skipped)} skipped,{" "}
+    {fmtNumber(imp.failed)} failed{imp.clicks ? `, ${fmtNumber(imp.clicks)} clicks of history` : ""}
   </p>
 );

@@ -80,7 +80,7 @@ export function LinkPicker(props: { label: string; hint?: string; error?: string
         onInput={(e) => {
           setText((e.target as HTMLInputElement).value);
           setOpen(true);
-          if (picked) (setPicked(null), onPick(null));
+          if (picked) setPicked(null), onPick(null);
         }}
         onFocus={() => setOpen(true)}
         onBlur={() => setOpen(false)}

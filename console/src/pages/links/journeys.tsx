@@ -171,8 +171,8 @@ function ImportedDays({ imported: i }: { imported: NonNullable<JourneySummary["i
   const source = i.source.charAt(0).toUpperCase() + i.source.slice(1);
   return (
     <p id="journey-imported" class="muted">
-      Imported from {source}: {fmtNumber(i.visitors)} visitors on {fmtNumber(i.daily.length)} days before {fmtDay(before)} (
-      {fmtDay(i.from)} to {fmtDay(i.to)}), not counted in the figures above.
+      Imported from {source}: {fmtNumber(i.visitors)} visitors on {fmtNumber(i.daily.length)} days before {fmtDay(before)} ({fmtDay(i.from)}{" "}
+      to {fmtDay(i.to)}), not counted in the figures above.
     </p>
   );
 }
