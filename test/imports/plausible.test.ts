@@ -195,6 +195,8 @@ describe("POST /imports: Plausible", () => {
     const other = await t.createAccount();
     const res = await upload(other.key, fixture(EXPORT), `?link_id=${link}`);
     expect(res.status).toBe(404);
+    // The 404 names the parameter at fault, as a 400 would.
+    expect(res.body.error).toMatchObject({ code: "NOT_FOUND", details: { field: "query.link_id" } });
     expect(await storedRows(owner.accountId)).toBe(0);
     expect(await storedRows(other.accountId)).toBe(0);
     expect((await summary(owner.key, link)).imported).toBeNull();

@@ -2,8 +2,8 @@
 // funnel builder (steps typed as event names, event types or page URLs, drawn by <svc-funnel>).
 import { useState } from "preact/hooks";
 import { api, ok, okPage } from "../../api";
-import { fmtAmount, fmtDateTime, fmtDuration, fmtNumber, fmtTime } from "../../format";
-import type { JourneySession } from "../../types";
+import { fmtAmount, fmtDateTime, fmtDay, fmtDuration, fmtNumber, fmtTime } from "../../format";
+import type { JourneySession, JourneySummary } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 import { TERMS } from "../../vocabulary";
@@ -59,6 +59,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
                 <dd>{fmtDuration(data.avg_session_duration_seconds)}</dd>
               </div>
             </dl>
+            {data.imported && <ImportedDays imported={data.imported} />}
           </>
         )}
       </Loaded>
@@ -160,5 +161,18 @@ function SessionEvents({ linkId, period, sessionId }: { linkId: string; period: 
         </li>
       ))}
     </ol>
+  );
+}
+
+/** Another product's days imported for the link (a Plausible export), shown beside the totals, never in them. */
+function ImportedDays({ imported: i }: { imported: NonNullable<JourneySummary["imported"]> }) {
+  // The day after the last one shown: the link's own data starts then, or the export ended the day before.
+  const before = i.own_data_from ?? new Date(Date.parse(`${i.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+  const source = i.source.charAt(0).toUpperCase() + i.source.slice(1);
+  return (
+    <p id="journey-imported" class="muted">
+      Imported from {source}: {fmtNumber(i.visitors)} visitors on {fmtNumber(i.daily.length)} days before {fmtDay(before)} ({fmtDay(i.from)}{" "}
+      to {fmtDay(i.to)}), not counted in the figures above.
+    </p>
   );
 }
