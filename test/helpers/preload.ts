@@ -6,8 +6,9 @@ import { removeProcessTempDirs } from "./temp-dirs";
 
 process.env.TZ = "UTC";
 
-// Integration tests start real stores and servers: a plain `bun test FILE` gets the same minute as
-// `npm test` (bunfig.toml has no timeout key that Bun reads; hooks too would otherwise get 5 s).
+// Integration tests start real stores and servers: a plain `bun test FILE` gets a minute, not 5 s (Bun reads
+// no timeout from bunfig.toml, and applies this to the first file of a run only: for several files pass
+// --timeout, as `npm test` does).
 setDefaultTimeout(60_000);
 
 installFetchContract();
