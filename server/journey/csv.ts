@@ -66,7 +66,7 @@ export const csvJourneySummary = csvTable({
   columns: [
     col(
       "metric",
-      "total_visitors, total_sessions, total_events, avg_session_duration_seconds, top_page or top_event; on an imported row, a field of `imported` (from, to, own_data_from, visitors, visits, pageviews, bounce_rate, avg_visit_duration_seconds), top_page, top_event, a breakdown's value (source, entry_page, exit_page, country, device, browser, operating_system: visitors) or a day's figure (daily_visitors, daily_visits, daily_pageviews)",
+      "total_visitors, total_sessions, total_events, avg_session_duration_seconds, top_page or top_event; on an imported row also from, to, own_data_from, visitors, visits, pageviews, bounce_rate, avg_visit_duration_seconds, a breakdown whose value is visitors (source, entry_page, exit_page, country, device, browser, operating_system) or a day's figure (daily_visitors, daily_visits, daily_pageviews)",
     ),
     col("name", "the page's URL, the event's name, the breakdown's value or the day (YYYY-MM-DD); empty for totals"),
     col("value", "the number (a date for from, to and own_data_from; empty for an own_data_from of null)"),
