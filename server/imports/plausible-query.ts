@@ -2,7 +2,9 @@
 // only the days before the link's first event of our own (from that day on our exact counts stand
 // alone), whatever the report's period (imported history is older than our data by nature), with the
 // dates they cover. Never added into our counts. Visitors are summed over days, as the source counts
-// them per day (a visitor of two days is two).
+// them per day (a visitor of two days is two). Every file shows: the visitors as totals and days, the
+// pages and goals as tops, the other files as breakdowns by visitors (docs/moving.md says where each
+// has, or has not, a report of ours beside it).
 import type { Clickhouse } from "../storage/clickhouse/client";
 
 export interface ImportedDay {
