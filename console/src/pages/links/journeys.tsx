@@ -8,6 +8,7 @@ import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 import { TERMS } from "../../vocabulary";
 import { TrackerSnippet } from "../tracker-snippet";
+import { ImportedJourney } from "./imported-journey";
 
 const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 type Period = (typeof PERIODS)[number];
@@ -59,6 +60,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
                 <dd>{fmtDuration(data.avg_session_duration_seconds)}</dd>
               </div>
             </dl>
+            {data.imported && <ImportedJourney imported={data.imported} />}
           </>
         )}
       </Loaded>
