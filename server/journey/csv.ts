@@ -52,8 +52,7 @@ function importedRows(i: Imported): Metric[] {
 
 export const csvJourneySummary = csvTable({
   file: "journey-summary",
-  rows:
-    "One row per number: the totals (empty `name`), then `top_page` rows (name: the URL) and `top_event` rows (name: the event); then, when the link has imported days, the JSON's `imported` as rows whose `imported_from` names the product (never part of the rows above).",
+  rows: "One row per number: the totals (empty `name`), then `top_page` rows (name: the URL) and `top_event` rows (name: the event); then, when the link has imported days, the JSON's `imported` as rows whose `imported_from` names the product (never part of the rows above).",
   toRows: (s: Summary): Metric[] => [
     { metric: "total_visitors", value: s.total_visitors },
     { metric: "total_sessions", value: s.total_sessions },

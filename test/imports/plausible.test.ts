@@ -268,7 +268,12 @@ describe("POST /imports: Plausible", () => {
     expect((await upload(key, fixture("plausible-formula.zip"), `?link_id=${link}`)).status).toBe(202);
     expect((await summary(key, link)).imported.sources).toEqual([{ value: '=HYPERLINK("x")', visitors: 5 }]);
     const csv = await csvRows(key, `/journey/links/${link}/summary`);
-    expect(csv.find((r) => r.metric === "source")).toEqual({ metric: "source", name: '\'=HYPERLINK("x")', value: "5", imported_from: "plausible" });
+    expect(csv.find((r) => r.metric === "source")).toEqual({
+      metric: "source",
+      name: '\'=HYPERLINK("x")',
+      value: "5",
+      imported_from: "plausible",
+    });
     expect(csv.find((r) => r.metric === "top_event")?.name).toBe('\'+cmd, "quoted"');
     const conv = await csvRows(key, `/conversions/summary?link_id=${link}`);
     expect(conv.find((r) => r.goal !== "")).toMatchObject({ goal: '\'+cmd, "quoted"', total_conversions: "2" });

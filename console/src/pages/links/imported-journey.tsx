@@ -31,8 +31,8 @@ export function ImportedJourney({ imported: i }: { imported: ImportedJourneyFigu
         Imported from {source}, {fmtDate(i.from)} – {fmtDate(i.to)}
       </h3>
       <p class="hint">
-        {source}'s own counts for the days before this link's first event here, never added to the figures above
-        (visitors summed over days).
+        {source}'s own counts for the days before this link's first event here, never added to the figures above (visitors summed over
+        days).
       </p>
       <dl class="stats">
         <div>
