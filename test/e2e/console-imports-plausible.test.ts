@@ -86,8 +86,9 @@ test("a Plausible export into a link picked with the keyboard; its days on the l
   await page.waitForURL(new RegExp(`/console/links/${shop}$`));
   const imported = page.locator("#journey-imported");
   await imported.waitFor();
-  expect(await imported.textContent()).toBe(
-    "Imported from Plausible: 39 visitors on 3 days before Mar 4, 2025 (Mar 1, 2025 to Mar 3, 2025), not counted in the figures above.",
+  expect(await imported.getByRole("heading", { level: 3 }).textContent()).toBe("Imported from Plausible, Mar 1, 2025 – Mar 3, 2025");
+  expect(await page.locator("#journey-imported-line").textContent()).toBe(
+    "39 visitors on 3 days before Mar 4, 2025: Plausible's own counts (visitors summed over days), not counted in the figures above.",
   );
   await expect(page.locator("#journey-summary").textContent()).resolves.toContain("Sessions0");
   expect(errors.filter((e) => !/\b(400|404)\b/.test(e))).toEqual([]);

@@ -8,6 +8,7 @@ import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 import { TERMS } from "../../vocabulary";
 import { TrackerSnippet } from "../tracker-snippet";
+import { ImportedJourney } from "./imported-journey";
 
 const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 type Period = (typeof PERIODS)[number];
@@ -59,7 +60,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
                 <dd>{fmtDuration(data.avg_session_duration_seconds)}</dd>
               </div>
             </dl>
-            {data.imported && <ImportedDays imported={data.imported} />}
+            {data.imported && <ImportedJourney imported={data.imported} />}
           </>
         )}
       </Loaded>
@@ -165,14 +166,3 @@ function SessionEvents({ linkId, period, sessionId }: { linkId: string; period: 
 }
 
 /** Another product's days imported for the link (a Plausible export), shown beside the totals, never in them. */
-function ImportedDays({ imported: i }: { imported: NonNullable<JourneySummary["imported"]> }) {
-  // The day after the last one shown: the link's own data starts then, or the export ended the day before.
-  const before = i.own_data_from ?? new Date(Date.parse(`${i.to}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-  const source = i.source.charAt(0).toUpperCase() + i.source.slice(1);
-  return (
-    <p id="journey-imported" class="muted">
-      Imported from {source}: {fmtNumber(i.visitors)} visitors on {fmtNumber(i.daily.length)} days before {fmtDay(before)} ({fmtDay(i.from)}{" "}
-      to {fmtDay(i.to)}), not counted in the figures above.
-    </p>
-  );
-}
