@@ -29,9 +29,14 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-  /** Per-field messages keyed by the field name without its location (`body.url` → `url`). */
+  /**
+   * Per-field messages keyed by the field name without its location (`body.url` → `url`); a 404 that
+   * names its field (`details.field`: the link or domain a parameter names) gives its message there too.
+   */
   get fields(): Record<string, string> {
     const out: Record<string, string> = {};
+    const named = this.details.field;
+    if (typeof named === "string") out[named.replace(/^(body|query|path)\./, "")] = this.message;
     for (const f of (this.details.fields as FieldError[] | undefined) ?? []) out[f.field.replace(/^(body|query|path)\./, "")] = f.message;
     return out;
   }

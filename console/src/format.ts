@@ -26,6 +26,9 @@ const timeWithSeconds = new Intl.DateTimeFormat(locale, { dateStyle: "medium", t
 /** To the second: a session's events are often seconds apart. */
 export const fmtTime = (iso: string | null | undefined) => (iso ? timeWithSeconds.format(new Date(iso)) : "—");
 export const fmtDate = (iso: string | null | undefined) => (iso ? date.format(new Date(iso)) : "—");
+const calendarDay = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
+/** A calendar day (YYYY-MM-DD) as it is, whatever the browser's time zone. */
+export const fmtDay = (day: string) => calendarDay.format(new Date(`${day}T00:00:00Z`));
 
 /** "3 days ago", "in 2 hours": the largest unit that fits. */
 export function fmtRelative(iso: string | null | undefined, now = Date.now()): string {

@@ -22,6 +22,7 @@ export type Domain = Schemas["Domain"];
 export type Campaign = Schemas["Campaign"];
 export type Share = Schemas["Share"];
 export type Import = Schemas["Import"];
+export type ImportedJourneyFigures = Schemas["ImportedJourneyFigures"];
 export type ReportSubscription = Schemas["ReportSubscription"];
 /** An alert of the API (named apart from the Alert component that shows errors). */
 export type AlertRule = Schemas["Alert"];

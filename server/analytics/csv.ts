@@ -105,11 +105,12 @@ const STATS_COLUMNS = [
   "url",
   "conversions",
   "revenue",
+  "imported_clicks",
 ] as const;
 
 export const csvLinkStats = csvTable({
   file: "link-stats",
-  rows: "One row of the link's numbers, then with `group_by` one row per group (variant and rule rows add weight and url).",
+  rows: "One row of the link's numbers (with its `imported_clicks`, never part of the others), then with `group_by` one row per group (variant and rule rows add weight and url; `imported_clicks` empty).",
   toRows: ({ groups, ...stats }: LinkStats) => [stats as Row, ...(groups ?? []).map((g) => groupRow(g as Group))],
   columns: [...GROUP.slice(0, 2), ...STATS_COLUMNS.map((name) => col(name, `as \`${name}\` in the JSON answer`))],
 });

@@ -42,7 +42,12 @@ const ImportedConversions = t.Object(
     }),
     conversions: t.Integer({ minimum: 0, description: "Goals completed (the source's custom events)" }),
     converters: t.Integer({ minimum: 0, description: "Their visitors, summed over days and goals (the source counts them per day)" }),
-    by_goal: t.Array(t.Object({ name: t.String(), conversions: t.Integer({ minimum: 0 }) }, strict)),
+    by_goal: t.Array(t.Object({ name: t.String(), conversions: t.Integer({ minimum: 0 }) }, strict), {
+      description: "Goals completed per goal, most first: the imported counterpart of the breakdown by `name`",
+    }),
+    daily: t.Array(t.Object({ date: t.String({ format: "date" }), conversions: t.Integer({ minimum: 0 }) }, strict), {
+      description: "Goals completed per imported day with any, oldest first: the imported counterpart of the timeseries",
+    }),
   },
   {
     $id: "ImportedConversions",

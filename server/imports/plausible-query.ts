@@ -2,7 +2,9 @@
 // only the days before the link's first event of our own (from that day on our exact counts stand
 // alone), whatever the report's period (imported history is older than our data by nature), with the
 // dates they cover. Never added into our counts. Visitors are summed over days, as the source counts
-// them per day (a visitor of two days is two).
+// them per day (a visitor of two days is two). Every file shows: the visitors as totals and days, the
+// pages and goals as tops, the other files as breakdowns by visitors (docs/moving.md says where each
+// has, or has not, a report of ours beside it).
 import type { Clickhouse } from "../storage/clickhouse/client";
 
 export interface ImportedDay {
@@ -12,7 +14,25 @@ export interface ImportedDay {
   pageviews: number;
 }
 
-export interface ImportedJourneyFigures {
+/** One value of a dimension and its visitors summed over the days shown. */
+export interface ImportedValue {
+  value: string;
+  visitors: number;
+}
+
+/** The export's files a journey summary breaks down by (kind → the field of `imported`), by visitors. */
+export const IMPORTED_BREAKDOWNS = {
+  sources: "sources",
+  entry_pages: "entry_pages",
+  exit_pages: "exit_pages",
+  locations: "countries",
+  devices: "devices",
+  browsers: "browsers",
+  operating_systems: "operating_systems",
+} as const;
+type BreakdownField = (typeof IMPORTED_BREAKDOWNS)[keyof typeof IMPORTED_BREAKDOWNS];
+
+export interface ImportedJourneyFigures extends Record<BreakdownField, ImportedValue[]> {
   source: string;
   /** The first and last imported day shown (YYYY-MM-DD, the source's own time zone). */
   from: string;
@@ -38,6 +58,7 @@ export interface ImportedConversionFigures {
   conversions: number;
   converters: number;
   by_goal: { name: string; conversions: number }[];
+  daily: { date: string; conversions: number }[];
 }
 
 const NO_OWN_DATA = "2999-12-31";
@@ -75,11 +96,12 @@ export async function importedJourneyFigures(ch: Clickhouse, accountId: string, 
        FROM ${t} FINAL WHERE ${WHERE} AND kind = 'visitors' GROUP BY day ORDER BY day`,
       c,
     ),
+    // Pages by pageviews, goals by events, every other file by visitors: the ten first of each.
     ch.query<{ kind: string; value: string; n: string }>(
-      `SELECT kind, dimension AS value, sum(if(kind = 'pages', pageviews, events)) AS n
-       FROM ${t} FINAL WHERE ${WHERE} AND kind IN ('pages', 'custom_events')
+      `SELECT kind, dimension AS value, sum(multiIf(kind = 'pages', pageviews, kind = 'custom_events', events, visitors)) AS n
+       FROM ${t} FINAL WHERE ${WHERE} AND kind IN {kinds:Array(String)}
        GROUP BY kind, value ORDER BY n DESC, value LIMIT 10 BY kind`,
-      c,
+      { ...c, kinds: ["pages", "custom_events", ...Object.keys(IMPORTED_BREAKDOWNS)] },
     ),
   ]);
   if (!days.length) return null;
@@ -98,6 +120,9 @@ export async function importedJourneyFigures(ch: Clickhouse, accountId: string, 
     avg_visit_duration_seconds: visits ? Math.round((sum("duration") / visits) * 100) / 100 : 0,
     top_pages: of("pages").map((x) => ({ url: x.value, count: x.count })),
     top_events: of("custom_events").map((x) => ({ name: x.value, count: x.count })),
+    ...(Object.fromEntries(
+      Object.entries(IMPORTED_BREAKDOWNS).map(([kind, field]) => [field, of(kind).map((x) => ({ value: x.value, visitors: x.count }))]),
+    ) as Record<BreakdownField, ImportedValue[]>),
     daily: days.map((d) => ({ date: d.date, visitors: num(d.visitors), visits: num(d.visits), pageviews: num(d.pageviews) })),
   };
 }
@@ -110,24 +135,29 @@ export async function importedConversionFigures(
 ): Promise<ImportedConversionFigures | null> {
   const c = await cutoff(ch, accountId, linkId);
   if (!c) return null;
-  const rows = await ch.query<{ name: string; source: string; first: string; last: string; events: string; visitors: string }>(
-    `SELECT dimension AS name, any(source) AS source, toString(min(day)) AS first, toString(max(day)) AS last,
-       sum(events) AS events, sum(visitors) AS visitors
+  const rows = await ch.query<{ name: string; date: string; source: string; events: string; visitors: string }>(
+    `SELECT dimension AS name, toString(day) AS date, any(source) AS source, sum(events) AS events, sum(visitors) AS visitors
      FROM ${ch.table("imported_daily")} FINAL WHERE ${WHERE} AND kind = 'custom_events'
-     GROUP BY name ORDER BY events DESC, name`,
+     GROUP BY name, day ORDER BY day, name`,
     c,
   );
   if (!rows.length) return null;
+  const byGoal = new Map<string, number>();
+  const byDay = new Map<string, number>();
+  for (const r of rows) {
+    byGoal.set(r.name, (byGoal.get(r.name) ?? 0) + num(r.events));
+    byDay.set(r.date, (byDay.get(r.date) ?? 0) + num(r.events));
+  }
   return {
     source: rows[0].source,
-    from: rows.map((r) => r.first).sort()[0],
-    to: rows
-      .map((r) => r.last)
-      .sort()
-      .at(-1)!,
+    from: rows[0].date,
+    to: rows[rows.length - 1].date,
     own_data_from: c.own,
     conversions: rows.reduce((s, r) => s + num(r.events), 0),
     converters: rows.reduce((s, r) => s + num(r.visitors), 0),
-    by_goal: rows.map((r) => ({ name: r.name, conversions: num(r.events) })),
+    by_goal: [...byGoal]
+      .map(([name, conversions]) => ({ name, conversions }))
+      .sort((a, b) => b.conversions - a.conversions || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    daily: [...byDay].map(([date, conversions]) => ({ date, conversions })),
   };
 }

@@ -118,8 +118,7 @@ export async function createImport(
     throw validationError("query.on_conflict", "must be skip or rename");
   if (q.domain !== undefined) await domainIdFor(deps, account.id, q.domain.toLowerCase(), "query.domain");
   // The link first: another account's (or an unknown) link is 404 before a byte is read.
-  const linkId =
-    q.link_id === undefined ? undefined : (await resolveReportScope(deps.pg.db, account.id, { linkId: q.link_id }, 0)).link!.id;
+  const linkId = q.link_id === undefined ? undefined : await importLinkId(deps, account.id, q.link_id);
   const id = crypto.randomUUID();
   const path = uploadPath(deps.dataDir, id);
   const { fileName } = request instanceof Request ? await receiveUpload(request, path) : await saveJson(request.json, path);
@@ -157,6 +156,16 @@ export async function getImport(pg: Postgres, accountId: string, id: string) {
 }
 
 export const listImports = async (pg: Postgres, accountId: string) => (await repo.listImports(pg.db, accountId, 50)).map(toImportJson);
+
+/** The link a Plausible export goes into; 404 naming query.link_id when the account has no such link. */
+async function importLinkId(deps: ImportsDeps, accountId: string, linkId: string) {
+  try {
+    return (await resolveReportScope(deps.pg.db, accountId, { linkId }, 0)).link!.id;
+  } catch (err) {
+    if (err instanceof AppError && err.code === "NOT_FOUND") throw new AppError("NOT_FOUND", "Link not found", { field: "query.link_id" });
+    throw err;
+  }
+}
 
 async function domainIdFor(deps: ImportsDeps, accountId: string, name: string, field: string) {
   const d = (await listAccountDomains(deps.pg.db, accountId)).find((x) => x.name === name && x.verifiedAt);

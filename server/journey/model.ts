@@ -135,6 +135,18 @@ export const IngestAccepted = t.Object(
   },
   { $id: "IngestAccepted", ...strict },
 );
+/** A breakdown of the imported days by one of the export's files: the value and its visitors, most first. */
+const importedValues = (what: string) =>
+  t.Array(
+    t.Object(
+      {
+        value: t.String({ description: "The value as the source wrote it (empty when it had none)" }),
+        visitors: t.Integer({ minimum: 0, description: "Visitors summed over the days shown" }),
+      },
+      strict,
+    ),
+    { description: `${what} by visitors, at most 10; empty when the export had no such file` },
+  );
 const ImportedJourneyFigures = t.Object(
   {
     source: t.String({ description: "The product the figures come from (plausible)" }),
@@ -150,6 +162,13 @@ const ImportedJourneyFigures = t.Object(
     avg_visit_duration_seconds: t.Number({ minimum: 0 }),
     top_pages: t.Array(t.Object({ url: t.String(), count: Count }, strict), { description: "By pageviews, at most 10" }),
     top_events: t.Array(t.Object({ name: t.String(), count: Count }, strict), { description: "Custom events (goals), at most 10" }),
+    sources: importedValues("Sources (Plausible's `source`: a referrer's name, `Direct / None`…)"),
+    entry_pages: importedValues("Entry pages"),
+    exit_pages: importedValues("Exit pages"),
+    countries: importedValues("Countries (ISO 3166-1 alpha-2 codes, from the locations file)"),
+    devices: importedValues("Device types (Desktop, Mobile, Tablet…, the source's names)"),
+    browsers: importedValues("Browsers"),
+    operating_systems: importedValues("Operating systems"),
     daily: t.Array(t.Object({ date: t.String({ format: "date" }), visitors: Count, visits: Count, pageviews: Count }, strict), {
       description: "One entry per imported day shown, oldest first",
     }),

@@ -1,7 +1,8 @@
 // The console's Imports page in headless Chromium: the owner uploads a Bitly export, watches the progress
 // bar reach the end, reads the rows refused and why, finds the links with their codes, and the page offers
-// the links list as CSV in the format it reads back.
+// the links list as CSV in the format it reads back; a link given a Plausible export shows the imported days apart from its own.
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { asOwner, ROOT, screenshot, useOwnerConsole } from "./console-setup";
 
@@ -51,3 +52,41 @@ test("a file the importer cannot read is refused on the page, nothing created", 
   const links = await asOwner(page, "GET", "/links?per_page=100");
   expect(links.body.data.length).toBe(2);
 }, 60_000);
+
+test("a link with a Plausible export shows the imported days apart from its own: totals and every breakdown", async () => {
+  const { server, page, errors } = owner;
+  // The page is the previous tests' (whose refused upload logged its 400): only this test's errors count.
+  const before = errors.length;
+  await page.goto(`${server.url}/console/links`);
+  const link = await asOwner(page, "POST", "/links", { url: "https://shop.example/" });
+  expect(link.status).toBe(201);
+  const zip = readFileSync(join(ROOT, "test", "fixtures", "imports", "plausible_shop_example_20250304.zip")).toString("base64");
+  const status = await page.evaluate(
+    async ({ id, zip }) => {
+      const session = await (await fetch("/console/api/session")).json();
+      const body = Uint8Array.from(atob(zip), (c) => c.charCodeAt(0));
+      const res = await fetch(`/public-api/v1/imports?link_id=${id}`, {
+        method: "POST",
+        headers: { "content-type": "application/zip", "x-csrf-token": session.data.csrf_token },
+        body,
+      });
+      return res.status;
+    },
+    { id: link.body.data.id as string, zip },
+  );
+  expect(status).toBe(202);
+
+  await page.goto(`${server.url}/console/links/${link.body.data.id}`);
+  const imported = page.locator("#journey-imported");
+  await imported.waitFor();
+  await expect(imported.getByRole("heading", { level: 3 }).textContent()).resolves.toMatch(/^Imported from Plausible, /);
+  // Our own figures stay zero; the imported ones (the fixture's 12 + 20 + 7 visitors) are under their heading.
+  await expect(page.locator("#journey-summary").textContent()).resolves.toContain("Sessions0");
+  await expect(imported.locator("dl").textContent()).resolves.toContain("Visitors39");
+  const rows = (id: string) => page.getByTestId(id).locator("tbody tr").allTextContents();
+  await expect(rows("imported-countries")).resolves.toEqual(["FR20", "DE19"]);
+  await expect(rows("imported-sources")).resolves.toEqual(["Google28", "Direct / None7", "Newsletter4"]);
+  await expect(rows("imported-top_pages")).resolves.toEqual(["/52", "/pricing28"]);
+  await screenshot(imported, "journey-imported");
+  expect(errors.slice(before)).toEqual([]);
+}, 120_000);

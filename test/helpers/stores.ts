@@ -6,8 +6,8 @@
 //   ClickHouse server), that server over HTTP; either way a fresh database per app.
 // - Redis: in process, or, when CI sets SVC_TEST_REDIS_URL, a Redis database of its own per app (emptied
 //   first), so that per-address windows such as password attempts do not add up across test files.
-import { cpSync, mkdtempSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, existsSync } from "node:fs";
+import { processTempDir } from "./temp-dirs";
 import { join } from "node:path";
 import { RedisClient } from "bun";
 import { createClient, type ClickHouseClient } from "@clickhouse/client";
@@ -62,7 +62,7 @@ let chdb: Promise<ClickHouseClient> | undefined;
 /** One chDB per process; the promise is cached so parallel callers share it. */
 export function sharedChdb(): Promise<ClickHouseClient> {
   chdb ??= import("chdb/connection").then(({ createChdbConnection }) =>
-    createClient({ connection: createChdbConnection({ path: mkdtempSync(join(tmpdir(), "svc-chdb-")) }) } as never),
+    createClient({ connection: createChdbConnection({ path: processTempDir("svc-chdb-") }) } as never),
   );
   return chdb;
 }
@@ -70,7 +70,7 @@ export function sharedChdb(): Promise<ClickHouseClient> {
 let template: Promise<string> | undefined;
 function pgliteTemplate(): Promise<string> {
   template ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), "svc-pg-template-"));
+    const dir = processTempDir("svc-pg-template-");
     const pg = await openPostgres({ dataDir: dir });
     await pg.close();
     return join(dir, "pg");

@@ -1,4 +1,4 @@
-// Temporary directories for one test file, removed after its tests.
+// Temporary directories for one test file (removed after its tests) or one test process (removed at its exit).
 import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,4 +15,18 @@ export function useTempDirs(prefix: string): () => string {
     dirs.push(d);
     return d;
   };
+}
+
+const processDirs: string[] = [];
+
+/** A fresh directory named `prefix…`, removed after the test run's last file (a chDB's reaches 600 MB). */
+export function processTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  processDirs.push(dir);
+  return dir;
+}
+
+/** Called once by the preload after every test file has run. */
+export function removeProcessTempDirs(): void {
+  for (const d of processDirs.splice(0)) rmSync(d, { recursive: true, force: true });
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { createTestApp, type TestApp } from "../helpers/app";
 
 let t: TestApp;
@@ -116,6 +117,11 @@ describe("POST /imports", () => {
     expect(stats).toMatchObject({ total_clicks: 0, human_clicks: 0, bot_clicks: 0, unique_visitors: 0, imported_clicks: 2 });
     const kutt = (await t.call(`${P}/links/${got.get("kt-docs").id}/stats`, { key })).body.data;
     expect(kutt).toMatchObject({ total_clicks: 0, imported_clicks: 19 });
+    // The stats CSV carries the same imported total on the link's row, beside its own zero clicks.
+    const csv = await t.request(`${P}/links/${got.get("kt-docs").id}/stats?format=csv`, { key });
+    expect(csv.status).toBe(200);
+    const [statsRow] = parse(await csv.text(), { columns: true }) as Record<string, string>[];
+    expect(statsRow).toMatchObject({ short_code: "kt-docs", total_clicks: "0", imported_clicks: "19" });
   });
 
   test("hostile files: refused whole with an error naming the problem, nothing created", async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "csv-parse/sync";
 import { createTestApp, type TestApp } from "../helpers/app";
 
 let t: TestApp;
@@ -36,6 +37,20 @@ async function storedRows(accountId: string) {
   });
   return Number(r.n);
 }
+
+/** A report's CSV answer as rows by column name. */
+async function csvRows(key: string, path: string): Promise<Record<string, string>[]> {
+  const res = await t.request(`${P}${path}${path.includes("?") ? "&" : "?"}format=csv`, { key });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+  return parse(await res.text(), { columns: true });
+}
+const CONVERSION_COLUMNS = ["total_conversions", "unique_converters", "total_revenue", "average_order_value", "conversion_rate"];
+/** A conversion summary CSV row: the given cells, every other column empty. */
+const row = (cells: Record<string, string>) => ({
+  ...Object.fromEntries([...CONVERSION_COLUMNS, "imported_from", "goal", "date", "from", "to", "own_data_from"].map((c) => [c, ""])),
+  ...cells,
+});
 
 const summary = async (key: string, link: string) => (await t.call(`${P}/journey/links/${link}/summary`, { key })).body.data;
 const conversions = async (key: string, link: string) => (await t.call(`${P}/conversions/summary?link_id=${link}`, { key })).body.data;
@@ -72,6 +87,35 @@ describe("POST /imports: Plausible", () => {
         { name: "Signup", count: 10 },
         { name: "Outbound Link: Click", count: 2 },
       ],
+      // The other files by visitors summed over the days: imported_sources Google 8 + 20, Direct / None 7,
+      // Newsletter 4; entry pages "/" 12 + 20 + 7; exit pages /pricing 12 + 20, "/" 7; locations DE 12 + 7,
+      // FR 20; devices, browsers and systems split the days 20 against 12 + 7.
+      sources: [
+        { value: "Google", visitors: 28 },
+        { value: "Direct / None", visitors: 7 },
+        { value: "Newsletter", visitors: 4 },
+      ],
+      entry_pages: [{ value: "/", visitors: 39 }],
+      exit_pages: [
+        { value: "/pricing", visitors: 32 },
+        { value: "/", visitors: 7 },
+      ],
+      countries: [
+        { value: "FR", visitors: 20 },
+        { value: "DE", visitors: 19 },
+      ],
+      devices: [
+        { value: "Mobile", visitors: 20 },
+        { value: "Desktop", visitors: 19 },
+      ],
+      browsers: [
+        { value: "Chrome", visitors: 20 },
+        { value: "Firefox", visitors: 19 },
+      ],
+      operating_systems: [
+        { value: "Android", visitors: 20 },
+        { value: "Linux", visitors: 19 },
+      ],
       daily: [
         { date: "2025-03-01", visitors: 12, visits: 14, pageviews: 30 },
         { date: "2025-03-02", visitors: 20, visits: 22, pageviews: 41 },
@@ -91,7 +135,51 @@ describe("POST /imports: Plausible", () => {
         { name: "Signup", conversions: 10 },
         { name: "Outbound Link: Click", conversions: 2 },
       ],
+      // imported_custom_events per day: 3, then 6 + 2, then 1.
+      daily: [
+        { date: "2025-03-01", conversions: 3 },
+        { date: "2025-03-02", conversions: 8 },
+        { date: "2025-03-03", conversions: 1 },
+      ],
     });
+
+    // The CSV answers carry the same imported figures, on rows marked with the product, after our own.
+    const journeyCsv = await csvRows(key, `/journey/links/${link}/summary`);
+    const own = journeyCsv.filter((r) => r.imported_from === "");
+    expect(own.map((r) => [r.metric, r.value])).toEqual([
+      ["total_visitors", "0"],
+      ["total_sessions", "0"],
+      ["total_events", "0"],
+      ["avg_session_duration_seconds", "0"],
+    ]);
+    const imp = journeyCsv.slice(own.length);
+    expect(imp.every((r) => r.imported_from === "plausible")).toBe(true);
+    const cellOf = (metric: string, name = "") => imp.find((r) => r.metric === metric && r.name === name)?.value;
+    expect([cellOf("from"), cellOf("to"), cellOf("own_data_from")]).toEqual(["2025-03-01", "2025-03-03", ""]);
+    expect([cellOf("visitors"), cellOf("visits"), cellOf("pageviews"), cellOf("bounce_rate")]).toEqual(["39", "44", "80", "29.55"]);
+    expect([cellOf("top_page", "/"), cellOf("top_event", "Signup"), cellOf("source", "Google"), cellOf("country", "DE")]).toEqual([
+      "52",
+      "10",
+      "28",
+      "19",
+    ]);
+    expect([cellOf("exit_page", "/pricing"), cellOf("operating_system", "Android"), cellOf("daily_pageviews", "2025-03-02")]).toEqual([
+      "32",
+      "20",
+      "41",
+    ]);
+    // One row per imported figure of the JSON: 8 numbers, 2 + 2 tops, 3 + 1 + 2 + 2 + 2 + 2 + 2 breakdown values, 3 days × 3.
+    expect(imp.length).toBe(8 + 4 + 14 + 9);
+    const convCsv = await csvRows(key, `/conversions/summary?link_id=${link}`);
+    expect(convCsv[0]).toMatchObject({ imported_from: "", total_conversions: "0", goal: "", date: "" });
+    expect(convCsv.slice(1)).toEqual([
+      row({ imported_from: "plausible", total_conversions: "12", unique_converters: "11", from: "2025-03-01", to: "2025-03-03" }),
+      row({ imported_from: "plausible", goal: "Signup", total_conversions: "10" }),
+      row({ imported_from: "plausible", goal: "Outbound Link: Click", total_conversions: "2" }),
+      row({ imported_from: "plausible", date: "2025-03-01", total_conversions: "3" }),
+      row({ imported_from: "plausible", date: "2025-03-02", total_conversions: "8" }),
+      row({ imported_from: "plausible", date: "2025-03-03", total_conversions: "1" }),
+    ]);
 
     // The same file again: every row replaces its twin, in what the reports read and, once merged, on disk.
     const again = await upload(key, fixture(EXPORT), `?link_id=${link}`);
@@ -150,15 +238,45 @@ describe("POST /imports: Plausible", () => {
         { url: "/pricing", count: 12 },
       ],
       top_events: [{ name: "Signup", count: 3 }],
+      sources: [
+        { value: "Google", visitors: 8 },
+        { value: "Newsletter", visitors: 4 },
+      ],
+      countries: [{ value: "DE", visitors: 12 }],
+      devices: [{ value: "Desktop", visitors: 12 }],
+      exit_pages: [{ value: "/pricing", visitors: 12 }],
       daily: [{ date: "2025-03-01", visitors: 12, visits: 14, pageviews: 30 }],
     });
+    const csv = await csvRows(key, `/journey/links/${link}/summary`);
+    expect(csv.filter((r) => r.imported_from === "plausible" && r.metric === "country")).toEqual([
+      { metric: "country", name: "DE", value: "12", imported_from: "plausible" },
+    ]);
+    expect(csv.find((r) => r.metric === "own_data_from")?.value).toBe("2025-03-02");
     expect((await conversions(key, link)).imported).toMatchObject({
       from: "2025-03-01",
       to: "2025-03-01",
       conversions: 3,
       converters: 3,
       by_goal: [{ name: "Signup", conversions: 3 }],
+      daily: [{ date: "2025-03-01", conversions: 3 }],
     });
+  });
+
+  test("imported text in a CSV cell is quoted, and a cell a spreadsheet would run starts with an apostrophe", async () => {
+    const { key } = await t.createAccount();
+    const link = await newLink(key);
+    expect((await upload(key, fixture("plausible-formula.zip"), `?link_id=${link}`)).status).toBe(202);
+    expect((await summary(key, link)).imported.sources).toEqual([{ value: '=HYPERLINK("x")', visitors: 5 }]);
+    const csv = await csvRows(key, `/journey/links/${link}/summary`);
+    expect(csv.find((r) => r.metric === "source")).toEqual({
+      metric: "source",
+      name: '\'=HYPERLINK("x")',
+      value: "5",
+      imported_from: "plausible",
+    });
+    expect(csv.find((r) => r.metric === "top_event")?.name).toBe('\'+cmd, "quoted"');
+    const conv = await csvRows(key, `/conversions/summary?link_id=${link}`);
+    expect(conv.find((r) => r.goal !== "")).toMatchObject({ goal: '\'+cmd, "quoted"', total_conversions: "2" });
   });
 
   test("a file we cannot take is a 400 naming the problem, and nothing is stored", async () => {
@@ -195,8 +313,27 @@ describe("POST /imports: Plausible", () => {
     const other = await t.createAccount();
     const res = await upload(other.key, fixture(EXPORT), `?link_id=${link}`);
     expect(res.status).toBe(404);
+    // The 404 names the parameter at fault, as a 400 would.
+    expect(res.body.error).toMatchObject({ code: "NOT_FOUND", details: { field: "query.link_id" } });
     expect(await storedRows(owner.accountId)).toBe(0);
     expect(await storedRows(other.accountId)).toBe(0);
     expect((await summary(owner.key, link)).imported).toBeNull();
+  });
+
+  test("another account's reports of an imported link are 404, in JSON and CSV alike", async () => {
+    const owner = await t.createAccount();
+    const link = await newLink(owner.key);
+    expect((await upload(owner.key, fixture(EXPORT), `?link_id=${link}`)).status).toBe(202);
+    const other = await t.createAccount();
+    for (const path of [`/journey/links/${link}/summary`, `/conversions/summary?link_id=${link}`]) {
+      for (const format of ["json", "csv"]) {
+        const res = await t.call(`${P}${path}${path.includes("?") ? "&" : "?"}format=${format}`, { key: other.key });
+        expect(res.status, `${path} ${format}`).toBe(404);
+        expect(res.headers.get("content-type")).toContain("application/json");
+        expect(JSON.stringify(res.body)).not.toContain("plausible");
+      }
+    }
+    // The owner still sees them.
+    expect((await summary(owner.key, link)).imported.visitors).toBe(39);
   });
 });

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { childEnv, freshClickhouseDatabase, testClickhouseUrl } from "../helpers/stores";
+import { processTempDir } from "../helpers/temp-dirs";
 
 const WRITER = join(import.meta.dir, "..", "fixtures", "spool-writer.ts");
 // The writer's ClickHouse: embedded in its directory, or the servers pass's server (one database for every run).
@@ -31,7 +31,7 @@ async function runAndKill(dir: string, start: number, ms: number): Promise<numbe
 }
 
 test("kill -9 in the middle of a stream of appends: every acknowledged record is in ClickHouse exactly once", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "svc-spool-crash-"));
+  const dir = processTempDir("svc-spool-crash-");
   // Run i numbers its records from i × 10,000,000 + 1; everything up to its last "ack" must arrive.
   // Records written but not acknowledged before a kill may arrive too (at most once): allowed.
   const ranges: [number, number][] = [];

@@ -2,12 +2,13 @@
 // funnel builder (steps typed as event names, event types or page URLs, drawn by <svc-funnel>).
 import { useState } from "preact/hooks";
 import { api, ok, okPage } from "../../api";
-import { fmtAmount, fmtDateTime, fmtDuration, fmtNumber, fmtTime } from "../../format";
-import type { JourneySession } from "../../types";
+import { fmtAmount, fmtDateTime, fmtDay, fmtDuration, fmtNumber, fmtTime } from "../../format";
+import type { JourneySession, JourneySummary } from "../../types";
 import { useAsync } from "../../ui/async";
 import { Failed, Loaded, Loading, Pagination, Select } from "../../ui/parts";
 import { TERMS } from "../../vocabulary";
 import { TrackerSnippet } from "../tracker-snippet";
+import { ImportedJourney } from "./imported-journey";
 
 const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 type Period = (typeof PERIODS)[number];
@@ -59,6 +60,7 @@ export function Journeys({ linkId, theme }: { linkId: string; theme: string }) {
                 <dd>{fmtDuration(data.avg_session_duration_seconds)}</dd>
               </div>
             </dl>
+            {data.imported && <ImportedJourney imported={data.imported} />}
           </>
         )}
       </Loaded>
@@ -162,3 +164,5 @@ function SessionEvents({ linkId, period, sessionId }: { linkId: string; period: 
     </ol>
   );
 }
+
+/** Another product's days imported for the link (a Plausible export), shown beside the totals, never in them. */
