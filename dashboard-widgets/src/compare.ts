@@ -11,9 +11,14 @@ export function compareAttr(el: Element): CompareMode | null {
 }
 
 /** "was 120 the previous period (+12.5%)", or undefined without a comparison of this figure. */
-export function changeNote(c: Comparison<object> | undefined, field: string, f: Fmt): string | undefined {
+export function changeNote(
+  c: Comparison<object> | undefined,
+  field: string,
+  f: Fmt,
+  value: (v: number) => string = (v) => f.n(v),
+): string | undefined {
   const ch = c?.change[field];
   if (!c || !ch) return undefined;
   const when = c.compare === "year" ? "a year before" : "the previous period";
-  return `was ${f.n(ch.previous)} ${when}${ch.change_percent === null ? "" : ` (${f.pct(ch.change_percent, true)})`}`;
+  return `was ${value(ch.previous)} ${when}${ch.change_percent === null ? "" : ` (${f.pct(ch.change_percent, true)})`}`;
 }

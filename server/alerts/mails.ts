@@ -1,7 +1,7 @@
 // The emails: the report and the alert, each as text and as HTML. The HTML is one column of at most
 // 560 px that narrows with the screen (a phone's mail client at 390 px shows it without scrolling
 // sideways): inline styles only, as mail clients drop style sheets; long names wrap. Every name a
-// person or a visitor wrote (link titles, referrers) is escaped.
+// person or a visitor wrote (link titles, referrers, page URLs) is escaped.
 import type { MailMessage } from "../mail/mailer";
 import type { Change, ReportFigures, Top } from "./report-data";
 
@@ -47,7 +47,17 @@ function figureCell(label: string, c: Change, fmt: (v: number) => string) {
   );
 }
 
-function topTable(title: string, rows: Top[]) {
+/** The top lists in the order the mail shows them, each row as (name, count), and what an empty one says. */
+function topLists(f: ReportFigures): [string, Top[], string][] {
+  return [
+    ["Top links", f.top_links, "No clicks"],
+    ["Top sources", f.top_sources, "No clicks"],
+    ["Top countries", f.top_countries, "No clicks"],
+    ["Top pages (views)", f.top_pages.map((p) => ({ name: p.url, clicks: p.views })), "No page views"],
+  ];
+}
+
+function topTable(title: string, rows: Top[], none: string) {
   const body = rows.length
     ? rows
         .map(
@@ -56,7 +66,7 @@ function topTable(title: string, rows: Top[]) {
             `<td style="padding:6px 0 6px 12px;border-top:1px solid #eaeef2;text-align:right;white-space:nowrap">${n.format(r.clicks)}</td></tr>`,
         )
         .join("")
-    : `<tr><td style="padding:6px 0;color:#57606a">No clicks</td></tr>`;
+    : `<tr><td style="padding:6px 0;color:#57606a">${none}</td></tr>`;
   return (
     `<h2 style="font-size:16px;margin:20px 0 6px">${title}</h2>` +
     `<table role="presentation" style="width:100%;border-collapse:collapse;table-layout:fixed;font-size:14px">` +
@@ -74,15 +84,9 @@ export function reportMail(to: string, m: ReportMail): MailMessage {
     "",
     ...FIGURES.map(([label, key, fmt]) => `${label}: ${fmt(f[key].current)} (${changeText(f[key])} vs ${fmt(f[key].previous)})`),
     "",
-    ...(
-      [
-        ["Top links", f.top_links],
-        ["Top sources", f.top_sources],
-        ["Top countries", f.top_countries],
-      ] as const
-    ).flatMap(([title, rows]) => [
+    ...topLists(f).flatMap(([title, rows, none]) => [
       `${title}:`,
-      ...(rows.length ? rows.map((r) => `  ${r.name}: ${n.format(r.clicks)}`) : ["  No clicks"]),
+      ...(rows.length ? rows.map((r) => `  ${r.name}: ${n.format(r.clicks)}`) : [`  ${none}`]),
       "",
     ]),
     `Unsubscribe: ${m.unsubscribeUrl}`,
@@ -94,9 +98,9 @@ export function reportMail(to: string, m: ReportMail): MailMessage {
       `<p style="margin:0 0 12px;color:#57606a;font-size:14px">${periodName(f)}, compared with the ${which === "Weekly" ? "week" : "month"} before</p>` +
       `<table role="presentation" style="width:100%;border-collapse:separate;border-spacing:6px;table-layout:fixed">` +
       `<tr>${cells[0]}${cells[1]}</tr><tr>${cells[2]}${cells[3]}</tr></table>` +
-      topTable("Top links", f.top_links) +
-      topTable("Top sources", f.top_sources) +
-      topTable("Top countries", f.top_countries) +
+      topLists(f)
+        .map(([title, rows, none]) => topTable(title, rows, none))
+        .join("") +
       `<p style="margin:24px 0 0;font-size:12px;color:#57606a">You get this report because the account's owner subscribed ${escapeHtml(to)}. ` +
       `<a href="${escapeHtml(m.unsubscribeUrl)}" style="color:#0969da">Unsubscribe</a></p>`,
   );

@@ -1,9 +1,10 @@
 // The figures of one account's weekly or monthly report: clicks, visitors, conversions and revenue of the
-// period with their change against the period before, and the top links, sources and countries. Every
+// period with their change against the period before, and the top links, sources, countries and pages. Every
 // figure comes from the report services other features offer (their read.ts), the same the API answers.
 import type { AccountRecord } from "../accounts/principal";
 import * as analytics from "../analytics/read";
 import { getConversionTimeseries } from "../conversions/read";
+import { getAccountTopPages, type TopPage } from "../journey/read";
 import { findLink } from "../links/read";
 import { addDays, DAY_MS, isoDay } from "../reports/period";
 import type { Postgres } from "../storage/postgres/client";
@@ -56,6 +57,8 @@ export interface ReportFigures {
   top_links: Top[];
   top_sources: Top[];
   top_countries: Top[];
+  /** The account's most viewed pages (journey page views, across its links) on the period's days. */
+  top_pages: TopPage[];
 }
 
 const TOP = 5;
@@ -99,13 +102,14 @@ async function topLinks(deps: ReportDeps, accountId: string, p: ReportPeriod): P
 
 export async function reportFigures(deps: ReportDeps, account: AccountRecord, period: ReportPeriod): Promise<ReportFigures> {
   const previous = previousPeriod(period);
-  const [now, before, [conv, convBefore], links, sources, countries] = await Promise.all([
+  const [now, before, [conv, convBefore], links, sources, countries, pages] = await Promise.all([
     clickTotals(deps, account, period),
     clickTotals(deps, account, previous),
     conversionTotals(deps, account.id, [period, previous]),
     topLinks(deps, account.id, period),
     analytics.getReferrersReport(deps, account, range(period)),
     analytics.getGeoReport(deps, account, range(period)),
+    getAccountTopPages(deps.ch, { accountId: account.id, start: period.start, end: period.end, limit: TOP }),
   ]);
   return {
     period,
@@ -117,5 +121,6 @@ export async function reportFigures(deps: ReportDeps, account: AccountRecord, pe
     top_links: links,
     top_sources: top(sources.analytics.map((r) => ({ name: r.referrer, clicks: r.clicks }))),
     top_countries: top(countries.analytics.map((r) => ({ name: r.country_code, clicks: r.clicks }))),
+    top_pages: pages,
   };
 }

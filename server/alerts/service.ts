@@ -236,6 +236,7 @@ export async function sendReports(deps: NotifyDeps, nowMs = Date.now()): Promise
           top_links: f.top_links,
           top_sources: f.top_sources,
           top_countries: f.top_countries,
+          top_pages: f.top_pages,
         });
         return row;
       });

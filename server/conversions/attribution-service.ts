@@ -13,6 +13,8 @@ export interface AttributionQueryInput {
   period?: Period;
   domain_id?: string;
   link_id?: string;
+  /** A shared campaign dashboard's live links (server/shares/); the API's route does not take it. */
+  campaign_id?: string;
   model?: AttributionModel;
   window_days?: number;
   group_by?: AttributionGroup;
@@ -31,7 +33,12 @@ export async function getAttribution(deps: ConversionDeps, accountId: string, q:
   const model = q.model ?? "first";
   const windowDays = q.window_days ?? DEFAULT_WINDOW_DAYS;
   const groupBy = q.group_by ?? "link";
-  const scope = await resolveReportScope(deps.db, accountId, { linkId: q.link_id, domainId: q.domain_id }, periodStartMs(q.period));
+  const scope = await resolveReportScope(
+    deps.db,
+    accountId,
+    { linkId: q.link_id, domainId: q.domain_id, campaignId: q.campaign_id },
+    periodStartMs(q.period),
+  );
   const credits = await getAttributionCredits(
     deps.ch,
     { accountId, fromMs: scope.period, windowMs: windowDays * DAY_MS, ...(scope.linkIds ? { linkIds: scope.linkIds } : {}) },

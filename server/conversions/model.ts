@@ -1,8 +1,9 @@
 // Query parameters of the conversion reports (docs/api.md "Conversions").
 import { t } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
 import { StrictQuery } from "../http/strict-query";
 import { PeriodSchema } from "../journey/model";
-import { CompareParam, comparable } from "../reports/compare-model";
+import { CompareParam, ComparisonOf, comparable } from "../reports/compare-model";
 
 export const INTERVALS = ["hour", "day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -15,10 +16,14 @@ const common = {
   link_id: t.Optional(t.String({ format: "uuid" })),
 };
 
-/** The object reports (summary, time to convert) also take `compare`. */
+/** Every conversion report but attribution takes `compare`. */
 export const ConversionsQuery = StrictQuery({ ...common, compare: CompareParam });
-export const TimeseriesQuery = StrictQuery({ ...common, interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))) });
-export const BreakdownQuery = StrictQuery({ ...common, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
+export const TimeseriesQuery = StrictQuery({
+  ...common,
+  compare: CompareParam,
+  interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))),
+});
+export const BreakdownQuery = StrictQuery({ ...common, compare: CompareParam, dimension: t.Union(DIMENSIONS.map((d) => t.Literal(d))) });
 
 export const TIME_TO_CONVERT_BUCKETS = ["under 1 hour", "1-24 hours", "1-7 days", "7+ days"] as const;
 
@@ -94,3 +99,25 @@ export const ComparableTimeToConvert = comparable(
   "ComparableTimeToConvert",
   "average_seconds and median_seconds, and each bucket's count under its label",
 );
+
+/**
+ * A list report's answer: the bare list, or with `compare` the list under `analytics` and `comparison`
+ * beside it (the click list reports' shape, without their click `usage`); existing clients that never
+ * send `compare` keep the list.
+ */
+const comparableList = (row: TSchema, id: string) =>
+  t.Union(
+    [
+      t.Array(row),
+      t.Object(
+        {
+          analytics: t.Array(row),
+          comparison: ComparisonOf(t.Array(row), "conversions and revenue: the sums of the rows"),
+        },
+        { $id: `Compared${id}`, ...strict },
+      ),
+    ],
+    { description: "Without `compare`, the list; with it, `{ analytics, comparison }`" },
+  );
+export const ComparableConversionTimeseries = comparableList(ConversionPoint, "ConversionTimeseries");
+export const ComparableConversionBreakdown = comparableList(ConversionBreakdownRow, "ConversionBreakdown");

@@ -1,5 +1,5 @@
 // Conversion report routes (docs/api.md "Conversions", scope conversions:read).
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { API_PREFIX } from "../http/api-prefix";
 import type { Auth } from "../http/auth";
@@ -11,9 +11,9 @@ import { operation, REPORT_ERRORS } from "../openapi/operation";
 import { ROLLING_COMPARE_DOC as COMPARE_DOC } from "../reports/compare-model";
 import {
   BreakdownQuery,
-  ConversionBreakdownRow,
-  ConversionPoint,
+  ComparableConversionBreakdown,
   ComparableConversionSummary,
+  ComparableConversionTimeseries,
   ComparableTimeToConvert,
   ConversionsQuery,
   TimeseriesQuery,
@@ -31,6 +31,9 @@ const report = (id: string, summary: string, data: TSchema, description: string)
     responses: { 200: { description: summary, data } },
     errors: ["NOT_FOUND", ...REPORT_ERRORS],
   });
+
+const LIST_COMPARE_DOC =
+  "Without `compare` the answer is the list; with `compare=previous|year` it is `{ analytics, comparison }` (the click list reports' shape): the list under `analytics`, and in `comparison.data` the same list over the period's whole hours shifted back by the period rounded up to whole weeks (or 364 days), `change` over the rows' sums of conversions and revenue; not with CSV.";
 
 export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Auth }) {
   const reports = { db: deps.pg.db, ch: deps.ch };
@@ -58,8 +61,8 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
         detail: report(
           "getConversionTimeseries",
           "Conversions over time",
-          t.Array(ConversionPoint),
-          "One point per `interval` (hour, day (default), week from Monday, month), oldest first, empty buckets as zeros.",
+          ComparableConversionTimeseries,
+          `One point per \`interval\` (hour, day (default), week from Monday, month), oldest first, empty buckets as zeros. ${LIST_COMPARE_DOC}`,
         ),
       })
       // GET /conversions/breakdown
@@ -70,8 +73,8 @@ export function conversionRoutes(deps: { pg: Postgres; ch: Clickhouse; auth: Aut
         detail: report(
           "getConversionBreakdown",
           "Conversions by dimension",
-          t.Array(ConversionBreakdownRow),
-          "Rows by `dimension` (device, country, link or name), most conversions first.",
+          ComparableConversionBreakdown,
+          `Rows by \`dimension\` (device, country, link, name or variant), most conversions first. ${LIST_COMPARE_DOC}`,
         ),
       })
       // GET /conversions/time-to-convert

@@ -2,7 +2,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import { PERIODS, periodStartMs, type Period } from "../reports/period";
-import { changeOf, rollingWindow, withComparison, type Compare, type Comparison } from "../reports/compare";
+import { changeOf, compareReports, rollingWindow, withComparison, type Compare, type Comparison } from "../reports/compare";
 import { money, percent, round2 } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
@@ -89,32 +89,106 @@ function nextBucket(sec: number, interval: Interval): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000;
 }
 
-export async function getConversionTimeseries(deps: ConversionDeps, accountId: string, q: ScopeQuery & { interval?: Interval }) {
+/**
+ * A list report over the scope's period; with `compare` the list under `analytics` and the same list over
+ * the compared window under `comparison` (the click list reports' shape), its change over the rows' sums.
+ */
+async function comparedList<R extends { conversions: number; revenue: number }>(
+  deps: ConversionDeps,
+  accountId: string,
+  q: ComparableQuery,
+  run: (s: queries.Scope, nowMs: number) => Promise<R[]>,
+): Promise<R[] | ComparedList<R>> {
   const nowMs = Date.now();
-  const interval = q.interval ?? "day";
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
-  const rows = await queries.getConversionBuckets(deps.ch, scope, interval);
-  const byBucket = new Map(rows.map((r) => [r.bucket, r]));
-  const last = Math.max(bucketStart(Math.floor(nowMs / 1000), interval), rows.at(-1)?.bucket ?? 0);
-  const points = [];
-  for (let b = bucketStart(Math.floor(scope.fromMs / 1000), interval); b <= last; b = nextBucket(b, interval)) {
-    const r = byBucket.get(b);
-    points.push({ timestamp: new Date(b * 1000).toISOString(), conversions: r?.conversions ?? 0, revenue: money(r?.revenueCents ?? 0) });
-  }
-  return points;
+  if (!q.compare) return run(scope, nowMs);
+  const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
+  const { current, comparison } = await compareReports(
+    q.compare,
+    rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs),
+    lengthMs,
+    (w, isCurrent) => run(isCurrent ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }, nowMs),
+    { figures: listTotals },
+  );
+  return { analytics: current, comparison };
 }
 
-export async function getConversionBreakdown(deps: ConversionDeps, accountId: string, q: ScopeQuery & { dimension: Dimension }) {
-  const scope = await resolveScope(deps.db, accountId, q, Date.now());
-  const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
-  return rows
-    .map((r) => ({
-      label: r.label || "unknown",
-      conversions: r.conversions,
-      revenue: money(r.revenueCents),
-      conversion_rate: percent(r.converters, r.visitors),
-    }))
-    .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+/** The list reports' figures: conversions and revenue summed over their rows. */
+const listTotals = (rows: readonly { conversions: number; revenue: number }[]) => ({
+  conversions: rows.reduce((a, r) => a + r.conversions, 0),
+  revenue: round2(rows.reduce((a, r) => a + r.revenue, 0)),
+});
+
+export interface ConversionPoint {
+  timestamp: string;
+  conversions: number;
+  revenue: number;
+}
+export interface ConversionBreakdownRow {
+  label: string;
+  conversions: number;
+  revenue: number;
+  conversion_rate: number;
+}
+/** A list report's answer with `compare`. */
+export interface ComparedList<R> {
+  analytics: R[];
+  comparison?: Comparison<R[]>;
+}
+
+/** The points; with `compare`, `{ analytics, comparison }` (comparedList). */
+export function getConversionTimeseries(
+  deps: ConversionDeps,
+  accountId: string,
+  q: ScopeQuery & { interval?: Interval },
+): Promise<ConversionPoint[]>;
+export function getConversionTimeseries(
+  deps: ConversionDeps,
+  accountId: string,
+  q: ComparableQuery & { interval?: Interval },
+): Promise<ConversionPoint[] | ComparedList<ConversionPoint>>;
+export async function getConversionTimeseries(deps: ConversionDeps, accountId: string, q: ComparableQuery & { interval?: Interval }) {
+  const interval = q.interval ?? "day";
+  return comparedList(deps, accountId, q, async (scope, nowMs) => {
+    const rows = await queries.getConversionBuckets(deps.ch, scope, interval);
+    const byBucket = new Map(rows.map((r) => [r.bucket, r]));
+    // A compared window ends at its end; the current period at now (or a bucket of events dated ahead).
+    const end =
+      scope.toMs === undefined
+        ? Math.max(bucketStart(Math.floor(nowMs / 1000), interval), rows.at(-1)?.bucket ?? 0)
+        : bucketStart(Math.floor((scope.toMs - 1) / 1000), interval);
+    const points: ConversionPoint[] = [];
+    for (let b = bucketStart(Math.floor(scope.fromMs / 1000), interval); b <= end; b = nextBucket(b, interval)) {
+      const r = byBucket.get(b);
+      points.push({ timestamp: new Date(b * 1000).toISOString(), conversions: r?.conversions ?? 0, revenue: money(r?.revenueCents ?? 0) });
+    }
+    return points;
+  });
+}
+
+/** The rows; with `compare`, `{ analytics, comparison }` (comparedList). */
+export function getConversionBreakdown(
+  deps: ConversionDeps,
+  accountId: string,
+  q: ScopeQuery & { dimension: Dimension },
+): Promise<ConversionBreakdownRow[]>;
+export function getConversionBreakdown(
+  deps: ConversionDeps,
+  accountId: string,
+  q: ComparableQuery & { dimension: Dimension },
+): Promise<ConversionBreakdownRow[] | ComparedList<ConversionBreakdownRow>>;
+export async function getConversionBreakdown(deps: ConversionDeps, accountId: string, q: ComparableQuery & { dimension: Dimension }) {
+  return comparedList(deps, accountId, q, async (scope): Promise<ConversionBreakdownRow[]> => {
+    const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
+    return rows
+      .map((r) => ({
+        label: r.label || "unknown",
+        conversions: r.conversions,
+        revenue: money(r.revenueCents),
+        conversion_rate: percent(r.converters, r.visitors),
+      }))
+      .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  });
 }
 
 export async function getTimeToConvert(deps: ConversionDeps, accountId: string, q: ComparableQuery) {

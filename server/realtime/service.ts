@@ -52,8 +52,14 @@ function report(source: Realtime["source"], w: RealtimeWindow, rows: MinuteRow[]
  * The spool is read before ClickHouse: a record flushed in between is excluded from ClickHouse's rows by
  * its id, and one written in between is in neither (it is newer than the figures' moment).
  */
-export async function getClicksRealtime(deps: RealtimeDeps, accountId: string, q: { link_id?: string }, nowMs = Date.now()) {
-  const { linkIds } = await resolveReportLinks(deps.db, accountId, { linkId: q.link_id });
+export async function getClicksRealtime(
+  deps: RealtimeDeps,
+  accountId: string,
+  q: { link_id?: string; campaign_id?: string },
+  nowMs = Date.now(),
+) {
+  // campaign_id: a shared campaign dashboard's live links (server/shares/); the API's route takes link_id only.
+  const { linkIds } = await resolveReportLinks(deps.db, accountId, { linkId: q.link_id, campaignId: q.campaign_id });
   const w = realtimeWindow(accountId, linkIds, nowMs);
   const held = await heldClicks(deps.unflushed.clicks(), w, deps.hashVisitors);
   return report("clicks", w, await queryRealtime(deps.ch, "clicks", w, held), held, nowMs);

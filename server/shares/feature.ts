@@ -7,6 +7,7 @@ import type { Auth } from "../http/auth";
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Kv } from "../storage/kv";
+import type { Streams } from "../ingest/streams";
 import { sharesApiRoutes, shareViewerRoutes } from "./routes";
 
 export interface SharesFeatureDeps {
@@ -15,6 +16,8 @@ export interface SharesFeatureDeps {
   ch: Clickhouse;
   kv: Kv;
   auth: Auth;
+  /** The spools' not-yet-stored records, for the realtime report (server/realtime/read.ts). */
+  streams: Pick<Streams, "recent">;
 }
 
 export const sharesFeature: Feature<SharesFeatureDeps> = {

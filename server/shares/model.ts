@@ -2,6 +2,7 @@
 // the reports a share may show.
 import { t, type Static } from "elysia";
 import { MAX_FUNNEL_STEPS } from "../journey/model";
+import { COMPARE } from "../reports/compare";
 
 export const SHARE_SCOPES = ["account", "campaign", "link"] as const;
 export type ShareScope = (typeof SHARE_SCOPES)[number];
@@ -17,10 +18,25 @@ export const SHARE_REPORTS = [
   "link_stats",
   "funnel",
   "conversions",
+  "paths",
+  "retention",
+  "realtime",
+  "attribution",
 ] as const;
 export type ShareReport = (typeof SHARE_REPORTS)[number];
 export const CLICK_REPORTS = ["summary", "timeseries", "geo", "devices", "referrers", "hourly"] as const;
 export type ClickReport = (typeof CLICK_REPORTS)[number];
+/** The scopes each report may be shared in (the rest: every scope). */
+export const REPORT_SCOPES: Partial<Record<ShareReport, readonly ShareScope[]>> = {
+  link_stats: ["link"],
+  funnel: ["link"],
+  paths: ["link"],
+  retention: ["link"],
+  conversions: ["account", "link"],
+  attribution: ["account", "campaign"],
+};
+/** The shown reports that compare when the share has `compare`. */
+export const COMPARING_REPORTS = ["paths", "retention", "conversions"] as const;
 
 /** Longest grace a rotation may give the previous token. */
 export const MAX_GRACE_MINUTES = 1440;
@@ -31,7 +47,7 @@ const Report = t.Union(
   SHARE_REPORTS.map((r) => t.Literal(r)),
   {
     description:
-      "summary, timeseries, geo, devices, referrers, hourly (click reports); link_stats and funnel (a link share only; funnel with `funnel_steps`); conversions (not on a campaign share)",
+      "summary, timeseries, geo, devices, referrers, hourly (click reports); link_stats, funnel, paths and retention (a link share only; funnel with `funnel_steps`); conversions (not on a campaign share); attribution (an account or campaign share); realtime (the last 30 minutes' clicks, any share)",
   },
 );
 const Reports = t.Array(Report, { minItems: 1, maxItems: SHARE_REPORTS.length, uniqueItems: true });
@@ -47,6 +63,13 @@ const FunnelSteps = t.Array(t.String({ minLength: 1, maxLength: 200, pattern: "^
   maxItems: MAX_FUNNEL_STEPS,
   description: "The funnel report's steps: event names in order (required with the funnel report)",
 });
+const Compare = t.Union(
+  COMPARE.map((c) => t.Literal(c)),
+  {
+    description:
+      "The shown paths, retention and conversions reports also show the previous period (weekday-aligned) or the same period a year before, with the change",
+  },
+);
 const Password = t.String({ minLength: 8, maxLength: 200, description: "Viewers enter it once per session; stored hashed" });
 const Title = t.String({ minLength: 1, maxLength: 200 });
 const ExpiresAt = t.String({ format: "date-time", description: "After this instant the share shows nothing" });
@@ -62,6 +85,7 @@ export const CreateShareBody = t.Object(
     campaign_id: t.Optional(t.String({ format: "uuid", description: "With scope campaign" })),
     reports: Reports,
     funnel_steps: t.Optional(FunnelSteps),
+    compare: t.Optional(Compare),
     enabled: t.Optional(t.Boolean({ description: "Default true" })),
     expires_at: t.Optional(ExpiresAt),
     password: t.Optional(Password),
@@ -76,6 +100,7 @@ export const UpdateShareBody = t.Object(
     title: t.Optional(Title),
     reports: t.Optional(Reports),
     funnel_steps: t.Optional(FunnelSteps),
+    compare: t.Optional(t.Union([Compare, t.Null()], { description: "null: no comparison" })),
     enabled: t.Optional(t.Boolean()),
     expires_at: t.Optional(t.Union([ExpiresAt, t.Null()], { description: "null: never expires" })),
     password: t.Optional(t.Union([Password, t.Null()], { description: "null removes the password" })),
@@ -109,6 +134,7 @@ export const Share = t.Object(
     campaign_id: t.Union([t.String({ format: "uuid" }), t.Null()]),
     reports: t.Array(Report),
     funnel_steps: t.Union([t.Array(t.String()), t.Null()]),
+    compare: t.Union([Compare, t.Null()]),
     enabled: t.Boolean(),
     expires_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
     has_password: t.Boolean(),

@@ -69,6 +69,8 @@ export interface DashboardView {
   token: string;
   reports: readonly ShareReport[];
   funnelSteps: readonly string[];
+  /** The comparison the owner chose for the reports that compare; null: none. */
+  compare: string | null;
   /** Server-rendered numbers per report, shown without JavaScript. */
   headlines: Partial<Record<ShareReport, Figure[]>>;
 }
@@ -76,8 +78,9 @@ export interface DashboardView {
 const NO_SCRIPT = `<p class="nojs">This chart needs JavaScript.</p>`;
 
 /** The widget tag of a report, its attributes pointing at the share's own data endpoints. */
-function widget(report: ShareReport, base: string, inner: string, funnelSteps: readonly string[]): string {
+function widget(report: ShareReport, base: string, inner: string, v: DashboardView): string {
   const a = `api-base="${base}"`;
+  const c = v.compare ? ` compare="${escapeHtml(v.compare)}"` : "";
   switch (report) {
     case "summary":
       return `<svc-summary id="w-summary" ${a} days="30">${inner}</svc-summary>`;
@@ -91,9 +94,17 @@ function widget(report: ShareReport, base: string, inner: string, funnelSteps: r
     case "link_stats":
       return `<svc-link-stats id="w-link-stats" ${a} link-id="shared">${inner}</svc-link-stats>`;
     case "funnel":
-      return `<svc-funnel id="w-funnel" ${a} link-id="shared" steps="${escapeHtml(funnelSteps.join(","))}" period="30d">${inner || NO_SCRIPT}</svc-funnel>`;
+      return `<svc-funnel id="w-funnel" ${a} link-id="shared" steps="${escapeHtml(v.funnelSteps.join(","))}" period="30d">${inner || NO_SCRIPT}</svc-funnel>`;
     case "conversions":
-      return `<svc-conversions id="w-conversions" ${a} period="30d">${inner}</svc-conversions>`;
+      return `<svc-conversions id="w-conversions" ${a} period="30d"${c}>${inner}</svc-conversions>`;
+    case "paths":
+      return `<svc-paths id="w-paths" ${a} link-id="shared" start="page_view" period="30d"${c}>${inner || NO_SCRIPT}</svc-paths>`;
+    case "retention":
+      return `<svc-retention id="w-retention" ${a} link-id="shared" weeks="8"${c}>${inner || NO_SCRIPT}</svc-retention>`;
+    case "realtime":
+      return `<svc-realtime id="w-realtime" ${a}>${inner || NO_SCRIPT}</svc-realtime>`;
+    case "attribution":
+      return `<svc-attribution id="w-attribution" ${a} period="30d" controls>${inner || NO_SCRIPT}</svc-attribution>`;
   }
 }
 
@@ -111,7 +122,7 @@ export function dashboardPage(v: DashboardView): string {
   const base = `/share/${escapeHtml(v.token)}/data`;
   const widgets = v.reports.map((r) => {
     const h = v.headlines[r];
-    return widget(r, base, h ? figures(HEADINGS[r] ?? r, h) : "", v.funnelSteps);
+    return widget(r, base, h ? figures(HEADINGS[r] ?? r, h) : "", v);
   });
   return htmlDocument(
     v.title,

@@ -17,6 +17,11 @@ import { TIER_LIMITS } from "../tiers";
 import { BOT_FILTERS } from "../analytics/model";
 import { PeriodSchema } from "../journey/model";
 import { INTERVALS } from "../conversions/model";
+import { ATTRIBUTION_BOUNDS, AttributionQuery } from "../conversions/attribution-model";
+import { PATHS_BOUNDS, PathsQuery, RETENTION_BOUNDS, RetentionQuery } from "../insights/model";
+import { checkQueryBounds } from "../http/query-bounds";
+import { CompareParam } from "../reports/compare-model";
+import { realtimeDepsOf } from "../realtime/read";
 import type { SharesFeatureDeps } from "./feature";
 import {
   CLICK_REPORTS,
@@ -129,7 +134,11 @@ const ClickQuery = StrictQuery({
 const ConversionQuery = StrictQuery({
   period: t.Optional(PeriodSchema),
   interval: t.Optional(t.Union(INTERVALS.map((i) => t.Literal(i)))),
+  compare: CompareParam,
 });
+// The share's scope stands for the API's link and domain filters.
+const { link_id: _link, domain_id: _domain, ...attributionFields } = AttributionQuery.properties;
+const ShareAttributionQuery = StrictQuery(attributionFields);
 const FunnelQuery = StrictQuery({ period: t.Optional(PeriodSchema), steps: t.Optional(t.String({ maxLength: 4100 })) });
 const CONVERSION_PARTS = ["summary", "timeseries", "time-to-convert"] as const;
 const hide = { hide: true };
@@ -137,6 +146,7 @@ const hide = { hide: true };
 export function shareViewerRoutes(deps: SharesFeatureDeps) {
   const sessions = createShareSessions({ appSecret: deps.config.appSecret, secure: deps.config.baseUrl.startsWith("https:") });
   const reports = { pg: deps.pg, ch: deps.ch };
+  const live = realtimeDepsOf(deps);
   const subjectOf = (open: viewer.OpenShare) => ({
     shareId: open.row.id,
     tokenHash: open.tokenHash,
@@ -187,6 +197,7 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
           token: params.token,
           reports: open.row.reports as ShareReport[],
           funnelSteps: open.row.funnelSteps ?? [],
+          compare: open.row.compare,
           headlines,
         });
         return html(200, page, headers);
@@ -217,6 +228,10 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
     .get(
       "/share/:token/data/analytics/:report",
       async ({ request, params, query }) => {
+        if (params.report === "realtime") {
+          const { row } = await guard(request, params.token, "realtime");
+          return viewer.realtimeClicks(live, row);
+        }
         const report = params.report as (typeof CLICK_REPORTS)[number];
         if (!CLICK_REPORTS.includes(report)) throw new AppError("NOT_FOUND", "This report is not shared");
         const { row, account } = await guard(request, params.token, report);
@@ -239,6 +254,24 @@ export function shareViewerRoutes(deps: SharesFeatureDeps) {
         return viewer.funnel(reports, row, query);
       },
       { params: TokenParams, query: FunnelQuery, detail: hide },
+    )
+    .get(
+      "/share/:token/data/journey/links/shared/paths",
+      async ({ request, params, query }) =>
+        viewer.paths(reports, (await guard(request, params.token, "paths")).row, checkQueryBounds(query, PATHS_BOUNDS)),
+      { params: TokenParams, query: PathsQuery, detail: hide },
+    )
+    .get(
+      "/share/:token/data/journey/links/shared/retention",
+      async ({ request, params, query }) =>
+        viewer.retention(reports, (await guard(request, params.token, "retention")).row, checkQueryBounds(query, RETENTION_BOUNDS)),
+      { params: TokenParams, query: RetentionQuery, detail: hide },
+    )
+    .get(
+      "/share/:token/data/conversions/attribution",
+      async ({ request, params, query }) =>
+        viewer.attribution(reports, (await guard(request, params.token, "attribution")).row, checkQueryBounds(query, ATTRIBUTION_BOUNDS)),
+      { params: TokenParams, query: ShareAttributionQuery, detail: hide },
     )
     .get(
       "/share/:token/data/conversions/:part",

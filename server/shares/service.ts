@@ -6,8 +6,10 @@ import type { Principal } from "../accounts/principal";
 import type { Postgres } from "../storage/postgres/client";
 import { findLink } from "../links/read";
 import { isAccountCampaign } from "../campaigns/read";
+import type { Compare } from "../reports/compare";
 import {
   DEFAULT_GRACE_MINUTES,
+  REPORT_SCOPES,
   type CreateShareBody,
   type ShareJson,
   type ShareReport,
@@ -34,6 +36,7 @@ export const toShareJson = (s: repo.ShareRow): ShareJson => ({
   campaign_id: s.campaignId,
   reports: s.reports as ShareReport[],
   funnel_steps: s.funnelSteps,
+  compare: (s.compare as Compare | null) ?? null,
   enabled: s.enabled,
   expires_at: iso(s.expiresAt),
   has_password: s.passwordHash !== null,
@@ -57,14 +60,24 @@ const REPORT_SCOPE: Record<ShareReport, string> = {
   link_stats: "analytics:read",
   funnel: "journey:read",
   conversions: "conversions:read",
+  paths: "journey:read",
+  retention: "journey:read",
+  realtime: "analytics:read",
+  attribution: "conversions:read",
 };
 
+const SCOPE_NAMES: Record<ShareScope, string> = { account: "an account", campaign: "a campaign", link: "a link" };
+
 function checkReports(principal: Principal, scope: ShareScope, reports: readonly ShareReport[], funnelSteps: readonly string[] | null) {
-  if (reports.includes("link_stats") && scope !== "link") throw validationError("body.reports", "link_stats is only for a link share");
-  if (reports.includes("funnel") && scope !== "link") throw validationError("body.reports", "funnel is only for a link share");
+  for (const r of reports) {
+    const allowed = REPORT_SCOPES[r];
+    if (allowed && !allowed.includes(scope))
+      throw validationError(
+        "body.reports",
+        `${r} is only for ${allowed.map((a) => SCOPE_NAMES[a]).join(" or ")} share, not ${SCOPE_NAMES[scope]} one`,
+      );
+  }
   if (reports.includes("funnel") && !funnelSteps) throw validationError("body.funnel_steps", "is required with the funnel report");
-  if (reports.includes("conversions") && scope === "campaign")
-    throw validationError("body.reports", "conversions are reported by link or account, not by campaign");
   for (const r of reports) {
     const needed = REPORT_SCOPE[r];
     if (!principal.scopes.includes(needed))
@@ -138,6 +151,7 @@ export async function createShare(deps: SharesDeps, principal: Principal, body: 
     campaignId: body.campaign_id?.toLowerCase() ?? null,
     reports: [...body.reports],
     funnelSteps: body.funnel_steps ? [...body.funnel_steps] : null,
+    compare: body.compare ?? null,
     enabled: body.enabled ?? true,
     expiresAt,
     tokenHash: hashShareToken(token),
@@ -162,6 +176,7 @@ export async function updateShare(pg: Postgres, principal: Principal, id: string
     patch.funnelSteps = steps ? [...steps] : null;
   }
   if (body.enabled !== undefined) patch.enabled = body.enabled;
+  if (body.compare !== undefined) patch.compare = body.compare;
   if (body.expires_at !== undefined) patch.expiresAt = body.expires_at === null ? null : futureDate(body.expires_at, "body.expires_at");
   if (body.allowed_origins !== undefined) patch.allowedOrigins = normalizeOrigins(body.allowed_origins);
   if (body.password !== undefined) patch.passwordHash = body.password === null ? null : await Bun.password.hash(body.password);

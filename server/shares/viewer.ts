@@ -1,6 +1,6 @@
 // Shared dashboards, the viewer's side: the share a token opens (every page and data request asks
 // again), the password check with its attempt limits, and the reports it shows. No Elysia here.
-import { AppError } from "../errors";
+import { AppError, validationError } from "../errors";
 import type { Postgres } from "../storage/postgres/client";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Kv } from "../storage/kv";
@@ -11,6 +11,9 @@ import { findCampaign } from "../campaigns/read";
 import * as analytics from "../analytics/read";
 import * as conversions from "../conversions/read";
 import { getFunnel } from "../journey/read";
+import * as insights from "../insights/read";
+import * as realtime from "../realtime/read";
+import type { Compare } from "../reports/compare";
 import type { Period } from "../journey/model";
 import type { BotFilter } from "../analytics/model";
 import type { Interval } from "../conversions/model";
@@ -127,6 +130,19 @@ export const funnel = (deps: ReportDeps, share: repo.ShareRow, q: { period?: Per
 
 export type ConversionPart = "summary" | "timeseries" | "time-to-convert";
 
+/**
+ * The comparison a data request may ask for: the share's own (the page gives it to the widgets), or
+ * none; any other is the owner's choice to make, not the viewer's.
+ */
+export function shareCompare(share: repo.ShareRow, asked: Compare | undefined): Compare | undefined {
+  if (asked !== undefined && asked !== share.compare)
+    throw validationError(
+      "query.compare",
+      share.compare ? `is the share's own (${share.compare}); leave it out or send it unchanged` : "is not offered by this share",
+    );
+  return asked;
+}
+
 const conversionScope = (share: repo.ShareRow, period?: Period) => ({
   period,
   ...(share.scope === "link" ? { link_id: share.linkId! } : {}),
@@ -140,13 +156,39 @@ export function conversionReport(
   deps: ReportDeps,
   share: repo.ShareRow,
   part: ConversionPart,
-  q: { period?: Period; interval?: Interval },
+  q: { period?: Period; interval?: Interval; compare?: Compare },
 ) {
   const scope = conversionScope(share, q.period);
-  if (part === "summary") return conversionSummary(deps, share, q);
+  const compare = shareCompare(share, q.compare);
+  if (part === "summary") return conversions.getConversionSummary(conversionDeps(deps), share.accountId, { ...scope, compare });
   if (part === "timeseries")
-    return conversions.getConversionTimeseries(conversionDeps(deps), share.accountId, { ...scope, interval: q.interval });
+    return conversions.getConversionTimeseries(conversionDeps(deps), share.accountId, { ...scope, interval: q.interval, compare });
   return conversions.getTimeToConvert(conversionDeps(deps), share.accountId, scope);
 }
 
 export const shows = (row: repo.ShareRow, report: ShareReport) => row.reports.includes(report);
+
+/** The link's paths; the viewer picks the start or end event and the steps, of the shared link only. */
+export const paths = (deps: ReportDeps, share: repo.ShareRow, q: insights.PathsQueryArgs) =>
+  insights.getPaths({ db: deps.pg.db, ch: deps.ch }, share.accountId, share.linkId!, { ...q, compare: shareCompare(share, q.compare) });
+
+export const retention = (deps: ReportDeps, share: repo.ShareRow, q: { weeks?: number; compare?: Compare }) =>
+  insights.getRetention({ db: deps.pg.db, ch: deps.ch }, share.accountId, share.linkId!, {
+    ...q,
+    compare: shareCompare(share, q.compare),
+  });
+
+/** The last 30 minutes' clicks of the share's account, campaign or link. */
+export const realtimeClicks = (deps: realtime.RealtimeDeps, share: repo.ShareRow) =>
+  realtime.getClicksRealtime(deps, share.accountId, clickFilter(share));
+
+/** Conversions credited to the links (or campaigns) of the share's account or campaign. */
+export const attribution = (
+  deps: ReportDeps,
+  share: repo.ShareRow,
+  q: Omit<conversions.AttributionQueryInput, "link_id" | "domain_id" | "campaign_id">,
+) =>
+  conversions.getAttribution(conversionDeps(deps), share.accountId, {
+    ...q,
+    ...(share.scope === "campaign" ? { campaign_id: share.campaignId! } : {}),
+  });

@@ -36,7 +36,7 @@ const mondayOf = (ms: number) => {
   return day - ((new Date(day).getUTCDay() + 6) % 7) * DAY;
 };
 
-test("the weekly report: figures and changes as sent, top lists, a working unsubscribe link, one send per week", async () => {
+test("the weekly report: figures and changes as sent, top lists (pages from the journey page views), a working unsubscribe link, one send per week", async () => {
   const { key, accountId } = await t.createAccount();
   const hook = await t.call(`${P}/webhooks`, { method: "POST", key, json: { url: receiver.url, events: ["report.sent"] } });
   const secret = hook.body.data.secret as string;
@@ -70,6 +70,22 @@ test("the weekly report: figures and changes as sent, top lists, a working unsub
     (await postEvents(t, key, [conversion("c1", thisWeek, 1000), conversion("c2", thisWeek, 2550), conversion("c3", lastWeek, 1000)]))
       .status,
   ).toBeLessThan(300);
+  // Page views: this week's across both links (one URL to escape), last week's and another account's left out.
+  const view = (link: string, v: string, ts: number, url: string) =>
+    pageView(link, v, { timestamp: new Date(ts).toISOString(), page_url: url });
+  const odd = "https://shop.example/<b>?q=1&x";
+  const views = [
+    ...["p1", "p2", "p3"].map((v) => view(a.id, v, thisWeek, "https://shop.example/pricing")),
+    view(b.id, "p4", thisWeek, odd),
+    view(b.id, "p5", thisWeek, odd),
+    view(a.id, "p6", thisWeek, "https://shop.example/"),
+    ...["p7", "p8", "p9", "p10"].map((v) => view(a.id, v, lastWeek, "https://shop.example/old")),
+  ];
+  expect((await postEvents(t, key, views)).status).toBeLessThan(300);
+  const stranger = await t.createAccount();
+  const theirs = await createLink(t, stranger.key, "https://elsewhere.example/");
+  const theirViews = ["s1", "s2", "s3", "s4"].map((v) => view(theirs.id, v, thisWeek, "https://elsewhere.example/theirs"));
+  expect((await postEvents(t, stranger.key, theirViews)).status).toBeLessThan(300);
   await t.flush();
 
   const sub = await t.call(`${P}/report-subscriptions`, { method: "POST", key, json: { email: "Boss@Example.com", weekly: true } });
@@ -112,9 +128,14 @@ test("the weekly report: figures and changes as sent, top lists, a working unsub
   expect(text).toContain(`Top links:\n  Spring <sale> & "more" (/${a.short_code}): 5\n  t (/${b.short_code}): 2\n`);
   expect(text).toContain("Top sources:\n  news.example: 3\n  blog.example: 2\n  direct: 2\n");
   expect(text).toContain("Top countries:\n  DE: 3\n  FR: 2\n  US: 2\n");
+  expect(text).toContain(`Top pages (views):\n  https://shop.example/pricing: 3\n  ${odd}: 2\n  https://shop.example/: 1\n\n`);
   const html = String(mail.html);
   expect(html).toContain("Spring &#60;sale&#62; &#38; &#34;more&#34;");
   expect(html).not.toContain("<sale>");
+  expect(html).toContain("Top pages (views)");
+  expect(html).toContain("https://shop.example/&#60;b&#62;?q=1&#38;x");
+  expect(html).not.toContain("<b>");
+  expect(html).not.toContain("theirs");
 
   const event = (
     await receiver.waitFor((all) => all.some((r) => r.json?.event === "report.sent" && r.json.data.subscription_id === sub.body.data.id))
@@ -125,6 +146,11 @@ test("the weekly report: figures and changes as sent, top lists, a working unsub
     period: { start: new Date(mondayOf(now)).toISOString().slice(0, 10) },
     clicks: { current: 7, previous: 4, change_percent: 75 },
     revenue: { current: 35.5, previous: 10, change_percent: 255 },
+    top_pages: [
+      { url: "https://shop.example/pricing", views: 3 },
+      { url: odd, views: 2 },
+      { url: "https://shop.example/", views: 1 },
+    ],
   });
 
   // The unsubscribe link: a GET shows a button only, the POST unsubscribes, without signing in.

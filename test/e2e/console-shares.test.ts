@@ -15,6 +15,10 @@ test("share a link from the console, open it as a stranger, turn it off, give it
   await page.getByLabel("What it shows").selectOption("link");
   await page.getByLabel("Link", { exact: true }).selectOption(link.body.data.id);
   await page.getByLabel("The link's totals").check();
+  // A link share offers its paths, returning visitors and realtime clicks, not attribution; and a comparison.
+  expect(await page.getByLabel("Conversion attribution").count()).toBe(0);
+  await page.getByLabel("Returning visitors").check();
+  await page.getByLabel("Compare with").selectOption("previous");
   await page.getByLabel("Password (optional)").fill("open sesame");
   expect(await unlabelled(page)).toEqual([]);
   await page.getByRole("button", { name: "Share", exact: true }).click();
@@ -22,6 +26,7 @@ test("share a link from the console, open it as a stranger, turn it off, give it
   expect(url).toMatch(new RegExp(`^${server.url}/share/shr_[A-Za-z0-9_-]{43}$`));
   await shows(page.locator("#shares tr"), "Spring for <Acme>");
   await shows(page.locator("#shares tr"), "On, with a password");
+  await shows(page.locator("#shares tr"), "Returning visitors; compared with the previous period");
   await screenshot(page, "shares-desktop-dark");
 
   // A stranger: no console session, the password, then the dashboard.
@@ -31,6 +36,7 @@ test("share a link from the console, open it as a stranger, turn it off, give it
   await view.fill("#password", "open sesame");
   await view.click("button[type=submit]");
   await view.locator("#w-link-stats").waitFor();
+  expect(await view.locator("#w-retention").getAttribute("compare")).toBe("previous");
   expect(await view.textContent("h1")).toBe("Spring for <Acme>");
 
   await page.getByRole("button", { name: "I have copied it" }).click();

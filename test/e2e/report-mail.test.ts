@@ -1,5 +1,5 @@
 // The weekly report's HTML as a phone's mail client shows it: rendered by Chromium 390 px wide, nothing
-// wider than the screen (no sideways scrolling), even with a long unbroken link title and referrer. The
+// wider than the screen (no sideways scrolling), even with a long unbroken link title, referrer and page URL. The
 // screenshot goes to test-artifacts/ (and to docs/ with UPDATE_DOCS_SCREENSHOT=1).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync } from "node:fs";
@@ -38,6 +38,14 @@ const figures: ReportFigures = {
     { name: "US", clicks: 50_000 },
     { name: "DE", clicks: 20_000 },
   ],
+  top_pages: [
+    {
+      url: "https://shop.example/spring/landing?utm_source=newsletter&utm_campaign=a-very-long-campaign-name-without-breaks",
+      views: 22_310,
+    },
+    { url: "https://shop.example/pricing", views: 9_870 },
+    { url: "https://shop.example/", views: 4_002 },
+  ],
 };
 
 test("the report fits a 390 px wide mail client without scrolling sideways", async () => {
@@ -60,7 +68,19 @@ test("the report fits a 390 px wide mail client without scrolling sideways", asy
   expect(overflow.scrollWidth).toBeLessThanOrEqual(390);
   // The four figures are side by side in pairs, and every change is shown.
   const text = await page.locator("body").innerText();
-  for (const s of ["128,450", "+26.93%", "-6.32%", "new", "48,210.50", "Top links", "Top sources", "Top countries", "Unsubscribe"])
+  for (const s of [
+    "128,450",
+    "+26.93%",
+    "-6.32%",
+    "new",
+    "48,210.50",
+    "Top links",
+    "Top sources",
+    "Top countries",
+    "Top pages (views)",
+    "22,310",
+    "Unsubscribe",
+  ])
     expect(text).toContain(s);
   mkdirSync(join(ROOT, "test-artifacts"), { recursive: true });
   await page.screenshot({ path: SHOT, fullPage: true });

@@ -107,6 +107,59 @@ describe("a shared dashboard in Chromium", () => {
     await page.close();
   });
 
+  test("the newer reports: paths, retention, realtime and conversions compared, attribution; the share's own data only", async () => {
+    const events = ["v1", "v2", "v3"].map((v) => ({
+      link_id: link.id,
+      visitor_id: v,
+      session_id: `s-${v}`,
+      event_type: "page_view",
+      page_url: "https://example.com/spring",
+    }));
+    expect((await t.call(`${P}/journey/events`, { method: "POST", key, json: { events } })).body.error ?? null).toBeNull();
+    await t.flush();
+    const insights = await createShare(t, key, {
+      title: "Insights",
+      scope: "link",
+      link_id: link.id,
+      reports: ["paths", "retention", "realtime", "conversions"],
+      compare: "previous",
+    });
+    const account = await createShare(t, key, { title: "Attribution", scope: "account", reports: ["attribution", "realtime"] });
+    const ids = ["w-paths", "w-retention", "w-realtime", "w-conversions"];
+    for (const [s, widgets] of [
+      [insights, ids],
+      [account, ["w-attribution", "w-realtime"]],
+    ] as const) {
+      const page = await browser.newPage({ locale: "en-US" });
+      const errors = watchErrors(page);
+      const requests: string[] = [];
+      page.on("request", (r) => requests.push(r.url()));
+      await page.goto(`${server.url}/share/${s.token}`);
+      await page.waitForFunction(settled, [...widgets], { timeout: 20_000 });
+      const shown = await page.evaluate((ids) => {
+        const stat = (id: string, label: string) => {
+          const dt = [...document.getElementById(id)!.shadowRoot!.querySelectorAll("dt")].find((d) => d.textContent!.trim() === label);
+          return [dt?.nextElementSibling?.textContent?.trim(), dt?.parentElement?.querySelector(".note")?.textContent?.trim()];
+        };
+        return {
+          states: ids.map((id) => (document.getElementById(id) as any).state),
+          retention: document.getElementById("w-retention") ? stat("w-retention", "New visitors") : null,
+        };
+      }, widgets);
+      expect(shown.states.every((x: string) => x === "loaded" || x === "empty")).toBe(true);
+      if (s === insights) {
+        expect(shown.states).toEqual(["loaded", "loaded", "loaded", "empty"]);
+        expect(shown.retention).toEqual(["3", "was 0 the previous period"]);
+      }
+      const data = requests.filter((u) => u.includes("/data/"));
+      expect(data.length).toBeGreaterThanOrEqual(widgets.length);
+      expect(data.every((u) => u.startsWith(`${server.url}/share/${s.token}/data/`))).toBe(true);
+      if (s === insights) expect(data.filter((u) => u.includes("compare=previous")).length).toBeGreaterThanOrEqual(3);
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
+
   test("with JavaScript off the headline numbers are still there, the titles as text", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false, locale: "en-US" });
     const page = await context.newPage();

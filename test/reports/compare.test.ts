@@ -126,6 +126,7 @@ describe("conversion reports", () => {
   const HOUR = 3_600_000;
   let start: number;
   let nowMs: number;
+  let sent: SentEvent[];
 
   beforeAll(async () => {
     nowMs = Date.now();
@@ -142,29 +143,42 @@ describe("conversion reports", () => {
     const current = nowMs - 2 * DAY_MS;
     const previous = nowMs - 9 * DAY_MS;
     const year = nowMs - 366 * DAY_MS;
-    await insertEvents(
-      t.runtime.deps.ch,
-      acc.accountId,
-      [
-        // Current: 4 visitors, 2 converters, 8.00; a4 in the period's first hour.
-        ...["a1", "a2", "a3"].map((v) => ev(v, "page_view", current)),
-        ev("a1", "conversion", current + 10 * 60_000, 500),
-        ev("a2", "conversion", current + 10 * 60_000, 300),
-        ev("a4", "page_view", start + 30 * 60_000),
-        // Previous week: 3 visitors, 2 converters, 3.00; b3 in the hour before the current period.
-        ev("b1", "page_view", previous),
-        ev("b2", "page_view", previous),
-        ev("b1", "conversion", previous + 2 * HOUR, 200),
-        ev("b3", "conversion", start - 30 * 60_000, 100),
-        // 364 days (and 2) before: 4 visitors, 3 converters, 3.00.
-        ...["c1", "c2", "c3", "c4"].map((v) => ev(v, "page_view", year)),
-        ...["c1", "c2", "c3"].map((v) => ev(v, "conversion", year + 5 * 60_000, 100)),
-        // In neither window.
-        ev("d1", "conversion", nowMs - 16 * DAY_MS, 1000),
-      ],
-      1,
-    );
+    sent = [
+      // Current: 4 visitors, 2 converters, 8.00; a4 in the period's first hour.
+      ...["a1", "a2", "a3"].map((v) => ev(v, "page_view", current)),
+      ev("a1", "conversion", current + 10 * 60_000, 500),
+      ev("a2", "conversion", current + 10 * 60_000, 300),
+      ev("a4", "page_view", start + 30 * 60_000),
+      // Previous week: 3 visitors, 2 converters, 3.00; b3 in the hour before the current period.
+      ev("b1", "page_view", previous),
+      ev("b2", "page_view", previous),
+      ev("b1", "conversion", previous + 2 * HOUR, 200),
+      ev("b3", "conversion", start - 30 * 60_000, 100),
+      // 364 days (and 2) before: 4 visitors, 3 converters, 3.00.
+      ...["c1", "c2", "c3", "c4"].map((v) => ev(v, "page_view", year)),
+      ...["c1", "c2", "c3"].map((v) => ev(v, "conversion", year + 5 * 60_000, 100)),
+      // In neither window.
+      ev("d1", "conversion", nowMs - 16 * DAY_MS, 1000),
+    ];
+    await insertEvents(t.runtime.deps.ch, acc.accountId, sent, 1);
   }, 120_000);
+
+  /** The conversions sent in [fromMs, toMs), per UTC day: what a daily timeseries over that window shows. */
+  const sentDays = (fromMs: number, toMs: number) => {
+    const days = new Map<string, { conversions: number; revenue: number }>();
+    for (let d = Math.floor(fromMs / DAY_MS) * DAY_MS; d < toMs; d += DAY_MS) {
+      days.set(new Date(d).toISOString(), { conversions: 0, revenue: 0 });
+    }
+    for (const e of sent) {
+      if (e.type !== "conversion" || e.ms < fromMs || e.ms >= toMs) continue;
+      const day = days.get(new Date(Math.floor(e.ms / DAY_MS) * DAY_MS).toISOString());
+      if (day) {
+        day.conversions += 1;
+        day.revenue += (e.revenue_cents ?? 0) / 100;
+      }
+    }
+    return [...days].map(([timestamp, d]) => ({ timestamp, ...d }));
+  };
 
   const sameHour = () => periodStartMs("7d") === start;
 
@@ -207,10 +221,43 @@ describe("conversion reports", () => {
     expect(ttc.body.data.comparison.change["1-24 hours"]).toEqual(change(0, 1));
   });
 
-  check("the list reports refuse compare, naming it", async () => {
-    const res = await get(`/conversions/timeseries?period=7d&compare=previous`);
-    expect(res.status).toBe(400);
-    expect(JSON.stringify(res.body.error)).toContain("compare");
+  check("timeseries against the previous 7 days: each compared day's conversions and revenue as sent", async () => {
+    const res = await get(`/conversions/timeseries?period=7d&link_id=${linkId}&interval=day&compare=previous`);
+    expect(res.status).toBe(200);
+    if (!sameHour()) return;
+    const { analytics, comparison } = res.body.data;
+    expect(Object.keys(res.body.data).sort()).toEqual(["analytics", "comparison"]);
+    expect(analytics).toEqual(sentDays(start, nowMs + DAY_MS).filter((p) => Date.parse(p.timestamp) <= nowMs));
+    expect([comparison.from, comparison.to]).toEqual([new Date(start - 7 * DAY_MS).toISOString(), new Date(start).toISOString()]);
+    expect(comparison.data).toEqual(sentDays(start - 7 * DAY_MS, start));
+    expect(comparison.data.reduce((a: number, p: { conversions: number }) => a + p.conversions, 0)).toBe(2);
+    expect(comparison.change).toEqual({ conversions: change(2, 2), revenue: change(8, 3) });
+  });
+
+  check("breakdown by country against the previous 7 days and the year before", async () => {
+    const res = await get(`/conversions/breakdown?period=7d&link_id=${linkId}&dimension=country&compare=previous`);
+    expect(res.status).toBe(200);
+    if (!sameHour()) return;
+    expect(res.body.data.analytics).toEqual([{ label: "DE", conversions: 2, revenue: 8, conversion_rate: 50 }]);
+    // b1 and b3 converted among b1, b2 and b3.
+    expect(res.body.data.comparison.data).toEqual([{ label: "DE", conversions: 2, revenue: 3, conversion_rate: 66.67 }]);
+    expect(res.body.data.comparison.change).toEqual({ conversions: change(2, 2), revenue: change(8, 3) });
+    const year = await get(`/conversions/breakdown?period=7d&link_id=${linkId}&dimension=country&compare=year`);
+    expect(year.body.data.comparison.data).toEqual([{ label: "DE", conversions: 3, revenue: 3, conversion_rate: 75 }]);
+    expect(year.body.data.comparison.change.conversions).toEqual(change(2, 3));
+  });
+
+  check("without compare the list reports answer the bare list; compare with CSV is refused", async () => {
+    const ts = await get(`/conversions/timeseries?period=7d&link_id=${linkId}`);
+    expect(Array.isArray(ts.body.data)).toBe(true);
+    const bd = await get(`/conversions/breakdown?period=7d&link_id=${linkId}&dimension=device`);
+    expect(bd.body.data).toEqual([{ label: "desktop", conversions: 2, revenue: 8, conversion_rate: 50 }]);
+    const csv = await get(`/conversions/breakdown?period=7d&dimension=device&compare=previous&format=csv`);
+    expect(csv.status).toBe(400);
+    expect(JSON.stringify(csv.body.error)).toContain("query.compare");
+    const bad = await get(`/conversions/timeseries?period=7d&compare=lastweek`);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error)).toContain("compare");
   });
 });
 

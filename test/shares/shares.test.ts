@@ -312,6 +312,165 @@ describe("the page and its data", () => {
   });
 });
 
+describe("the newer reports: paths, retention, realtime, attribution, compared as the owner chose", () => {
+  // The link's journey events are the funnel test's: v1, v2 and v3 viewed the page, v1 and v2 signed up.
+  const json = async (path: string) => {
+    const res = await view(t, path);
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  /** Clicks of the last 30 minutes, summed over the minutes (beforeAll sent 3 to the link, 1 to the other). */
+  const clicksOf = (r: { minutes: { events: number }[] }) => r.minutes.reduce((n, m) => n + m.events, 0);
+  /** Paths and retention compare exact windows up to now: the compared window's end moves with the clock. */
+  const atAnyMoment = (d: any) => ({ ...d, comparison: { ...d.comparison, from: undefined, to: undefined } });
+
+  test("a link share: paths, retention and realtime, only when chosen, with the share's comparison only", async () => {
+    for (const [scope, reports] of [
+      ["account", ["paths"]],
+      ["account", ["retention"]],
+      ["link", ["attribution"]],
+    ] as const) {
+      const res = await t.call(`${P}/shares`, {
+        method: "POST",
+        key,
+        json: { title: "x", scope, ...(scope === "link" ? { link_id: link.id } : {}), reports },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain("body.reports");
+    }
+    const bad = await t.call(`${P}/shares`, {
+      method: "POST",
+      key,
+      json: { title: "x", scope: "account", reports: ["realtime"], compare: "lastweek" },
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body.error)).toContain("compare");
+
+    const s = await createShare(t, key, {
+      title: "insights",
+      scope: "link",
+      link_id: link.id,
+      reports: ["paths", "retention", "realtime"],
+      compare: "previous",
+    });
+    expect(s.share).toMatchObject({ reports: ["paths", "retention", "realtime"], compare: "previous" });
+    const page = await html(await view(t, `/share/${s.token}`));
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(
+      `<svc-paths id="w-paths" api-base="/share/${s.token}/data" link-id="shared" start="page_view" period="30d" compare="previous">`,
+    );
+    expect(page.text).toContain(
+      `<svc-retention id="w-retention" api-base="/share/${s.token}/data" link-id="shared" weeks="8" compare="previous">`,
+    );
+    expect(page.text).toContain(`<svc-realtime id="w-realtime" api-base="/share/${s.token}/data">`);
+    for (const secret of [link.id, other.id, accountId]) expect(page.text).not.toContain(secret);
+
+    const paths = await json(`/share/${s.token}/data/journey/links/shared/paths?start=signup&period=30d&compare=previous`);
+    expect(paths.status).toBe(200);
+    const apiPaths = (await t.call(`${P}/journey/links/${link.id}/paths?start=signup&period=30d&compare=previous`, { key })).body.data;
+    expect(atAnyMoment(paths.body.data)).toEqual(atAnyMoment(apiPaths));
+    expect(paths.body.data.steps[0].visitors).toBe(2); // v1 and v2 signed up
+    expect(paths.body.data.comparison.data.steps[0]?.visitors ?? 0).toBe(0);
+
+    const retention = await json(`/share/${s.token}/data/journey/links/shared/retention?weeks=8&compare=previous`);
+    expect(retention.status).toBe(200);
+    const apiRetention = (await t.call(`${P}/journey/links/${link.id}/retention?weeks=8&compare=previous`, { key })).body.data;
+    expect(atAnyMoment(retention.body.data)).toEqual(atAnyMoment(apiRetention));
+    expect(retention.body.data.visitors).toBe(3);
+    expect(retention.body.data.comparison.data.visitors).toBe(0);
+    // Without compare: no comparison; another comparison than the owner's is refused, naming it.
+    expect((await json(`/share/${s.token}/data/journey/links/shared/retention`)).body.data.comparison).toBeUndefined();
+    const year = await json(`/share/${s.token}/data/journey/links/shared/retention?compare=year`);
+    expect(year.status).toBe(400);
+    expect(year.body.error.message).toContain("query.compare");
+    expect((await json(`/share/${s.token}/data/journey/links/shared/paths?start=signup&steps=1`)).status).toBe(400);
+
+    const live = await json(`/share/${s.token}/data/analytics/realtime`);
+    expect(live.status).toBe(200);
+    expect(live.body.data.source).toBe("clicks");
+    expect(clicksOf(live.body.data)).toBe(3);
+    expect((await json(`/share/${s.token}/data/analytics/realtime?link_id=${other.id}`)).status).toBe(400);
+
+    // Only the chosen reports answer; the rest are 404 for this token.
+    for (const path of [
+      "analytics/summary",
+      "conversions/attribution",
+      "conversions/summary",
+      "journey/links/shared/funnel",
+      "links/shared/stats",
+      "journey/links/shared/sessions",
+    ])
+      expect((await view(t, `/share/${s.token}/data/${path}`)).status).toBe(404);
+    const narrow = await createShare(t, key, { title: "n", scope: "link", link_id: link.id, reports: ["summary"] });
+    for (const path of ["journey/links/shared/paths?start=signup", "journey/links/shared/retention", "analytics/realtime"])
+      expect((await view(t, `/share/${narrow.token}/data/${path}`)).status).toBe(404);
+    // A share without a comparison takes none.
+    const plain = await createShare(t, key, { title: "p", scope: "link", link_id: link.id, reports: ["retention"] });
+    expect(plain.share.compare).toBeNull();
+    expect((await json(`/share/${plain.token}/data/journey/links/shared/retention?compare=previous`)).status).toBe(400);
+    const patched = await t.call(`${P}/shares/${plain.share.id}`, { method: "PATCH", key, json: { compare: "year" } });
+    expect(patched.body.data.compare).toBe("year");
+    const compared = await json(`/share/${plain.token}/data/journey/links/shared/retention?compare=year`);
+    expect(compared.body.data.comparison.compare).toBe("year");
+  });
+
+  test("an account or campaign share: attribution and realtime of its own links; conversions compared", async () => {
+    const conversion = (link_id: string, visitor_id: string, cents: number) => ({
+      link_id,
+      visitor_id,
+      session_id: `c-${visitor_id}`,
+      event_type: "conversion",
+      conversion_name: "order",
+      revenue_cents: cents,
+      page_url: "https://example.com/thanks",
+    });
+    const ingest = await t.call(`${P}/journey/events`, {
+      method: "POST",
+      key,
+      json: { events: [conversion(link.id, "v1", 1200), conversion(other.id, "w1", 800)] },
+    });
+    expect(ingest.body.error ?? null).toBeNull();
+    await t.flush();
+    const campaign = (await t.call(`${P}/campaigns`, { method: "POST", key, json: { name: "Attribution" } })).body.data;
+    await t.call(`${P}/links/${link.id}`, { method: "PATCH", key, json: { campaign_id: campaign.id } });
+
+    const account = await createShare(t, key, {
+      title: "acc",
+      scope: "account",
+      reports: ["attribution", "realtime", "conversions"],
+      compare: "year",
+    });
+    const page = await html(await view(t, `/share/${account.token}`));
+    expect(page.text).toContain(`<svc-attribution id="w-attribution" api-base="/share/${account.token}/data" period="30d" controls>`);
+    expect(page.text).toContain(`<svc-conversions id="w-conversions" api-base="/share/${account.token}/data" period="30d" compare="year">`);
+    const q = "period=30d&model=last&window_days=7&group_by=link";
+    const attr = await json(`/share/${account.token}/data/conversions/attribution?${q}`);
+    expect(attr.status).toBe(200);
+    expect(attr.body.data).toEqual((await t.call(`${P}/conversions/attribution?${q}`, { key })).body.data);
+    expect([attr.body.data.total_conversions, attr.body.data.total_revenue]).toEqual([2, 20]);
+    expect((await json(`/share/${account.token}/data/conversions/attribution?window_days=91`)).status).toBe(400);
+    expect((await json(`/share/${account.token}/data/conversions/attribution?link_id=${link.id}`)).status).toBe(400);
+    expect(clicksOf((await json(`/share/${account.token}/data/analytics/realtime`)).body.data)).toBe(4);
+    // The conversion widget's requests, with the share's comparison: the list reports in the compared shape.
+    const series = await json(`/share/${account.token}/data/conversions/timeseries?period=7d&interval=day&compare=year`);
+    expect(series.body.data).toEqual((await t.call(`${P}/conversions/timeseries?period=7d&interval=day&compare=year`, { key })).body.data);
+    expect(series.body.data.comparison.change.conversions).toEqual({ current: 2, previous: 0, change_percent: null });
+    expect((await json(`/share/${account.token}/data/conversions/summary?compare=previous`)).status).toBe(400);
+    expect((await view(t, `/share/${account.token}/data/journey/links/shared/paths?start=signup`)).status).toBe(404);
+
+    const camp = await createShare(t, key, {
+      title: "camp",
+      scope: "campaign",
+      campaign_id: campaign.id,
+      reports: ["attribution", "realtime"],
+    });
+    const campAttr = await json(`/share/${camp.token}/data/conversions/attribution?period=30d`);
+    expect(campAttr.body.data).toEqual((await t.call(`${P}/conversions/attribution?period=30d&link_id=${link.id}`, { key })).body.data);
+    expect([campAttr.body.data.total_conversions, campAttr.body.data.total_revenue]).toEqual([1, 12]);
+    expect(clicksOf((await json(`/share/${camp.token}/data/analytics/realtime`)).body.data)).toBe(3);
+    for (const secret of [other.id, accountId]) expect(JSON.stringify(campAttr.body)).not.toContain(secret);
+  });
+});
+
 describe("the password", () => {
   test("guards the page and every data request; the right one gives a scoped, HttpOnly, SameSite session", async () => {
     const s = await createShare(t, key, {

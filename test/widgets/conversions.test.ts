@@ -1,11 +1,28 @@
 import { describe, expect, test } from "bun:test";
-import { apiData, charts, en, loaded, mount, settled, setupWidgetTests, spyFetch, stat, useBackend, table, text } from "./helpers";
+import {
+  apiData,
+  charts,
+  en,
+  loaded,
+  mount,
+  settled,
+  setupWidgetTests,
+  spyFetch,
+  stat,
+  statNote,
+  useBackend,
+  table,
+  text,
+} from "./helpers";
 
 setupWidgetTests();
 const b = useBackend();
 
 const usd = (v: number) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(v);
-const pct = (v: number) => new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1 }).format(v / 100);
+const pct = (v: number, signed = false) =>
+  new Intl.NumberFormat("en-US", { style: "percent", maximumFractionDigits: 1, signDisplay: signed ? "exceptZero" : "auto" }).format(
+    v / 100,
+  );
 const day = (s: string) => new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" }).format(new Date(s));
 
 describe("<svc-conversions>", () => {
@@ -36,6 +53,38 @@ describe("<svc-conversions>", () => {
     expect(revenueChart.querySelectorAll("polyline").length).toBe(1);
     expect(ttcChart.querySelectorAll("rect.bar").length).toBe(ttc.buckets.length);
     expect(ttcChart.getAttribute("aria-label")).toContain(`${ttc.buckets[0].label} ${en(ttc.buckets[0].count)}`);
+  });
+
+  test("compare=year: the figures' earlier values and the earlier revenue beside the current", async () => {
+    const el = mount("svc-conversions", { "api-base": b.base, "api-key": b.keys.full, period: "30d", compare: "year" });
+    const detail = await loaded(el);
+    const q = { period: "30d", compare: "year" };
+    const summary = await apiData(b, "/conversions/summary", q);
+    const series = await apiData(b, "/conversions/timeseries", { ...q, interval: "day" });
+    expect(detail.summary).toEqual(summary);
+    expect(detail.timeseries).toEqual(series.analytics);
+    expect(detail.previous).toEqual(series.comparison);
+    const ch = summary.comparison.change.total_conversions;
+    expect(statNote(el, "Conversions")).toBe(
+      `was ${en(ch.previous)} a year before${ch.change_percent === null ? "" : ` (${pct(ch.change_percent, true)})`}`,
+    );
+    expect(statNote(el, "Revenue")).toStartWith(`was ${usd(summary.comparison.change.total_revenue.previous)} a year before`);
+    const rows = table(el, "Revenue");
+    expect(rows[0]).toEqual([
+      "Date",
+      "Conversions",
+      "Revenue",
+      "A year before: date",
+      "A year before: conversions",
+      "A year before: revenue",
+    ]);
+    expect(rows.slice(1).map((r) => r.slice(3))).toEqual(
+      series.analytics.map((_: unknown, i: number) => {
+        const p = series.comparison.data[i];
+        return p ? [day(p.timestamp), en(p.conversions), usd(p.revenue)] : ["—", "—", "—"];
+      }),
+    );
+    expect(charts(el)[0].querySelectorAll("polyline").length).toBe(2);
   });
 
   test("average and median time to convert use the largest fitting unit", async () => {

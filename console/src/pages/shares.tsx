@@ -11,7 +11,21 @@ import { Alert, Checks, CopyButton, Field, FormCard, LoadedTable, NotAllowed, Pa
 
 type Scope = Share["scope"];
 type Report = Share["reports"][number];
-const REPORTS: Report[] = ["summary", "timeseries", "geo", "devices", "referrers", "hourly", "link_stats", "funnel", "conversions"];
+const REPORTS: Report[] = [
+  "summary",
+  "timeseries",
+  "geo",
+  "devices",
+  "referrers",
+  "hourly",
+  "realtime",
+  "link_stats",
+  "funnel",
+  "paths",
+  "retention",
+  "conversions",
+  "attribution",
+];
 const REPORT_NAMES: Record<Report, string> = {
   summary: "Click totals",
   timeseries: "Clicks per day",
@@ -22,9 +36,25 @@ const REPORT_NAMES: Record<Report, string> = {
   link_stats: "The link's totals",
   funnel: "Funnel",
   conversions: "Conversions",
+  paths: "Paths through the site",
+  retention: "Returning visitors",
+  realtime: "Realtime clicks",
+  attribution: "Conversion attribution",
 };
-const offered = (scope: Scope) =>
-  REPORTS.filter((r) => ((r !== "link_stats" && r !== "funnel") || scope === "link") && (r !== "conversions" || scope !== "campaign"));
+/** The scopes a report may be shared in (the server's rule, docs/sharing.md); the rest: every scope. */
+const REPORT_SCOPES: Partial<Record<Report, Scope[]>> = {
+  link_stats: ["link"],
+  funnel: ["link"],
+  paths: ["link"],
+  retention: ["link"],
+  conversions: ["account", "link"],
+  attribution: ["account", "campaign"],
+};
+const offered = (scope: Scope) => REPORTS.filter((r) => REPORT_SCOPES[r]?.includes(scope) ?? true);
+/** The reports that show the comparison when the share has one. */
+const COMPARING: Report[] = ["paths", "retention", "conversions"];
+type Compare = "previous" | "year";
+const COMPARE_NAMES: Record<Compare, string> = { previous: "the previous period", year: "the same period a year before" };
 const origins = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 export function SharesPage() {
@@ -39,6 +69,8 @@ export function SharesPage() {
   }, []);
   const [scope, setScope] = useState<Scope>("account");
   const [reports, setReports] = useState<Report[]>(["summary", "timeseries", "geo", "referrers"]);
+  const [compare, setCompare] = useState<"" | Compare>("");
+  const comparing = reports.some((r) => COMPARING.includes(r) && offered(scope).includes(r));
   const [created, setCreated] = useState<{ title: string; url: string } | null>(null);
   const [note, setNote] = useState("");
 
@@ -55,6 +87,7 @@ export function SharesPage() {
           ...(scope === "campaign" ? { campaign_id: text("campaign_id") } : {}),
           reports: reports.filter((r) => offered(scope).includes(r)),
           ...(scope === "link" && reports.includes("funnel") ? { funnel_steps: origins(text("funnel_steps")) } : {}),
+          ...(comparing && compare ? { compare } : {}),
           ...(text("password") ? { password: text("password") } : {}),
           ...(expires ? { expires_at: new Date(expires).toISOString() } : {}),
           allowed_origins: origins(text("allowed_origins")),
@@ -156,6 +189,19 @@ export function SharesPage() {
             onChange={setReports}
             error={err.reports}
           />
+          {comparing && (
+            <Select
+              label="Compare with"
+              name="compare"
+              value={compare}
+              onChange={(e) => setCompare((e.target as HTMLSelectElement).value as "" | Compare)}
+              error={err.compare}
+            >
+              <option value="">Nothing (paths, returning visitors and conversions show one period)</option>
+              <option value="previous">The previous period (same weekdays)</option>
+              <option value="year">The same period a year before</option>
+            </Select>
+          )}
           {scope === "link" && reports.includes("funnel") && (
             <Field
               label="Funnel steps"
@@ -210,7 +256,10 @@ export function SharesPage() {
             </td>
             <td data-label="Shows">
               {what(s)}
-              <div class="muted">{s.reports.map((r) => REPORT_NAMES[r]).join(", ")}</div>
+              <div class="muted">
+                {s.reports.map((r) => REPORT_NAMES[r]).join(", ")}
+                {s.compare && `; compared with ${COMPARE_NAMES[s.compare]}`}
+              </div>
             </td>
             <td data-label="State">
               {state(s)}

@@ -399,6 +399,8 @@ export const shares = pgTable(
     reports: text("reports").array().notNull(),
     /** The funnel report's steps (event names in order); null without that report. */
     funnelSteps: text("funnel_steps").array(),
+    /** previous or year: the shown reports that can compare do (paths, retention, conversions); null: none. */
+    compare: text("compare"),
     enabled: boolean("enabled").notNull().default(true),
     expiresAt: ts("expires_at"),
     tokenHash: text("token_hash").notNull(),
