@@ -4,6 +4,7 @@
 // week when they have an event in it before the window's end.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Window } from "../reports/compare";
+import { queryRetentionStored } from "../journey/read";
 
 export interface RetentionRow {
   /** The cohort's Monday, YYYY-MM-DD. */
@@ -23,9 +24,28 @@ const WEEK_MS = 604_800_000;
  * the window's start), so the per-visitor work is a min and a bitwise or.
  */
 export async function queryRetention(ch: Clickhouse, accountId: string, linkId: string, w: Window, weeks: number): Promise<RetentionRow[]> {
+  // The journey job's stored per-visitor state when it is current (the same answer); the bundles otherwise.
+  const rows = (await queryRetentionStored(ch, accountId, linkId, w, weeks)) ?? (await queryRetentionRaw(ch, accountId, linkId, w, weeks));
+  return rows.map((r) => {
+    const c = Number(r.c);
+    const returns = new Map<number, number>();
+    r.by_week.forEach((n, i) => {
+      if (i > c) returns.set(i - c, Number(n));
+    });
+    return {
+      cohort: new Date(w.fromMs + c * WEEK_MS).toISOString().slice(0, 10),
+      visitors: Number(r.n),
+      returning: Number(r.ret),
+      returns,
+    };
+  });
+}
+
+/** The cohorts from every bundle of the link: a group per visitor of its whole history. */
+export function queryRetentionRaw(ch: Clickhouse, accountId: string, linkId: string, w: Window, weeks: number) {
   const bundles = ch.table("journey_event_bundles");
   const week = "intDiv(toUnixTimestamp64Milli(started) - {from:Int64}, {week:Int64})";
-  const rows = await ch.query<{ c: number; n: string; ret: string; by_week: string[] }>(
+  return ch.query<{ c: number; n: string; ret: string; by_week: string[] }>(
     `
     SELECT c, count() AS n, countIf(bitShiftRight(mask, c + 1) != 0) AS ret,
       arrayMap(x -> toString(x), sumForEach(arrayMap(i -> toUInt64(bitTest(mask, i)), range({weeks:UInt8})))) AS by_week
@@ -42,17 +62,4 @@ export async function queryRetention(ch: Clickhouse, accountId: string, linkId: 
     ORDER BY c`,
     { account: accountId, link: linkId, from: w.fromMs, to: w.toMs, week: WEEK_MS, weeks, mask: (2n ** BigInt(weeks) - 1n).toString() },
   );
-  return rows.map((r) => {
-    const c = Number(r.c);
-    const returns = new Map<number, number>();
-    r.by_week.forEach((n, i) => {
-      if (i > c) returns.set(i - c, Number(n));
-    });
-    return {
-      cohort: new Date(w.fromMs + c * WEEK_MS).toISOString().slice(0, 10),
-      visitors: Number(r.n),
-      returning: Number(r.ret),
-      returns,
-    };
-  });
 }

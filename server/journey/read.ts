@@ -3,7 +3,9 @@
 // funnel through the entry point the API's route calls; alerts (server/alerts/) count the visitors of the last
 // minutes or hours from the bundles (a window that starts inside an hour). The rest of the journey folder (service, repository,
 // query modules) is its own business; which links a report covers is the links feature's answer
-// (server/reports/scope.ts).
+// (server/reports/scope.ts). The retention report (server/insights/) reads the per-visitor state
+// the journey job stores.
 export { readJourneyUsage } from "./repository";
 export { getFunnel } from "./service";
+export { queryRetentionStored } from "./retention-state-query";
 export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink } from "./visitors-query";
