@@ -5,7 +5,8 @@
 // The job (report-cache-job.ts) stores, for the link's bundles that ended before the current hour, each
 // visitor's first visit and weeks; a report reads the stored rows of the visitors whose first visit falls
 // in its window (a key range), except those with a bundle that ended since, whose stored row is grouped
-// with those bundles. The stored range is used only when the bundles before its end still count as many
+// with those bundles. A compared window ends inside a week: each stored week keeps the time of its first
+// bundle, so that week counts only for the visitors who came before the window's end. The stored range is used only when the bundles before its end still count as many
 // as it was computed from (bundle rows are only ever added: a late event adds one), and only when its
 // weeks reach back to the window's start; otherwise the report reads the bundles (and notes its demand).
 import type { Clickhouse } from "../storage/clickhouse/client";
@@ -21,7 +22,7 @@ const STORED_FOR_MS = 2 * HOUR_MS;
 /** This week's Monday, 00:00 UTC (1970-01-01 was a Thursday). */
 const mondayOf = (ms: number) => Math.floor((ms - 4 * DAY_MS) / WEEK_MS) * WEEK_MS + 4 * DAY_MS;
 /** The Monday of bit 0 of a range ending at `endMs`. */
-export const anchorOf = (endMs: number) => mondayOf(endMs - 1) - (STORED_WEEKS - 1) * WEEK_MS;
+export const anchorOf = (endMs: number) => mondayOf(endMs) - (STORED_WEEKS - 1) * WEEK_MS;
 
 /** Per cohort (weeks after the window's start): visitors, those who returned, and visitors per active week. */
 export interface CohortRow {
@@ -64,31 +65,34 @@ export async function queryRetentionStored(
   const endMs = Number(range.end);
   const shift = (w.fromMs - anchor) / WEEK_MS;
   if (!Number.isInteger(shift) || shift < 0 || shift >= STORED_WEEKS) return null;
-  // The bundles read raw (R): those that ended since the range's end, or, for a window that ends before
-  // it (a comparison's), those of the window's last, partial week; the stored rows give the weeks before
-  // P and the first visits before P. Min and bitwise or are idempotent: a bundle in both counts once.
-  const open = w.toMs >= endMs;
-  const p = open ? endMs : mondayOf(w.toMs);
-  const keep = open ? 2n ** 64n - 1n : 2n ** BigInt((p - w.fromMs) / WEEK_MS) - 1n;
-  const mask = 2n ** BigInt(weeks) - 1n;
+  // A window that ends before the range's end (a comparison's) ends inside its week L: a stored week L
+  // counts only when its first bundle started before the window's end (week_firsts, aligned with the set
+  // bits of `weeks`), and later weeks not at all. The others read every stored week.
+  const cut = w.toMs < endMs;
+  const last = cut ? Math.floor((w.toMs - w.fromMs) / WEEK_MS) : 0;
+  const limited = cut && last < weeks && shift + last < STORED_WEEKS;
+  const mask = (2n ** BigInt(weeks) - 1n) & (cut ? 2n ** BigInt(last + 1) - 1n : -1n);
+  const stored = `bitXor(bitAnd(bitShiftRight(weeks, {shift:UInt8}), {mask:UInt64}),
+    if(bitTest(weeks, {bit:UInt8}) AND week_firsts[bitCount(bitAnd(weeks, {below:UInt64})) + 1] >= {lim:UInt32}, {lastBit:UInt64}, 0))`;
   const week = `intDiv(toUnixTimestamp64Milli(started) - {from:Int64}, ${WEEK_MS})`;
-  const raw = `${LINK} AND ended >= ${at("p")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
+  // The bundles that ended since the range's end (the current hour, events dated ahead).
+  const raw = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
   const visitors = `SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${raw}`;
   return ch.query<CohortRow>(
     `
     SELECT c, count() AS n, countIf(bitShiftRight(mask, c + 1) != 0) AS ret,
       arrayMap(x -> toString(x), sumForEach(arrayMap(i -> toUInt64(bitTest(mask, i)), range({weeks:UInt8})))) AS by_week
     FROM (
-      -- The visitors without a raw bundle: their stored row (its weeks before P: they had no bundle from P to the window's end).
-      SELECT intDiv(first_ms - {from:Int64}, ${WEEK_MS}) AS c, bitAnd(bitShiftRight(weeks, {shift:UInt8}), {kept:UInt64}) AS mask
+      -- The visitors without a bundle since: their stored row.
+      SELECT intDiv(first_ms - {from:Int64}, ${WEEK_MS}) AS c, ${stored} AS mask
       FROM ${ch.table("journey_retention_states")}
-      WHERE ${STATES} AND first_ms >= {from:Int64} AND first_ms < {p:Int64} AND vh NOT IN (${visitors})
+      WHERE ${STATES} AND first_ms >= {from:Int64} AND first_ms < {to:Int64} AND vh NOT IN (${visitors})
       UNION ALL
-      -- The others: their stored row with their raw bundles.
+      -- The others: their stored row with their bundles since (min and bitwise or: the union of both).
       SELECT intDiv(min(f) - {from:Int64}, ${WEEK_MS}) AS c, bitAnd(groupBitOr(m), {mask:UInt64}) AS mask
       FROM (
-        SELECT vh, first_ms AS f, bitAnd(bitShiftRight(weeks, {shift:UInt8}), {keep:UInt64}) AS m FROM ${ch.table("journey_retention_states")}
-        WHERE ${STATES} AND first_ms < {p:Int64} AND vh IN (${visitors})
+        SELECT vh, first_ms AS f, ${stored} AS m FROM ${ch.table("journey_retention_states")}
+        WHERE ${STATES} AND first_ms < {to:Int64} AND vh IN (${visitors})
         UNION ALL
         SELECT vh, toUnixTimestamp64Milli(started) AS f,
           if(started >= ${at("from")}, bitShiftLeft(toUInt64(1), toUInt8(least(63, ${week}))), toUInt64(0)) AS m
@@ -105,13 +109,15 @@ export async function queryRetentionStored(
       computed: Number(range.computed),
       from: w.fromMs,
       to: w.toMs,
-      p,
       rawTo: w.toMs + DAY_MS,
       shift,
-      keep: keep.toString(),
       weeks,
       mask: mask.toString(),
-      kept: (mask & keep).toString(),
+      // Without a cut, a test that never holds (a week's offsets are below 2^32 - 1).
+      bit: limited ? shift + last : 0,
+      below: limited ? (2n ** BigInt(shift + last) - 1n).toString() : "0",
+      lim: limited ? w.toMs - (w.fromMs + last * WEEK_MS) : 2 ** 32 - 1,
+      lastBit: limited ? (2n ** BigInt(last)).toString() : "0",
     },
   );
 }
@@ -134,11 +140,16 @@ export async function storeRetentionRange(ch: Clickhouse, l: { accountId: string
   if (Number(row.current) === 0 || Number(row.bundles) === Number(row.current)) return false;
   await ch.command(
     `
-    INSERT INTO ${ch.table("journey_retention_states")} (account_id, link_id, range_end, computed_at, first_ms, vh, weeks)
-    SELECT {account:UUID}, {link:UUID}, toDateTime(${at("end")}), ${at("computed")}, toUnixTimestamp64Milli(min(started)), vh,
-      groupBitOrIf(bitShiftLeft(toUInt64(1), toUInt8(intDiv(toUnixTimestamp64Milli(started) - {anchor:Int64}, ${WEEK_MS}))),
-        started >= ${at("anchor")})
-    FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END}
+    INSERT INTO ${ch.table("journey_retention_states")} (account_id, link_id, range_end, computed_at, first_ms, vh, weeks, week_firsts)
+    SELECT {account:UUID}, {link:UUID}, toDateTime(${at("end")}), ${at("computed")}, min(f), vh,
+      groupBitOr(if(wk >= 0, bitShiftLeft(toUInt64(1), toUInt8(wk)), toUInt64(0))),
+      arrayMap(x -> x.2, arraySort(groupArrayIf((wk, toUInt32(f - {anchor:Int64} - wk * ${WEEK_MS})), wk >= 0)))
+    FROM (
+      -- Per visitor and week from the anchor on (-1 before it): the week's first bundle start.
+      SELECT vh, if(started >= ${at("anchor")}, intDiv(toUnixTimestamp64Milli(started) - {anchor:Int64}, ${WEEK_MS}), -1) AS wk,
+        min(toUnixTimestamp64Milli(started)) AS f
+      FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END}
+      GROUP BY vh, wk)
     GROUP BY vh`,
     params,
   );

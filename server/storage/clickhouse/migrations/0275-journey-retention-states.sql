@@ -3,7 +3,8 @@
 -- For the link's bundles that ended before range_end (the start of an hour), one row per visitor: the
 -- start of their first bundle ever (first_ms) and the weeks (Monday, UTC) they had a bundle in, as bits
 -- of `weeks`: bit i is the week `anchor_ms` + i weeks, the anchor being the Monday 63 weeks before
--- range_end's. A report reads the rows of the visitors whose first visit falls in its window, and groups
+-- range_end's; `week_firsts` holds, for each set bit in order, the start of that week's first bundle in
+-- ms after the week's Monday (a compared window ends inside a week). A report reads the rows of the visitors whose first visit falls in its window, and groups
 -- with their stored row only the visitors of the bundles that ended since range_end.
 --
 -- Sorted by first visit within a computed range, so a window's cohorts are a key range. Computed by the
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS {{db}}.journey_retention_states {{on_cluster}} (
   computed_at DateTime64(3, 'UTC'),
   first_ms Int64,
   vh UInt64,
-  weeks UInt64
+  weeks UInt64,
+  week_firsts Array(UInt32)
 ) ENGINE = {{replicated}}MergeTree
 PARTITION BY range_end
 ORDER BY (account_id, link_id, range_end, computed_at, first_ms, vh)
