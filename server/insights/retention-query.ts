@@ -47,9 +47,11 @@ export function queryRetentionRaw(ch: Clickhouse, accountId: string, linkId: str
   const week = "intDiv(toUnixTimestamp64Milli(started) - {from:Int64}, {week:Int64})";
   return ch.query<{ c: number; n: string; ret: string; by_week: string[] }>(
     `
-    SELECT c, count() AS n, countIf(bitShiftRight(mask, c + 1) != 0) AS ret,
-      arrayMap(x -> toString(x), sumForEach(arrayMap(i -> toUInt64(bitTest(mask, i)), range({weeks:UInt8})))) AS by_week
+    SELECT c, sum(k) AS n, sumIf(k, bitShiftRight(mask, c + 1) != 0) AS ret,
+      arrayMap(x -> toString(x), sumForEach(arrayMap(i -> k * bitTest(mask, i), range({weeks:UInt8})))) AS by_week
     FROM (
+    -- Visitors per (cohort, weeks) first, so the per-week sums run on those pairs, not per visitor.
+    SELECT c, mask, count() AS k FROM (
       SELECT vh, intDiv(toUnixTimestamp64Milli(min(started)) - {from:Int64}, {week:Int64}) AS c,
         bitAnd(groupBitOrIf(bitShiftLeft(toUInt64(1), toUInt8(least(63, ${week}))), started >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')),
           {mask:UInt64}) AS mask
@@ -58,6 +60,7 @@ export function queryRetentionRaw(ch: Clickhouse, accountId: string, linkId: str
       GROUP BY vh
       HAVING min(started) >= fromUnixTimestamp64Milli({from:Int64}, 'UTC'))
     WHERE c < {weeks:UInt8}
+    GROUP BY c, mask)
     GROUP BY c
     ORDER BY c`,
     { account: accountId, link: linkId, from: w.fromMs, to: w.toMs, week: WEEK_MS, weeks, mask: (2n ** BigInt(weeks) - 1n).toString() },

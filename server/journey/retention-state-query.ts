@@ -80,9 +80,11 @@ export async function queryRetentionStored(
   const visitors = `SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${raw}`;
   return ch.query<CohortRow>(
     `
-    SELECT c, count() AS n, countIf(bitShiftRight(mask, c + 1) != 0) AS ret,
-      arrayMap(x -> toString(x), sumForEach(arrayMap(i -> toUInt64(bitTest(mask, i)), range({weeks:UInt8})))) AS by_week
+    SELECT c, sum(k) AS n, sumIf(k, bitShiftRight(mask, c + 1) != 0) AS ret,
+      arrayMap(x -> toString(x), sumForEach(arrayMap(i -> k * bitTest(mask, i), range({weeks:UInt8})))) AS by_week
     FROM (
+    -- Visitors per (cohort, weeks) first: a few thousand pairs, so the per-week sums run on those, not per visitor.
+    SELECT c, mask, count() AS k FROM (
       -- The visitors without a bundle since: their stored row.
       SELECT intDiv(first_ms - {from:Int64}, ${WEEK_MS}) AS c, ${stored} AS mask
       FROM ${ch.table("journey_retention_states")}
@@ -100,6 +102,7 @@ export async function queryRetentionStored(
       GROUP BY vh
       HAVING min(f) >= {from:Int64})
     WHERE c < {weeks:UInt8}
+    GROUP BY c, mask)
     GROUP BY c
     ORDER BY c`,
     {
