@@ -1,8 +1,9 @@
 // What the journey and conversion reports asked for lately that stored state would make cheap: the
 // scopes of the closed-day visitor counts (closed-days-query.ts), the funnel definitions
-// (funnel-cache-query.ts) and the links whose retention was asked (retention-state-query.ts). A report that finds its stored state missing or stale answers from the raw
-// bundles and notes here what it wanted; the journey job (report-cache-job.ts) computes it. Reports never
-// write: a read-only ClickHouse user gets exact answers, only slower. Kept per ClickHouse client (the
+// (funnel-cache-query.ts) and the links whose retention was asked (retention-state-query.ts). A report
+// that finds its stored state missing or stale answers from the raw bundles and notes here what it
+// wanted; the journey job (report-cache-job.ts) computes it. Reports never write: a read-only ClickHouse
+// user gets exact answers, only slower. Kept per ClickHouse client (the
 // runtime's one), in memory: another instance notes what its own callers ask.
 import type { Clickhouse } from "../storage/clickhouse/client";
 

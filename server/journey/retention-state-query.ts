@@ -6,9 +6,10 @@
 // visitor's first visit and weeks; a report reads the stored rows of the visitors whose first visit falls
 // in its window (a key range), except those with a bundle that ended since, whose stored row is grouped
 // with those bundles. A compared window ends inside a week: each stored week keeps the time of its first
-// bundle, so that week counts only for the visitors who came before the window's end. The stored range is used only when the bundles before its end still count as many
-// as it was computed from (bundle rows are only ever added: a late event adds one), and only when its
-// weeks reach back to the window's start; otherwise the report reads the bundles (and notes its demand).
+// bundle, so that week counts only for the visitors who came before the window's end. The stored range
+// is used only when the bundles before its end still count as many as it was computed from (bundle rows
+// are only ever added: a late event adds one), and only when its weeks reach back to the window's start;
+// otherwise the report reads the bundles. Every call notes the link for the job.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { DAY_MS, HOUR_MS } from "../reports/period";
 import { noteRetention } from "./report-demand";
@@ -35,7 +36,6 @@ export interface CohortRow {
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 const BEFORE_END = `${LINK} AND ended < ${at("end")}`;
-const SINCE_END = `${LINK} AND ended >= ${at("end")}`;
 const STATES = `${LINK} AND range_end = toDateTime(${at("end")}) AND computed_at = ${at("computed")}`;
 
 /**

@@ -4,8 +4,9 @@
 -- start of their first bundle ever (first_ms) and the weeks (Monday, UTC) they had a bundle in, as bits
 -- of `weeks`: bit i is the week `anchor_ms` + i weeks, the anchor being the Monday 63 weeks before
 -- range_end's; `week_firsts` holds, for each set bit in order, the start of that week's first bundle in
--- ms after the week's Monday (a compared window ends inside a week). A report reads the rows of the visitors whose first visit falls in its window, and groups
--- with their stored row only the visitors of the bundles that ended since range_end.
+-- ms after the week's Monday (a compared window ends inside a week). A report reads the rows of the
+-- visitors whose first visit falls in its window, and groups with their stored row only the visitors of
+-- the bundles that ended since range_end.
 --
 -- Sorted by first visit within a computed range, so a window's cohorts are a key range. Computed by the
 -- journey job for the links whose retention was asked lately, never by a report. A range computed again
