@@ -4,8 +4,10 @@
 // minutes or hours from the bundles (a window that starts inside an hour), and the mailed reports the
 // account's top pages of whole days. The rest of the journey folder (service, repository,
 // query modules) is its own business; which links a report covers is the links feature's answer
-// (server/reports/scope.ts).
+// (server/reports/scope.ts). The retention report (server/insights/) reads the per-visitor state
+// the journey job stores.
 export { readJourneyUsage } from "./repository";
 export { getFunnel } from "./service";
+export { queryRetentionStored } from "./retention-state-query";
 export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink } from "./visitors-query";
 export { getAccountTopPages, type TopPage } from "./top-pages-query";

@@ -1,8 +1,9 @@
 // What the journey and conversion reports asked for lately that stored state would make cheap: the
-// scopes of the closed-day visitor counts (closed-days-query.ts) and the funnel definitions
-// (funnel-cache-query.ts). A report that finds its stored state missing or stale answers from the raw
-// bundles and notes here what it wanted; the journey job (report-cache-job.ts) computes it. Reports never
-// write: a read-only ClickHouse user gets exact answers, only slower. Kept per ClickHouse client (the
+// scopes of the closed-day visitor counts (closed-days-query.ts), the funnel definitions
+// (funnel-cache-query.ts) and the links whose retention was asked (retention-state-query.ts). A report
+// that finds its stored state missing or stale answers from the raw bundles and notes here what it
+// wanted; the journey job (report-cache-job.ts) computes it. Reports never write: a read-only ClickHouse
+// user gets exact answers, only slower. Kept per ClickHouse client (the
 // runtime's one), in memory: another instance notes what its own callers ask.
 import type { Clickhouse } from "../storage/clickhouse/client";
 
@@ -22,9 +23,15 @@ interface Noted<T> {
   value: T;
   lastAskedMs: number;
 }
+/** A link whose retention (server/insights) was asked. */
+export interface RetentionDemand {
+  accountId: string;
+  linkId: string;
+}
 export interface ReportDemand {
   scopes: Map<string, Noted<ScopeDemand>>;
   funnels: Map<string, Noted<FunnelDemand>>;
+  retention: Map<string, Noted<RetentionDemand>>;
 }
 
 /** A definition not asked for this long is no longer kept up to date. */
@@ -37,7 +44,7 @@ const demands = new WeakMap<Clickhouse, ReportDemand>();
 export function demandOf(ch: Clickhouse): ReportDemand {
   let d = demands.get(ch);
   if (!d) {
-    d = { scopes: new Map(), funnels: new Map() };
+    d = { scopes: new Map(), funnels: new Map(), retention: new Map() };
     demands.set(ch, d);
   }
   return d;
@@ -55,6 +62,9 @@ export const noteScope = (ch: Clickhouse, s: ScopeDemand, nowMs = Date.now()) =>
 export const funnelKey = (steps: string[]) => steps.join(",");
 export const noteFunnel = (ch: Clickhouse, f: FunnelDemand, nowMs = Date.now()) =>
   note(demandOf(ch).funnels, `${f.accountId}/${f.linkId}/${f.periodMs}/${funnelKey(f.steps)}`, f, nowMs);
+
+export const noteRetention = (ch: Clickhouse, r: RetentionDemand, nowMs = Date.now()) =>
+  note(demandOf(ch).retention, `${r.accountId}/${r.linkId}`, r, nowMs);
 
 /** The definitions asked within DEMAND_TTL_MS (older ones are forgotten). */
 export function recentDemand<T>(map: Map<string, Noted<T>>, nowMs = Date.now()): T[] {

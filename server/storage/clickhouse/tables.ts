@@ -56,6 +56,9 @@ export const CLICKHOUSE_TABLES = [
   // Per-visitor funnel states of closed days and their level counts, written by the journey job (migration 0250).
   "journey_funnel_states",
   "journey_funnel_ranges",
+  // Per-visitor retention state of closed hours, written by the journey job (migration 0275).
+  "journey_retention_states",
+  "journey_retention_ranges",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];

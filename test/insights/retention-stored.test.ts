@@ -1,0 +1,147 @@
+// The retention report from the journey job's stored per-visitor state (migration 0275,
+// server/journey/retention-state-query.ts) must give the answer of the raw bundles and of the events
+// sent: after the job's round, with events of the current hour on top (new visitors and returning ones),
+// after late events dated into stored weeks (the state is then stale and not read until the next round),
+// with compare=previous (a window ending inside a week), and after forced merges.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { queryRetentionStored } from "../../server/journey/read";
+import { queryRetentionRaw } from "../../server/insights/retention-query";
+import { mondayOf } from "../../server/insights/service";
+import { createTestApp, type TestApp } from "../helpers/app";
+import { insertLink, postEvents } from "../journey/helpers";
+import { forceMerges, random, stopMerges } from "./helpers";
+
+let t: TestApp;
+let key: string;
+let accountId: string;
+let link: string;
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+const NOW = Date.now();
+const rnd = random(20261129);
+const events: { visitor_id: string; session_id?: string; at: number }[] = [];
+
+async function send(list: typeof events) {
+  events.push(...list);
+  for (let i = 0; i < list.length; i += 100) {
+    const batch = list.slice(i, i + 100).map(({ at, ...e }) => ({
+      ...e,
+      link_id: link,
+      event_type: "page_view",
+      page_url: "/",
+      timestamp: new Date(at).toISOString(),
+    }));
+    expect((await postEvents(t, key, batch)).status).toBe(202);
+    await t.flush();
+  }
+}
+
+beforeAll(async () => {
+  // The job runs only when the test says (runOnce), so that "not stored yet" is a state the test controls.
+  t = await createTestApp({}, {}, { jobs: false });
+  const acc = await t.createAccount();
+  key = acc.key;
+  accountId = acc.accountId;
+  link = await insertLink(t, acc.accountId);
+  await stopMerges(t);
+  // 250 visitors over the last 30 weeks (before the hour began), each with 1 to 6 visits after their first.
+  const hour = Math.floor(NOW / HOUR) * HOUR;
+  const list: typeof events = [];
+  for (let v = 0; v < 250; v++) {
+    const first = hour - 1 - Math.floor(rnd() * 210 * DAY);
+    for (let i = 0, n = 1 + Math.floor(rnd() * 6); i < n; i++) {
+      const at = i === 0 ? first : first + Math.floor(rnd() * (hour - 1 - first));
+      list.push({ visitor_id: `v${v}`, session_id: rnd() < 0.2 ? undefined : `v${v}-${i}`, at });
+    }
+  }
+  await send(list.sort(() => rnd() - 0.5));
+}, 120_000);
+afterAll(() => t.close());
+
+/** The cohorts of `weeks` weeks ending with the week of `toMs`, counting events before `toMs` only. */
+function model(weeks: number, toMs: number, lastMonday: number) {
+  const firstMonday = lastMonday - (weeks - 1) * WEEK;
+  const byVisitor = new Map<string, number[]>();
+  for (const e of events) if (e.at < toMs) byVisitor.set(e.visitor_id, [...(byVisitor.get(e.visitor_id) ?? []), e.at]);
+  const cohorts = [];
+  let returning = 0;
+  for (let week = firstMonday; week <= lastMonday; week += WEEK) {
+    const members = [...byVisitor.values()].filter((ats) => mondayOf(Math.min(...ats)) === week);
+    returning += members.filter((ats) => ats.some((at) => mondayOf(at) > week)).length;
+    const returns = [];
+    for (let offset = 1; week + offset * WEEK <= lastMonday; offset++) {
+      const n = members.filter((ats) => ats.some((at) => mondayOf(at) === week + offset * WEEK)).length;
+      returns.push({ week_offset: offset, visitors: n, rate: members.length ? Math.round((n / members.length) * 10_000) / 100 : 0 });
+    }
+    cohorts.push({ week: new Date(week).toISOString().slice(0, 10), visitors: members.length, returns });
+  }
+  return { weeks, visitors: cohorts.reduce((a, c) => a + c.visitors, 0), returning, cohorts };
+}
+
+const get = async (query: string) => {
+  const res = await t.call(`/public-api/v1/journey/links/${link}/retention?${query}`, { key });
+  expect(res.status).toBe(200);
+  return res.body.data;
+};
+
+/** Whether the stored state answers a window (null: not stored, stale or too short). */
+const stored = (fromMs: number, toMs: number, weeks: number) =>
+  queryRetentionStored(t.runtime.deps.ch, accountId, link, { fromMs, toMs }, weeks);
+
+/** Every report against the events, and the stored rows against the raw query's, for the current and compared windows. */
+async function checkAll(expectStored: boolean) {
+  const ch = t.runtime.deps.ch;
+  for (const weeks of [1, 4, 8, 26]) {
+    const report = await get(`weeks=${weeks}&compare=previous`);
+    const { comparison, ...current } = report;
+    expect(current).toEqual(model(weeks, Infinity, mondayOf(NOW)));
+    const to = Date.parse(comparison.to);
+    expect(comparison.data).toEqual(model(weeks, to, mondayOf(NOW) - weeks * WEEK));
+    const windows = [
+      { fromMs: mondayOf(NOW) - (weeks - 1) * WEEK, toMs: Date.now() + DAY },
+      { fromMs: Date.parse(comparison.from), toMs: to },
+    ];
+    for (const w of windows) {
+      const fromState = await stored(w.fromMs, w.toMs, weeks);
+      if (!expectStored) {
+        expect(fromState).toBeNull();
+        continue;
+      }
+      // The comparison of 26 weeks starts 51 weeks back: within the 64 weeks the state keeps.
+      expect(fromState).not.toBeNull();
+      expect(fromState).toEqual(await queryRetentionRaw(ch, accountId, link, w, weeks));
+    }
+  }
+}
+
+test("the stored state gives the raw answer, with the current hour's events and after late events", async () => {
+  // Before any round, nothing is stored: the reports answer from the bundles (and note the link).
+  await checkAll(false);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+
+  // The current hour: new visitors, visitors coming back (some first seen in the compared weeks).
+  const hour = Math.floor(Date.now() / HOUR) * HOUR;
+  const now: typeof events = [];
+  for (let v = 0; v < 40; v++) {
+    now.push({ visitor_id: v < 20 ? `new${v}` : `v${v * 5}`, session_id: `h${v}`, at: hour + Math.floor(rnd() * (Date.now() - hour)) });
+  }
+  await send(now);
+  await checkAll(true);
+
+  // Late events dated into stored weeks: a new visitor first seen 3 weeks ago, an old one back 20 weeks ago
+  // and one first seen earlier than their stored first visit. The stored range is stale until the next round.
+  await send([
+    { visitor_id: "late0", session_id: "late0", at: NOW - 3 * WEEK },
+    { visitor_id: "v7", session_id: "late1", at: NOW - 20 * WEEK },
+    { visitor_id: "v9", at: NOW - 31 * WEEK },
+  ]);
+  await checkAll(false);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+
+  await forceMerges(t);
+  await checkAll(true);
+}, 300_000);
