@@ -10,11 +10,14 @@ import type { ImportRecord } from "./sources";
 /** The lines are encoded into one buffer, written when full: no allocation per line or per write. */
 const BUFFER_BYTES = 1 << 20;
 /**
- * A full collection every 10,000 lines: each row's record and its JSON are garbage a moment later, but in
+ * A full collection every 4 MB of lines: each row's record and its JSON are garbage a moment later, but in
  * the server (whose heap holds Postgres in WASM) the engine left them to pile up, and a 200 MB upload grew
- * the process by 250 MB; the reading's own collection every 50,000 rows (file.ts) was not enough.
+ * the process by 250 MB; the reading's own collection every 50,000 rows (file.ts) was not enough. Not by
+ * rows: a collection costs ~0.2–0.4 s there, and a file of 10,000 rows (some 2.5 MB of lines) should not pay one.
  */
-const GC_EVERY_LINES = 10_000;
+const GC_EVERY_BYTES = 4 << 20;
+/** Reading the lines back, as file.ts reads a CSV. */
+const GC_EVERY_ROWS = 50_000;
 
 export const rowsPathOf = (uploadPath: string) => uploadPath.replace(/\.upload$/, ".rows");
 
@@ -34,11 +37,16 @@ export function rowsWriter(uploadPath: string): RowsWriter {
   let buffer: Uint8Array | null = null;
   let used = 0;
   let fd: number | null = null;
-  let lines = 0;
+  let sinceGc = 0;
   const flush = () => {
     fd ??= openSync(partial, "w");
     if (used) writeSync(fd, buffer!, 0, used);
+    sinceGc += used;
     used = 0;
+    if (sinceGc >= GC_EVERY_BYTES) {
+      sinceGc = 0;
+      Bun.gc(true);
+    }
   };
   const close = () => {
     if (fd !== null) closeSync(fd);
@@ -47,7 +55,6 @@ export function rowsWriter(uploadPath: string): RowsWriter {
   return {
     add(record) {
       buffer ??= new Uint8Array(BUFFER_BYTES);
-      if (++lines % GC_EVERY_LINES === 0) Bun.gc(true);
       const line = `${JSON.stringify(record)}\n`;
       // At most 3 bytes per UTF-16 unit.
       if (used + line.length * 3 > buffer.length) flush();
@@ -77,7 +84,7 @@ export async function* checkedRows(path: string, from = 0): AsyncGenerator<FileR
     rest = lines.pop()!;
     for (const line of lines) {
       if (++row <= from) continue;
-      if (row % GC_EVERY_LINES === 0) Bun.gc(true); // as above
+      if (row % GC_EVERY_ROWS === 0) Bun.gc(true);
       const record = JSON.parse(line) as ImportRecord;
       // A click's time went through JSON as its ISO string.
       if (record.kind === "click") record.timestamp = new Date(record.timestamp);
