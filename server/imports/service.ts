@@ -24,6 +24,7 @@ import {
 } from "./sources";
 import * as repo from "./repository";
 import { importPlausible, isZipFile } from "./plausible";
+import { checkedRows, rowsPathOf, rowsWriter, type RowsWriter } from "./rows";
 import { resolveReportScope } from "../reports/scope";
 import type { CreateImportQuery, ImportJson } from "./model";
 
@@ -68,8 +69,16 @@ async function* records(path: string, format: SourceFormat | "kutt", from = 0): 
   for await (const r of csvRows(path, from)) yield { ...r, record: format.read(r.cells!) };
 }
 
-/** The file's format and its number of data rows, reading it whole once; an error when it is not one we read. */
-async function scan(path: string, named: SourceName | undefined, tier: Tier): Promise<{ format: SourceFormat | "kutt"; total: number }> {
+/**
+ * The file's format and its number of data rows, reading it whole once; an error when it is not one we read.
+ * A CSV's rows go to `keep` as what they mean (the job reads them from there: rows.ts).
+ */
+async function scan(
+  path: string,
+  named: SourceName | undefined,
+  tier: Tier,
+  keep: RowsWriter,
+): Promise<{ format: SourceFormat | "kutt"; total: number }> {
   const max = TIER_LIMITS[tier].importRowsMax;
   const tooMany = () =>
     validationError(
@@ -92,7 +101,7 @@ async function scan(path: string, named: SourceName | undefined, tier: Tier): Pr
     format ??= csvFormatFor(headers, named);
     if (!format) break;
     if (++total > max) throw tooMany();
-    void r;
+    keep.add(format.read(r.cells!));
   }
   format ??= csvFormatFor(headers, named);
   if (!format)
@@ -122,6 +131,7 @@ export async function createImport(
   const id = crypto.randomUUID();
   const path = uploadPath(deps.dataDir, id);
   const { fileName } = request instanceof Request ? await receiveUpload(request, path) : await saveJson(request.json, path);
+  const rows = rowsWriter(path);
   try {
     const zip = request instanceof Request && (await isZipFile(path));
     if (q.source === "plausible" || zip) {
@@ -132,7 +142,8 @@ export async function createImport(
       return toImportJson(done);
     }
     if (linkId) throw validationError("query.link_id", "is for a Plausible export (a zip) only");
-    const { format, total } = await scan(path, q.source as SourceName | undefined, account.tier as Tier);
+    const { format, total } = await scan(path, q.source as SourceName | undefined, account.tier as Tier, rows);
+    await (format === "kutt" ? rows.discard() : rows.finish());
     const row = await repo.insertImport(deps.pg.db, {
       id,
       accountId: account.id,
@@ -144,7 +155,8 @@ export async function createImport(
     });
     return toImportJson(row);
   } catch (err) {
-    await rm(path, { force: true });
+    await rows.discard();
+    await Promise.all([rm(path, { force: true }), rm(rowsPathOf(path), { force: true })]);
     throw err;
   }
 }
@@ -194,12 +206,16 @@ async function runImport(deps: ImportsDeps, account: AccountRecord, imp: repo.Im
   const path = uploadPath(deps.dataDir, imp.id);
   if (!(await Bun.file(path).exists())) return; // finished by another round meanwhile
   if (imp.status === "queued") await repo.updateImport(deps.pg.db, imp.id, { status: "running", startedAt: new Date() });
-  const format = imp.source === "kutt" ? "kutt" : await formatOf(path, imp.source as SourceName);
+  // The rows as checked on upload (rows.ts); the upload itself when they were not kept (a Kutt file).
+  const kept = rowsPathOf(path);
+  const rows = (await Bun.file(kept).exists())
+    ? checkedRows(kept, imp.position)
+    : records(path, imp.source === "kutt" ? "kutt" : await formatOf(path, imp.source as SourceName), imp.position);
   const domains = new Map((await listAccountDomains(deps.pg.db, account.id)).filter((d) => d.verifiedAt).map((d) => [d.name, d.id]));
   let batch: (FileRow & { record: ImportRecord })[] = [];
   let position = imp.position;
   try {
-    for await (const r of records(path, format, imp.position)) {
+    for await (const r of rows) {
       batch.push(r);
       if (batch.length < BATCH) continue;
       const next = await runBatch(deps, account, imp, domains, position, batch);
@@ -220,7 +236,7 @@ async function runImport(deps: ImportsDeps, account: AccountRecord, imp: repo.Im
       errors: [{ row: position + 1, field: "file", message: err.message }],
     });
   }
-  await rm(path, { force: true });
+  await Promise.all([rm(kept, { force: true }), rm(path, { force: true })]);
 }
 
 async function formatOf(path: string, source: SourceName): Promise<SourceFormat> {
@@ -313,16 +329,12 @@ async function runBatch(
       ? await createImportedLinks(deps, tx, account, items, imp.onConflict === "rename" ? "rename" : "skip")
       : { created: [], failed: [], rows: [] };
     const keyOf = new Map(items.map((i) => [i.row, i.key]));
-    await repo.insertOrigins(
-      tx,
-      result.created.map((c) => ({
-        accountId: account.id,
-        source: imp.source,
-        originKey: keyOf.get(c.row)!,
-        linkId: c.linkId,
-        importId: imp.id,
-      })),
-    );
+    await repo.insertOrigins(tx, {
+      accountId: account.id,
+      source: imp.source,
+      importId: imp.id,
+      rows: result.created.map((c) => ({ originKey: keyOf.get(c.row)!, linkId: c.linkId })),
+    });
     for (const f of result.failed) {
       if (f.conflict) skipped++;
       else failed++;

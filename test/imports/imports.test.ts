@@ -84,6 +84,22 @@ describe("POST /imports", () => {
     expect(mine.every((l) => l.short_code !== "abc12" && l.short_code !== "xyz99")).toBe(true);
   });
 
+  test("codes with quotes, backslashes, commas and braces: renamed once, found again by a re-run", async () => {
+    const { key } = await t.createAccount({ tier: "scale" });
+    // Not aliases we accept, so each becomes a generated code; the source's code stays the origin a re-run looks up.
+    const codes = ['a"b', "c\\d", "e,f", "{g}", "NULL", "h%20i"];
+    const csv =
+      "Title,Link,Custom Link,Destination URL,Tags,Created,Clicks\n" +
+      codes
+        .map((c, i) => `T${i},"https://bit.ly/${c.replaceAll('"', '""')}",,https://example.com/odd/${i},,2024-03-01 10:00:00,${i}\n`)
+        .join("");
+    expect(await importFile(key, csv, "?on_conflict=rename")).toMatchObject({ created: 6, renamed: 5, skipped: 0, failed: 0 });
+    const again = await importFile(key, csv, "?on_conflict=rename");
+    expect(again).toMatchObject({ created: 0, skipped: 6, failed: 0 });
+    const mine = await links(key);
+    expect(mine.map((l) => l.original_url).sort()).toEqual(codes.map((_, i) => `https://example.com/odd/${i}`).sort());
+  });
+
   test("Kutt JSON, YOURLS and a generic CSV; YOURLS' log becomes imported clicks, not clicks", async () => {
     const { key, accountId } = await t.createAccount({ tier: "scale" });
     expect(await importFile(key, fixture("kutt-links.json"), "", "application/json")).toMatchObject({ source: "kutt", created: 2 });
