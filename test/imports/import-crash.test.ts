@@ -1,11 +1,11 @@
 // An import survives kill -9: the server is killed while the job is half way through a file, a new
 // process resumes at the first row not done, and every row ends up as exactly one link.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { childEnv, sharedStoresEnv } from "../helpers/stores";
 import { freePort } from "../helpers/server-process";
+import { processTempDir } from "../helpers/temp-dirs";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const ROWS = 12_000;
@@ -43,7 +43,7 @@ async function ready(url: string) {
 }
 
 test("kill -9 half way through an import: the restarted server finishes it, every row one link", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-import-crash-"));
+  const dataDir = processTempDir("svc-import-crash-");
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   const stores = await sharedStoresEnv();

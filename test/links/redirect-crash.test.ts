@@ -1,11 +1,11 @@
 // The redirect answers only after its click record is written: kill -9 the server in the middle of a
 // stream of redirects, restart it, and every 302 the client received has its click in ClickHouse.
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { childEnv, sharedStoresEnv } from "../helpers/stores";
 import { freePort } from "../helpers/server-process";
+import { processTempDir } from "../helpers/temp-dirs";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120 Safari/537.36";
@@ -43,7 +43,7 @@ async function ready(url: string) {
 }
 
 test("kill -9 during a stream of redirects: every 302 received has its click", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-redirect-crash-"));
+  const dataDir = processTempDir("svc-redirect-crash-");
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
   // Both processes share ClickHouse (a server in the servers pass); Postgres stays embedded for the dev key.

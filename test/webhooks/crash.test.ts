@@ -2,14 +2,14 @@
 // is killed with SIGKILL while deliveries are due and in flight, and after a restart every one arrives,
 // without waiting for the leases the dead process held (the restarted instance releases its own).
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import postgres from "postgres";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { preparePostgres, sharedStoresEnv } from "../helpers/stores";
 import { freePort, spawnServer } from "../helpers/server-process";
 import { startReceiver, verifyStandardSignature } from "./receiver";
 import { LEASE_SECONDS } from "../../server/webhooks/dispatcher";
+import { processTempDir } from "../helpers/temp-dirs";
 
 const ADMIN_TOKEN = "crash-test-admin-token-0123456789";
 const children: Bun.Subprocess[] = [];
@@ -41,7 +41,7 @@ async function startServer(dataDir: string, port: number, stores: Record<string,
 }
 
 test("a kill -9 while deliveries are due loses none: after restart every delivery arrives before the dead process's leases run out", async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "svc-webhook-crash-"));
+  const dataDir = processTempDir("svc-webhook-crash-");
   const databaseUrl = await preparePostgres(dataDir);
   const stores = await sharedStoresEnv(databaseUrl);
   const port = freePort();
