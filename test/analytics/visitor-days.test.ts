@@ -1,4 +1,4 @@
-// Click visitors from per-day numbers (click_visitor_days, migration 0231): clicks across midnight (the
+// Click visitors from per-day numbers (stored rows of the aggregates, migrations 0231 and 0270): clicks across midnight (the
 // 30-minute carry keeps a visitor's hash into the next day), late clicks into a day whose numbers were
 // already stored, and every table merged. Every report's visitors are compared with distinct hashes
 // counted from the raw clicks, which is what "exact" means: before the analytics job stored anything
@@ -117,8 +117,8 @@ async function expectExact() {
 const storedDays = async () =>
   (
     await ch().query<{ d: string; v: string }>(
-      `SELECT toString(day) AS d, visitors AS v FROM ${ch().table("click_visitor_days")} FINAL
-       WHERE account_id = {account:UUID} AND report = 'total' AND bot = 0 AND domain = '*' ORDER BY d`,
+      `SELECT toString(day) AS d, tupleElement(max(stored), 4) AS v FROM ${ch().table("clicks_daily")}
+       WHERE account_id = {account:UUID} AND is_bot = 10 AND domain = '*' GROUP BY d ORDER BY d`,
       { account: accountId },
     )
   ).map((r) => [r.d, Number(r.v)]);

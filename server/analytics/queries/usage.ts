@@ -11,7 +11,7 @@ export function accountDailyClicksPart(ch: Clickhouse, a: { accountId: string; f
   const zeros = ["sv", "so", "x", "y", "a", "b"].map((c) => `toUInt64(0) AS ${c}`).join(", ");
   return {
     sql: `SELECT toUInt8(${USAGE_SIDE}) AS side, toString(day) AS dd, '' AS kk, toUInt64(sum(clicks)) AS lc, ${zeros}
-     FROM ${ch.table("clicks_daily")} WHERE account_id = {usage_account:UUID} AND day >= {usage_from:Date} GROUP BY day`,
+     FROM ${ch.table("clicks_daily")} WHERE account_id = {usage_account:UUID} AND day >= {usage_from:Date} AND is_bot < 2 GROUP BY day`,
     params: { usage_account: a.accountId, usage_from: a.from },
   };
 }
