@@ -21,9 +21,9 @@ import {
   type ExtraQuery,
   type LiveQuery,
   readCells,
+  USAGE_SIDE,
   type VisitorReport,
 } from "./queries/visitor-days";
-import { accountDailyClicksPart, USAGE_SIDE } from "./queries/usage";
 
 export interface CellVisitors {
   /** Per cell over the range: its clicks, the report's own numbers (x a maximum, y a sum) and its distinct visitors. */
@@ -84,7 +84,6 @@ export async function countCellVisitors(
   extras: ExtraQuery[] = [],
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
-  if (sel.usage) extras = [...extras, accountDailyClicksPart(ch, { accountId: sel.accountId, from: sel.usage.from })];
   const read = await readCells(ch, sel, range, today, live, extras);
   if (sel.usage) sel.usage.daily = new Map(read.extras.filter((e) => e.side === USAGE_SIDE).map((e) => [e.d, e.a]));
   const staleN = new Set(read.stale.filter((c) => c.n).map((c) => `${c.day}|${c.key}`));

@@ -51,6 +51,9 @@ const SOURCES: Record<
   },
 };
 
+/** The side of the usage rows (the account's clicks per day, ClickScope.usage) in a report's statement. */
+export const USAGE_SIDE = 9;
+
 /** A stored row's is_bot: 10 + the selector's bot (migration 0270); the live rows' is_bot is 0 or 1. */
 const STORED_BOT = 10;
 
@@ -250,23 +253,29 @@ export async function readCells(
 ): Promise<CellRead> {
   const s = SOURCES[sel.report];
   const stored = storedRows(sel);
-  const scan = `SELECT toDate(ld) AS d0, toString(lk) AS k, ${U64("lc")} AS c, ${U64("lx")} AS x, ${U64("ly")} AS y, is_stored, st0
-       FROM (SELECT ${live.columns}, ${stored} AS is_stored, stored AS st0 FROM ${ch.table(live.table)}
-             WHERE (${live.where}) OR (account_id = {account:UUID} AND ${stored}))`;
+  // The usage: every click of the account per day since usage.from, from this same aggregate (each holds every click).
+  const usage = sel.usage ? `is_bot < 2 AND ${s.day} >= {usage_from:Date}` : "";
+  const scan = `SELECT toDate(ld) AS d0, toString(lk) AS k, if(is_live, ${U64("lc")}, 0) AS c, if(is_live, ${U64("lx")}, 0) AS x,
+         if(is_live, ${U64("ly")}, 0) AS y, is_live, is_stored, st0, uc
+       FROM (SELECT ${live.columns}, (${live.where}) AS is_live, ${stored} AS is_stored, stored AS st0,
+               ${usage ? `if(${usage}, ${U64("clicks")}, 0)` : U64("0")} AS uc
+             FROM ${ch.table(live.table)}
+             WHERE (${live.where}) OR (account_id = {account:UUID} AND ${stored})${usage ? ` OR (account_id = {account:UUID} AND ${usage})` : ""})`;
   const parts = [
-    `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1, '', k) AS kk,
-       sum(lc) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
+    `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1 OR side = ${USAGE_SIDE}, '', k) AS kk,
+       if(side = ${USAGE_SIDE}, sum(u), sum(lc)) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
        countIf(NOT n_ok AND d < {today:Date}) AS a, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS b
      FROM (
-       SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y,
+       SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y, sumIf(uc, t = 0) AS u,
          maxIf(st0, t = 0 AND is_stored) AS st, tupleElement(st, 2) AS sc, tupleElement(st, 3) AS sp,
          tupleElement(st, 4) AS sv, tupleElement(st, 5) AS so,
-         d < {today:Date} AND lc = sc AND (toUnixTimestamp64Milli(tupleElement(st, 1)) > 0 OR lc = 0) AS n_ok, n_ok AND sp = lp AS o_ok
-       FROM (SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, x, y, is_stored, st0 FROM (${scan}) ARRAY JOIN [0, 2] AS t)
-       WHERE d <= {end:Date}
+         d < {today:Date} AND lc = sc AND (toUnixTimestamp64Milli(tupleElement(st, 1)) > 0 OR lc = 0) AS n_ok, n_ok AND sp = lp AS o_ok,
+         lc > 0 OR y > 0 AS has
+       FROM (SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, x, y, is_stored, st0, uc FROM (${scan}) ARRAY JOIN if(is_live, [0, 2], [0]) AS t)
+       WHERE t = 0 OR d <= {end:Date}
        GROUP BY d, k
-       HAVING lc > 0 OR y > 0
-     ) ARRAY JOIN [0, 1, 3] AS side
+       HAVING has OR u > 0
+     ) ARRAY JOIN arrayConcat(if(has, [0, 1, 3], []), if(u > 0, [${USAGE_SIDE}], [])) AS side
      WHERE side != 3 OR (d < {today:Date} AND NOT o_ok AND (d > {start:Date} OR NOT n_ok))
      GROUP BY side, dd, kk`,
   ];
@@ -283,6 +292,7 @@ export async function readCells(
     ...live.params,
     ...rawParams(sel, open ? [today] : []),
     stored_bot: STORED_BOT + sel.bot,
+    usage_from: sel.usage?.from ?? today,
     report: sel.report,
     start: range.start,
     end: range.end,
