@@ -218,7 +218,8 @@ export interface ExtraQuery {
 
 const U64 = (e: string) => `toUInt64(${e})`;
 export const extraPart = (side: number, a: string, b = "0") =>
-  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b"].map((c) => `${U64("0")} AS ${c}`).join(", ")}`;
+  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b", "u"].map((c) => `${U64("0")} AS ${c}`).join(", ")},
+   tuple(toDateTime64(0, 3, 'UTC'), ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}) AS st`;
 
 /** The selector's stored rows of the range's closed days in its aggregate (migration 0270). */
 function storedRows(sel: CellSelector) {
@@ -255,35 +256,25 @@ export async function readCells(
   const stored = storedRows(sel);
   // The usage: every click of the account per day since usage.from, from this same aggregate (each holds every click).
   const usage = sel.usage ? `is_bot < 2 AND ${s.day} >= {usage_from:Date}` : "";
-  const scan = `SELECT toDate(ld) AS d0, toString(lk) AS k, if(is_live, ${U64("lc")}, 0) AS c, if(is_live, ${U64("lx")}, 0) AS x,
-         if(is_live, ${U64("ly")}, 0) AS y, is_live, is_stored, st0, uc
-       FROM (SELECT ${live.columns}, (${live.where}) AS is_live, ${stored} AS is_stored, stored AS st0,
-               ${usage ? `if(${usage}, ${U64("clicks")}, 0)` : U64("0")} AS uc
-             FROM ${ch.table(live.table)}
-             WHERE (${live.where}) OR (account_id = {account:UUID} AND ${stored})${usage ? ` OR (account_id = {account:UUID} AND ${usage})` : ""})`;
+  // One aggregation level: the per-(day, cell) rows come back and are checked and summed here (a second
+  // level in ClickHouse, with the day before's clicks joined by shifting the rows, cost ~3× the CPU).
   const parts = [
-    `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1 OR side = ${USAGE_SIDE}, '', k) AS kk,
-       if(side = ${USAGE_SIDE}, sum(u), sum(lc)) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
-       countIf(NOT n_ok AND d < {today:Date}) AS a, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS b
-     FROM (
-       SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y, sumIf(uc, t = 0) AS u,
-         maxIf(st0, t = 0 AND is_stored) AS st, tupleElement(st, 2) AS sc, tupleElement(st, 3) AS sp,
-         tupleElement(st, 4) AS sv, tupleElement(st, 5) AS so,
-         d < {today:Date} AND lc = sc AND (toUnixTimestamp64Milli(tupleElement(st, 1)) > 0 OR lc = 0) AS n_ok, n_ok AND sp = lp AS o_ok,
-         lc > 0 OR y > 0 AS has
-       FROM (SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, x, y, is_stored, st0, uc FROM (${scan}) ARRAY JOIN if(is_live, [0, 2], [0]) AS t)
-       WHERE t = 0 OR d <= {end:Date}
-       GROUP BY d, k
-       HAVING has OR u > 0
-     ) ARRAY JOIN arrayConcat(if(has, [0, 1, 3], []), if(u > 0, [${USAGE_SIDE}], [])) AS side
-     WHERE side != 3 OR (d < {today:Date} AND NOT o_ok AND (d > {start:Date} OR NOT n_ok))
-     GROUP BY side, dd, kk`,
+    `SELECT toUInt8(0) AS side, toString(d0) AS dd, k AS kk, sum(c0) AS lc, tupleElement(st, 4) AS sv, tupleElement(st, 5) AS so,
+       max(x0) AS x, sum(y0) AS y, tupleElement(st, 2) AS a, tupleElement(st, 3) AS b, sum(uc) AS u, maxIf(st0, is_stored) AS st
+     FROM (SELECT toDate(ld) AS d0, toString(lk) AS k, if(is_live, ${U64("lc")}, 0) AS c0, if(is_live, ${U64("lx")}, 0) AS x0,
+             if(is_live, ${U64("ly")}, 0) AS y0, is_stored, st0, uc
+           FROM (SELECT ${live.columns}, (${live.where}) AS is_live, ${stored} AS is_stored, stored AS st0,
+                   ${usage ? `if(${usage}, ${U64("clicks")}, 0)` : U64("0")} AS uc
+                 FROM ${ch.table(live.table)}
+                 WHERE (${live.where}) OR (account_id = {account:UUID} AND ${stored})${usage ? ` OR (account_id = {account:UUID} AND ${usage})` : ""}))
+     GROUP BY d0, k`,
   ];
   const open = range.start <= today && range.end >= today;
   if (open)
     parts.push(
       `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64("0")}, ${U64("0")},
-         ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}
+         ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")},
+         tuple(toDateTime64(0, 3, 'UTC'), ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")})
        FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) = {today:Date} GROUP BY rk`,
     );
   parts.push(...extras.map((e) => e.sql));
@@ -299,16 +290,40 @@ export async function readCells(
     today,
   });
   const out: CellRead = { byKey: new Map(), byDay: new Map(), stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
+  const cells: { d: string; k: string; lc: number; x: number; y: number; sc: number; sp: number; sv: number; so: number }[] = [];
+  const usageDaily = new Map<string, number>();
   for (const r of rows) {
     const side = num(r.side);
-    const sums = (): CellSums => ({ clicks: num(r.lc), x: num(r.x), y: num(r.y), visitors: num(r.sv), overlap: num(r.so) });
-    if (side === 0) out.byKey.set(String(r.kk), sums());
-    else if (side === 1) out.byDay.set(String(r.dd), sums());
-    else if (side === 3) out.stale.push({ day: String(r.dd), key: String(r.kk), n: num(r.a) > 0, o: num(r.b) > 0 });
-    else if (side === 2) {
+    if (side === 0) {
+      const d = String(r.dd);
+      if (num(r.u) > 0) usageDaily.set(d, (usageDaily.get(d) ?? 0) + num(r.u));
+      if (num(r.lc) > 0 || num(r.y) > 0)
+        cells.push({ d, k: String(r.kk), lc: num(r.lc), x: num(r.x), y: num(r.y), sc: num(r.a), sp: num(r.b), sv: num(r.sv), so: num(r.so) });
+    } else if (side === 2) {
       out.today.set(String(r.kk), num(r.lc));
       out.todayEarlyClicks += num(r.x);
     } else out.extras.push({ side, d: String(r.dd), k: String(r.kk), a: num(r.lc), b: num(r.sv) });
+  }
+  for (const [d, n] of usageDaily) out.extras.push({ side: USAGE_SIDE, d, k: "", a: n, b: 0 });
+  // A closed (day, cell)'s stored visitors hold while its stored clicks are the live ones (clicks are only
+  // ever added), its overlap while the day before's are too.
+  const liveClicks = new Map(cells.map((c) => [`${c.d}|${c.k}`, c.lc]));
+  const add = (m: Map<string, CellSums>, id: string, c: (typeof cells)[number], v: number, o: number) => {
+    const s = m.get(id) ?? { clicks: 0, x: 0, y: 0, visitors: 0, overlap: 0 };
+    s.clicks += c.lc;
+    s.x = Math.max(s.x, c.x);
+    s.y += c.y;
+    s.visitors += v;
+    s.overlap += o;
+    m.set(id, s);
+  };
+  for (const c of cells) {
+    const nOk = c.d < today && c.lc === c.sc;
+    const oOk = nOk && c.sp === (liveClicks.get(`${addDay(c.d, -1)}|${c.k}`) ?? 0);
+    const later = c.d > range.start;
+    add(out.byKey, c.k, c, nOk ? c.sv : 0, oOk && later ? c.so : 0);
+    add(out.byDay, c.d, c, nOk ? c.sv : 0, oOk && later ? c.so : 0);
+    if (c.d < today && !oOk && (later || !nOk)) out.stale.push({ day: c.d, key: c.k, n: !nOk, o: !oOk && later });
   }
   return out;
 }
@@ -397,6 +412,7 @@ export async function storeVisitorDays(ch: Clickhouse, report: VisitorReport, ac
 }
 
 const prevDayOf = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+const addDay = (d: string, n: number) => new Date(Date.parse(d) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The accounts' days that received clicks in the last `seconds` (by ClickHouse's clock, migration 0240),
