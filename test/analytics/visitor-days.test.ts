@@ -210,7 +210,7 @@ test.skipIf(Date.now() - midnight(0) < 20 * MIN)("a late click carried into toda
 // The stored numbers are rows of the aggregates (migration 0270: is_bot 10 and up, clicks 0): a link whose
 // only click was on the day before a range has a stored row on the range's first day (its overlap), which
 // no click figure may count, whatever the bot filter.
-test("the stored rows count in no click figure: clicks and active links, whatever the bot filter", async () => {
+test("the stored rows count in no click figure: clicks, active links and the month's usage, whatever the bot filter", async () => {
   const quiet = (await createLink(t, key, "https://example.com/quiet")).id;
   await spoolClicks(t, [click(9000, midnight(FIRST) + 12 * 60 * MIN, quiet)]);
   await t.runtime.jobs.analytics.runOnce();
@@ -229,6 +229,13 @@ test("the stored rows count in no click figure: clicks and active links, whateve
     if (filter === "all") expect(s.total_clicks).toBe(Number(raw.c));
     expect(s.active_links).toBe(Number(raw.l));
   }
+  // The usage figure, read in each report's own scan (or beside a one-link report's), counts every click of the month.
+  const [month] = await ch().query<{ c: string }>(
+    `SELECT count() AS c FROM ${ch().table("clicks")} WHERE account_id = {account:UUID} AND timestamp >= toStartOfMonth(now('UTC'))`,
+    { account: accountId },
+  );
+  for (const path of ["summary?days=7", `summary?days=7&link_id=${quiet}`, "geo?days=7", "hourly?days=7", "referrers?days=7"])
+    expect((await data(`/analytics/${path}`)).usage.clicks_this_month).toBe(Number(month.c));
   const series = (await data(`/analytics/timeseries?${range(FIRST - 1)}&bot_filter=all`)).analytics;
   expect(series.reduce((n: number, d: { clicks: number }) => n + d.clicks, 0)).toBe(Number(raw.c));
 }, 60_000);

@@ -217,9 +217,11 @@ export interface ExtraQuery {
 }
 
 const U64 = (e: string) => `toUInt64(${e})`;
+/** The stored tuple of a part without stored rows (migration 0270's column type). */
+const NO_STORED = "tuple(toDateTime64(0, 3, 'UTC'), toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0))";
 export const extraPart = (side: number, a: string, b = "0") =>
   `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b", "u"].map((c) => `${U64("0")} AS ${c}`).join(", ")},
-   tuple(toDateTime64(0, 3, 'UTC'), ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")}) AS st`;
+   ${NO_STORED} AS st`;
 
 /** The selector's stored rows of the range's closed days in its aggregate (migration 0270). */
 function storedRows(sel: CellSelector) {
@@ -254,8 +256,21 @@ export async function readCells(
 ): Promise<CellRead> {
   const s = SOURCES[sel.report];
   const stored = storedRows(sel);
-  // The usage: every click of the account per day since usage.from, from this same aggregate (each holds every click).
-  const usage = sel.usage ? `is_bot < 2 AND ${s.day} >= {usage_from:Date}` : "";
+  // The usage: every click of the account per day since usage.from, from this same aggregate (each holds
+  // every click), except clicks_daily_links, whose rows are sorted by link first: there a scan of every
+  // link's month costs more than a read of clicks_daily of its own.
+  const inScan = sel.usage !== undefined && live.table !== "clicks_daily_links";
+  const usage = inScan ? `is_bot < 2 AND ${s.day} >= {usage_from:Date}` : "";
+  if (sel.usage && !inScan)
+    extras = [
+      ...extras,
+      {
+        sql: `SELECT toUInt8(${USAGE_SIDE}) AS side, toString(day) AS dd, '' AS kk, toUInt64(sum(clicks)) AS lc,
+                ${["sv", "so", "x", "y", "a", "b", "u"].map((c) => `${U64("0")} AS ${c}`).join(", ")}, ${NO_STORED} AS st
+              FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day >= {usage_from:Date} AND is_bot < 2 GROUP BY day`,
+        params: {},
+      },
+    ];
   // One aggregation level: the per-(day, cell) rows come back and are checked and summed here (a second
   // level in ClickHouse, with the day before's clicks joined by shifting the rows, cost ~3× the CPU).
   const parts = [
@@ -274,7 +289,7 @@ export async function readCells(
     parts.push(
       `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64("0")}, ${U64("0")},
          ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")},
-         tuple(toDateTime64(0, 3, 'UTC'), ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")})
+         ${NO_STORED}
        FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) = {today:Date} GROUP BY rk`,
     );
   parts.push(...extras.map((e) => e.sql));
@@ -298,7 +313,17 @@ export async function readCells(
       const d = String(r.dd);
       if (num(r.u) > 0) usageDaily.set(d, (usageDaily.get(d) ?? 0) + num(r.u));
       if (num(r.lc) > 0 || num(r.y) > 0)
-        cells.push({ d, k: String(r.kk), lc: num(r.lc), x: num(r.x), y: num(r.y), sc: num(r.a), sp: num(r.b), sv: num(r.sv), so: num(r.so) });
+        cells.push({
+          d,
+          k: String(r.kk),
+          lc: num(r.lc),
+          x: num(r.x),
+          y: num(r.y),
+          sc: num(r.a),
+          sp: num(r.b),
+          sv: num(r.sv),
+          so: num(r.so),
+        });
     } else if (side === 2) {
       out.today.set(String(r.kk), num(r.lc));
       out.todayEarlyClicks += num(r.x);
