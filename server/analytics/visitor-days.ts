@@ -4,7 +4,7 @@
 // two days share only the hashes carried from one to the next. The visitors of a report's row ("cell")
 // over days a..b are therefore Σ_d visitors(d) − Σ_{d>a} overlap(d), overlap(d) being the cell's hashes
 // seen on d and on d−1 (no hash is on three days: the carry is from a day's salt to the next day only).
-// Closed days' numbers are stored (click_visitor_days); a stored number is used only while the cell's
+// Closed days' numbers are stored (rows of each report's aggregate, migration 0270); a stored number is used only while the cell's
 // clicks on its day (and, for the overlap, on the day before) are still what they were when it was
 // computed, else that day is counted from the raw clicks, as today always is. So late clicks, unmerged
 // parts and days the job has not reached yet change the cost, never the count.
@@ -21,9 +21,9 @@ import {
   type ExtraQuery,
   type LiveQuery,
   readCells,
+  USAGE_SIDE,
   type VisitorReport,
 } from "./queries/visitor-days";
-import { accountDailyClicksPart, USAGE_SIDE } from "./queries/usage";
 
 export interface CellVisitors {
   /** Per cell over the range: its clicks, the report's own numbers (x a maximum, y a sum) and its distinct visitors. */
@@ -71,11 +71,10 @@ async function todaysOverlaps(ch: Clickhouse, sel: CellSelector, today: string, 
 }
 
 /**
- * The report's live read and the visitors of its cells over the range, in one statement while every
- * closed day's stored numbers hold (the day's clicks, and for the overlap the day before's, are the
- * aggregate's); otherwise the statement again per cell, and the (day, cell)s whose numbers do not hold
- * counted from the raw clicks. Every stored number used comes from one statement, so a version the job
- * stores meanwhile is never mixed with the one it replaces.
+ * The report's live read and the visitors of its cells over the range, in one statement (readCells): the
+ * closed (day, cell)s whose stored numbers hold are summed there, the others counted from the raw clicks.
+ * Every stored number used comes from one statement, so a version the job stores meanwhile is never mixed
+ * with the one it replaces.
  */
 export async function countCellVisitors(
   ch: Clickhouse,
@@ -85,15 +84,7 @@ export async function countCellVisitors(
   extras: ExtraQuery[] = [],
 ): Promise<CellVisitors> {
   const today = isoDay(Date.now());
-  if (sel.usage) extras = [...extras, accountDailyClicksPart(ch, { accountId: sel.accountId, from: sel.usage.from })];
-  let read = await readCells(ch, sel, range, today, live, extras, "days");
-  // Every closed day holds when its stored clicks (and those of the day before) are the aggregate's;
-  // else the statement again, per cell, telling which numbers hold.
-  const dayClicks = (d: string) => read.byDay.get(d)?.clicks ?? 0;
-  const holds = [...read.byDay].every(
-    ([d, c]) => d >= today || (c.clicks === c.storedClicks && (d <= range.start || c.storedPrevClicks === dayClicks(addDays(d, -1)))),
-  );
-  if (!holds) read = await readCells(ch, sel, range, today, live, extras, "cells");
+  const read = await readCells(ch, sel, range, today, live, extras);
   if (sel.usage) sel.usage.daily = new Map(read.extras.filter((e) => e.side === USAGE_SIDE).map((e) => [e.d, e.a]));
   const staleN = new Set(read.stale.filter((c) => c.n).map((c) => `${c.day}|${c.key}`));
   const staleO = new Set(read.stale.filter((c) => c.o).map((c) => `${c.day}|${c.key}`));

@@ -33,10 +33,11 @@ const clicks = (from: number, n: number, ago: number, cc: string) =>
     country_code: cc,
   }));
 const insertClicks = (rows: ReturnType<typeof clicks>) => ch.insert("clicks", rows);
-/** 0222, then 0231 (click_visitor_days, which the current reports read; it stores the days held so far). */
+/** 0222, then 0231 and 0270 (the stored numbers of the days held so far, in the aggregates the current reports read). */
 const apply0222 = async () => {
   await migrated.apply(222);
   await migrated.apply(231);
+  await migrated.apply(270);
 };
 
 test("clicks stored before 0222 are counted exactly after it, with those stored after", async () => {

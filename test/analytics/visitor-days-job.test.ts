@@ -2,7 +2,7 @@
 // already holds clicks and stored visitor numbers, while an instance of the previous version keeps
 // inserting (it knows nothing of the new table: the view on the raw clicks records its inserts anyway).
 // Every figure equals the distinct hashes of the raw clicks throughout; after a round each recomputed
-// day holds one version of its numbers; a later round looks only at the days that received clicks
+// day's latest numbers are the raw clicks'; a later round looks only at the days that received clicks
 // since the last one (and the day after each).
 import { beforeAll, expect, test } from "bun:test";
 import { getClicksByCountry } from "../../server/analytics/queries/breakdowns";
@@ -77,14 +77,17 @@ async function expectExact() {
     );
 }
 
-/** The stored visitors of a day (report total, people, every domain), the number of versions it has, and the raw count. */
+/**
+ * The stored visitors of a day (report total, people, every domain: the latest version of its stored
+ * rows in clicks_daily, migration 0270), whether it has any, and the raw count.
+ */
 async function storedDay(ago: number) {
   const [row] = await ch.query<{ v: string; n: string }>(
-    `SELECT sum(visitors) AS v, count() AS n FROM ${ch.table("click_visitor_days")}
-     WHERE account_id = {account:UUID} AND report = 'total' AND bot = 0 AND domain = '*' AND day = {day:Date}`,
+    `SELECT tupleElement(max(stored), 4) AS v, count() AS n FROM ${ch.table("clicks_daily")}
+     WHERE account_id = {account:UUID} AND is_bot = 10 AND domain = '*' AND day = {day:Date}`,
     { account: accounts[0], day: isoDay(midnight(ago)) },
   );
-  return { visitors: Number(row?.v ?? 0), versions: Number(row?.n ?? 0), raw: (await raw(days(ago, ago)))[""] ?? 0 };
+  return { visitors: Number(row?.v ?? 0), stored: Number(row?.n ?? 0) > 0, raw: (await raw(days(ago, ago)))[""] ?? 0 };
 }
 
 test("0240 while the previous version keeps writing; the job's rounds then recompute only the days that received clicks", async () => {
@@ -93,7 +96,8 @@ test("0240 while the previous version keeps writing; the job's rounds then recom
     await insert(clicks(ago, 200, 23 * 60 + 40, { from: 5000 }));
     if (ago < 5) await insert(clicks(ago, 100, 10, { from: 5000, carriedFrom: true }));
   }
-  // The previous version's job has stored every closed day.
+  // The previous version's job has stored every closed day (where the current job stores them: migration 0270's column).
+  await migrated.apply(270);
   expect(await refreshVisitorDays(ch)).toBeGreaterThan(0);
   let writing = true;
   const oldInstance = (async () => {
@@ -112,11 +116,11 @@ test("0240 while the previous version keeps writing; the job's rounds then recom
   const refresh = visitorDaysRefresher(ch);
   expect(await refresh()).toBeGreaterThan(0);
   const d2 = await storedDay(2);
-  expect(d2).toEqual({ visitors: d2.raw, versions: 1, raw: d2.raw });
+  expect(d2).toEqual({ visitors: d2.raw, stored: true, raw: d2.raw });
   await expectExact();
 
   // A late click into day 3 (a visitor carried from day 4's evening among them): the next round stores
-  // day 3 again, and the day after it (its overlap), each with one version.
+  // day 3 again, and the day after it (its overlap).
   await insert([...clicks(3, 15, 14 * 60, { from: 40_000 }), ...clicks(3, 5, 12, { from: 5000, carriedFrom: true })]);
   const before3 = await storedDay(3);
   expect(before3.visitors).not.toBe(before3.raw);
@@ -124,7 +128,7 @@ test("0240 while the previous version keeps writing; the job's rounds then recom
   expect(await refresh()).toBeGreaterThan(0);
   for (const ago of [3, 2]) {
     const d = await storedDay(ago);
-    expect(d).toEqual({ visitors: d.raw, versions: 1, raw: d.raw });
+    expect(d).toEqual({ visitors: d.raw, stored: true, raw: d.raw });
   }
   await expectExact();
   // Nothing new since: the round stores nothing.
@@ -133,11 +137,11 @@ test("0240 while the previous version keeps writing; the job's rounds then recom
 
 test("a round after the last one looks at the days that received clicks since, not at the others", async () => {
   // Day 5's stored numbers go missing; no click arrives for it.
-  await ch.command(`DELETE FROM ${ch.table("click_visitor_days")} WHERE account_id = {account:UUID} AND day = {day:Date}`, {
+  await ch.command(`DELETE FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day = {day:Date} AND is_bot >= 10`, {
     account: accounts[0],
     day: isoDay(midnight(5)),
   });
-  expect((await storedDay(5)).versions).toBe(0);
+  expect((await storedDay(5)).stored).toBe(false);
   await expectExact(); // counted from the raw clicks meanwhile
   // Once ClickHouse's clock is in a later minute than every insert so far (the table's stamps are
   // minutes), another account's late click arrives.
@@ -153,15 +157,15 @@ test("a round after the last one looks at the days that received clicks since, n
   const now = Date.now();
   const margin = 10 * 60_000;
   expect(await refreshVisitorDays(ch, now, undefined, now + margin - 1_000)).toBeGreaterThan(0);
-  expect((await storedDay(5)).versions).toBe(0);
+  expect((await storedDay(5)).stored).toBe(false);
   const [{ n }] = await ch.query<{ n: string }>(
-    `SELECT count() AS n FROM ${ch.table("click_visitor_days")} WHERE account_id = {account:UUID} AND day = {day:Date}`,
+    `SELECT count() AS n FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day = {day:Date} AND is_bot >= 10`,
     { account: accounts[1], day: isoDay(midnight(4)) },
   );
   expect(Number(n)).toBeGreaterThan(0);
   // A first round (a new process) looks at every day again.
   expect(await visitorDaysRefresher(ch)()).toBeGreaterThan(0);
   const d5 = await storedDay(5);
-  expect(d5).toEqual({ visitors: d5.raw, versions: 1, raw: d5.raw });
+  expect(d5).toEqual({ visitors: d5.raw, stored: true, raw: d5.raw });
   await expectExact();
 }, 180_000);

@@ -31,7 +31,14 @@ const dataDir = keep ?? mkdtempSync(join(tmpdir(), "svc-bench-analytics-"));
 if (keep) mkdirSync(keep, { recursive: true });
 const loadedFile = join(dataDir, "bench-analytics.json");
 const loaded = keep && existsSync(loadedFile) ? (JSON.parse(readFileSync(loadedFile, "utf8")) as { key: string; accountId: string }) : null;
-const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, LOG_LEVEL: "silent", BASE_URL: "http://127.0.0.1:3000" });
+const config = loadConfig({
+  DATA_DIR: dataDir,
+  ADMIN_TOKEN: ADMIN,
+  LOG_LEVEL: "silent",
+  BASE_URL: "http://127.0.0.1:3000",
+  // A shared machine under load can take longer than the default limit over the raw clicks (the peer query).
+  ...(process.env.CLICKHOUSE_QUERY_TIMEOUT_MS ? { CLICKHOUSE_QUERY_TIMEOUT_MS: process.env.CLICKHOUSE_QUERY_TIMEOUT_MS } : {}),
+});
 const runtime = await openRuntime(config);
 const { pg, ch } = runtime.deps;
 const call = async (path: string, init: RequestInit = {}) => {

@@ -36,7 +36,9 @@ async function topValues(ch: Clickhouse, scope: ClickScope, aggregate: Clickhous
   if (sel) {
     const { where, params } = dailyScope(scope);
     const { byKey } = await countCellVisitors(ch, sel, scope.range, {
-      sql: `SELECT day AS ld, toString(${column}) AS lk, clicks AS lc, 0 AS lx, 0 AS ly FROM ${ch.table(aggregate)} WHERE ${where}`,
+      table: aggregate,
+      columns: `day AS ld, toString(${column}) AS lk, clicks AS lc, 0 AS lx, 0 AS ly`,
+      where,
       params,
     });
     return [...byKey]

@@ -43,9 +43,10 @@ export async function getLinkClickStats(
     { accountId: a.accountId, report: "link", bot: 0, domain: "*", key: a.linkId },
     { start: LIFETIME_START, end: isoDay(Date.now()) },
     {
-      sql: `SELECT day AS ld, {cell:String} AS lk, if(is_bot = 0, clicks, 0) AS lc, toUnixTimestamp64Milli(last_click) AS lx,
-                   if(is_bot = 1, clicks, 0) AS ly
-            FROM ${ch.table("clicks_daily_links")} WHERE ${scope}`,
+      table: "clicks_daily_links",
+      columns: `day AS ld, {cell:String} AS lk, if(is_bot = 0, clicks, 0) AS lc, toUnixTimestamp64Milli(last_click) AS lx,
+                if(is_bot = 1, clicks, 0) AS ly`,
+      where: `${scope} AND is_bot < 2`,
       params: { ...params, cell: a.linkId },
     },
     a.withImported ? [converters, imported] : [converters],

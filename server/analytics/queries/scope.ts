@@ -92,7 +92,8 @@ export function hourlyScope(s: ClickScope) {
 
 const linkCondition = (s: ClickScope) => (s.linkIds !== undefined ? "link_id IN {links:Array(UUID)}" : "");
 
-const botCondition = (s: ClickScope) => (s.botFilter === "real" ? "is_bot = 0" : s.botFilter === "bot" ? "is_bot = 1" : "");
+/** "all": every click, not the stored rows of closed days' visitor numbers (is_bot 10 and up, migration 0270). */
+const botCondition = (s: ClickScope) => (s.botFilter === "real" ? "is_bot = 0" : s.botFilter === "bot" ? "is_bot = 1" : "is_bot < 2");
 
 const params = (s: ClickScope) => ({
   account: s.accountId,

@@ -34,13 +34,14 @@ export async function getClickTotals(ch: Clickhouse, scope: ClickScope): Promise
  */
 function dailyVisitors(ch: Clickhouse, scope: ClickScope, sel: CellSelector, extras: ExtraQuery[] = []) {
   const { where, params } = dailyScope(scope);
-  const table = ch.table(sel.report === "link" ? "clicks_daily_links" : "clicks_daily");
   return countCellVisitors(
     ch,
     sel,
     scope.range,
     {
-      sql: `SELECT day AS ld, {cell:String} AS lk, clicks AS lc, toUnixTimestamp64Milli(last_click) AS lx, 0 AS ly FROM ${table} WHERE ${where}`,
+      table: sel.report === "link" ? "clicks_daily_links" : "clicks_daily",
+      columns: "day AS ld, {cell:String} AS lk, clicks AS lc, toUnixTimestamp64Milli(last_click) AS lx, 0 AS ly",
+      where,
       params: { ...params, cell: sel.key ?? "" },
     },
     extras,
@@ -105,7 +106,9 @@ export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promis
   if (sel) {
     const { where, params } = hourlyScope(scope);
     const { byKey } = await countCellVisitors(ch, sel, scope.range, {
-      sql: `SELECT toDate(hour) AS ld, toString(toHour(hour)) AS lk, clicks AS lc, 0 AS lx, 0 AS ly FROM ${ch.table("clicks_hourly")} WHERE ${where}`,
+      table: "clicks_hourly",
+      columns: "toDate(hour) AS ld, toString(toHour(hour)) AS lk, clicks AS lc, 0 AS lx, 0 AS ly",
+      where,
       params,
     });
     return [...byKey]
@@ -125,7 +128,7 @@ export async function getClicksByHour(ch: Clickhouse, scope: ClickScope): Promis
 export async function getAccountDailyClicks(ch: Clickhouse, a: { accountId: string; from: string }): Promise<Map<string, number>> {
   const rows = await ch.query(
     `SELECT toString(day) AS date, sum(clicks) AS clicks
-     FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day >= {from:Date} GROUP BY date`,
+     FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day >= {from:Date} AND is_bot < 2 GROUP BY date`,
     { account: a.accountId, from: a.from },
   );
   return new Map(rows.map((r) => [String(r.date), num(r.clicks)]));

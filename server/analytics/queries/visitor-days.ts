@@ -1,6 +1,7 @@
-// Click visitors per day and report cell (click_visitor_days, migration 0231): the stored numbers of
-// closed days, the same numbers counted from the raw clicks for the days a report cannot take from the
-// table (today, days whose clicks changed since), and the job's refresh. How they add up: ../visitor-days.ts.
+// Click visitors per day and report cell: the stored numbers of closed days (rows of the report's own
+// aggregate, migration 0270; before it click_visitor_days, 0231), the same numbers counted from the raw
+// clicks for the days a report cannot take from them (today, days whose clicks changed since), and the
+// job's refresh. How they add up: ../visitor-days.ts.
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { ClickhouseTable } from "../../storage/clickhouse/tables";
 import { num } from "./scope";
@@ -12,14 +13,49 @@ const CARRY_SECONDS = 30 * 60;
 export type VisitorReport = "total" | "hour" | "country" | "referrer" | "link";
 export const VISITOR_REPORTS: VisitorReport[] = ["total", "hour", "country", "referrer", "link"];
 
-/** Where each report's cells come from: its aggregate (day and key columns) and the same key on the raw clicks. */
-const SOURCES: Record<VisitorReport, { table: ClickhouseTable; day: string; key: string; rawKey: string }> = {
-  total: { table: "clicks_daily", day: "day", key: "''", rawKey: "''" },
-  hour: { table: "clicks_hourly", day: "toDate(hour)", key: "toString(toHour(hour))", rawKey: "toString(toHour(timestamp))" },
-  country: { table: "clicks_daily_geo", day: "day", key: "toString(country_code)", rawKey: "toString(country_code)" },
-  referrer: { table: "clicks_daily_referrers", day: "day", key: "referrer", rawKey: "referrer" },
-  link: { table: "clicks_daily_links", day: "day", key: "toString(link_id)", rawKey: "toString(link_id)" },
+/**
+ * Where each report's cells come from: its aggregate (day and key columns), the same key on the raw
+ * clicks, the condition that picks one cell's rows (a link) and how the job writes a stored row (columns,
+ * then their values from the day d, the key k, the domain dm and the bot b).
+ */
+const SOURCES: Record<
+  VisitorReport,
+  { table: ClickhouseTable; day: string; key: string; rawKey: string; keyIs?: string; columns: string; values: string }
+> = {
+  total: { table: "clicks_daily", day: "day", key: "''", rawKey: "''", columns: "day", values: "d" },
+  hour: {
+    table: "clicks_hourly",
+    day: "toDate(hour)",
+    key: "toString(toHour(hour))",
+    rawKey: "toString(toHour(timestamp))",
+    columns: "hour",
+    values: "toDateTime(d, 'UTC') + toUInt32(k) * 3600",
+  },
+  country: {
+    table: "clicks_daily_geo",
+    day: "day",
+    key: "toString(country_code)",
+    rawKey: "toString(country_code)",
+    columns: "day, country_code",
+    values: "d, k",
+  },
+  referrer: { table: "clicks_daily_referrers", day: "day", key: "referrer", rawKey: "referrer", columns: "day, referrer", values: "d, k" },
+  link: {
+    table: "clicks_daily_links",
+    day: "day",
+    key: "toString(link_id)",
+    rawKey: "toString(link_id)",
+    keyIs: "link_id = toUUID({key:String})",
+    columns: "link_id, day",
+    values: "toUUID(k), d",
+  },
 };
+
+/** The side of the usage rows (the account's clicks per day, ClickScope.usage) in a report's statement. */
+export const USAGE_SIDE = 9;
+
+/** A stored row's is_bot: 10 + the selector's bot (migration 0270); the live rows' is_bot is 0 or 1. */
+const STORED_BOT = 10;
 
 /** Which cells a report reads: bot 0 people, 1 bots, 2 both; domain '*' for every domain; key for one cell (a link). */
 export interface CellSelector {
@@ -139,11 +175,14 @@ async function countCarriedOverlaps(ch: Clickhouse, sel: CellSelector, days: str
 }
 
 /**
- * A report's read of its aggregate, not grouped: columns ld (the day), lk (the cell), lc (clicks), lx (a
- * number of the report's own kept as a maximum, such as the last click) and ly (one kept as a sum).
+ * A report's read of its aggregate: `columns` give ld (the day), lk (the cell), lc (clicks), lx (a number
+ * of the report's own kept as a maximum, such as the last click) and ly (one kept as a sum) of the rows
+ * `where` picks (live rows only: is_bot below 10). readCells reads the cells' stored rows in the same scan.
  */
 export interface LiveQuery {
-  sql: string;
+  table: ClickhouseTable;
+  columns: string;
+  where: string;
   params: Record<string, unknown>;
 }
 
@@ -155,21 +194,13 @@ export interface CellSums {
   /** Σ stored visitors of the (day, cell)s whose numbers hold; Σ stored overlaps of those after the range's first day. */
   visitors: number;
   overlap: number;
-  storedClicks: number;
-  storedPrevClicks: number;
 }
 
 /** What a report's one statement answers (readCells). */
 export interface CellRead {
   byKey: Map<string, CellSums>;
   byDay: Map<string, CellSums>;
-  /**
-   * "days": the sums of every stored number, and per day the stored clicks of the day and of the day
-   * before (in `storedClicks`, `storedPrevClicks` of byDay), for the caller to tell whether they all hold.
-   * "cells": only the numbers that hold are summed, and the closed (day, cell)s with clicks whose stored
-   * visitors (n) or overlap (o) do not hold are listed.
-   */
-  mode: "days" | "cells";
+  /** The closed (day, cell)s with clicks whose stored visitors (n) or overlap (o) do not hold. */
   stale: { day: string; key: string; n: boolean; o: boolean }[];
   /** Today's distinct visitors per cell, from the raw clicks (when the range has today). */
   today: Map<string, number>;
@@ -186,22 +217,34 @@ export interface ExtraQuery {
 }
 
 const U64 = (e: string) => `toUInt64(${e})`;
+/** The stored tuple of a part without stored rows (migration 0270's column type). */
+const NO_STORED = "tuple(toDateTime64(0, 3, 'UTC'), toUInt64(0), toUInt64(0), toUInt64(0), toUInt64(0))";
 export const extraPart = (side: number, a: string, b = "0") =>
-  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b"].map((c) => `${U64("0")} AS ${c}`).join(", ")}`;
+  `SELECT toUInt8(${side}) AS side, '' AS dd, '' AS kk, ${U64(a)} AS lc, ${U64(b)} AS sv, ${["so", "x", "y", "a", "b", "u"].map((c) => `${U64("0")} AS ${c}`).join(", ")},
+   ${NO_STORED} AS st`;
+
+/** The selector's stored rows of the range's closed days in its aggregate (migration 0270). */
+function storedRows(sel: CellSelector) {
+  const s = SOURCES[sel.report];
+  return [
+    "is_bot = {stored_bot:UInt8} AND domain = {domain:String}",
+    `${s.day} >= {start:Date} AND ${s.day} <= {end:Date} AND ${s.day} < {today:Date}`,
+    sel.key !== undefined ? (s.keyIs ?? "1") : "",
+  ]
+    .filter(Boolean)
+    .join(" AND ");
+}
 
 /**
- * In one statement, the report's live rows beside the stored numbers of the range, summed per cell
- * (side 0) and per day (side 1) so that no per-(day, cell) row crosses the wire:
- * - mode "days" (every call first): every stored number summed, with each day's stored clicks of the day
- *   and of the day before; when those equal the aggregate's, every cell of the day holds (clicks are only
- *   ever added), and the sums are the answer;
- * - mode "cells" (only when some day does not hold): per (day, cell) the live clicks, the same rows a day
- *   later (the clicks of the day before) and the stored numbers; only the numbers that hold are summed,
- *   and the (day, cell)s with clicks whose numbers do not are listed (side 3), for the raw clicks to count.
- * Stored rows are summed without FINAL: a day recomputed and not yet merged sums more clicks than the
- * aggregate has, which makes it stale like a day with late clicks, never counted twice. When the range
- * has today: today's visitors per cell from the raw clicks (side 2). Then the report's extra parts (side
- * 4 and up). Columns: side, dd, kk, lc, sv, so, x, y, a, b (a, b: "days" sc and sp, "cells" n_bad and o_bad).
+ * In one statement, one scan of the report's aggregate for its live rows and its stored rows, with the
+ * cells summed per cell (side 0) and per day (side 1) so that no per-(day, cell) row crosses the wire. Per
+ * (day, cell): the live clicks, the same rows a day later (the clicks of the day before) and the latest
+ * stored numbers (`max` of the stored tuples, merged or not); a closed day's stored visitors hold while
+ * its stored clicks are the live ones (clicks are only ever added), its overlap while the day before's are
+ * too. Only the numbers that hold are summed; the (day, cell)s with clicks whose numbers do not are listed
+ * (side 3), for the raw clicks to count. When the range has today: today's visitors per cell from the raw
+ * clicks (side 2). Then the report's extra parts (side 4 and up). Columns: side, dd, kk, lc, sv, so, x,
+ * y, a, b (a, b: the numbers of stale visitors and overlaps).
  */
 export async function readCells(
   ch: Clickhouse,
@@ -210,51 +253,43 @@ export async function readCells(
   today: string,
   live: LiveQuery,
   extras: ExtraQuery[],
-  mode: CellRead["mode"],
 ): Promise<CellRead> {
   const s = SOURCES[sel.report];
-  const stored = `SELECT 1, day, key, clicks, prev_clicks, visitors, overlap, 0, 0 FROM ${ch.table("click_visitor_days")}
-       WHERE account_id = {account:UUID} AND report = {report:String} AND bot = {bot:UInt8} AND domain = {domain:String}
-         ${sel.key !== undefined ? "AND key = {key:String}" : ""} AND day >= {start:Date} AND day <= {end:Date} AND day < {today:Date}`;
-  const liveRows = `SELECT toDate(ld) AS d0, toString(lk) AS k, ${U64("lc")} AS c, ${U64("0")} AS p, ${U64("0")} AS v, ${U64("0")} AS o,
-         ${U64("lx")} AS x, ${U64("ly")} AS y
-       FROM (${live.sql})`;
-  const days = `SELECT toUInt8(side) AS side, if(side = 1, toString(d), '') AS dd, if(side = 0, k, '') AS kk,
-       sumIf(c, t = 0) AS lc, sumIf(v, t = 1) AS sv, sumIf(o, t = 1 AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
-       sumIf(c, t = 1) AS a, sumIf(p, t = 1) AS b
-     FROM (
-       SELECT 0 AS t, d0 AS d, k, c, p, v, o, x, y FROM (${liveRows})
-       UNION ALL
-       ${stored}
-     ) ARRAY JOIN [0, 1] AS side
-     GROUP BY side, dd, kk`;
+  const stored = storedRows(sel);
+  // The usage: every click of the account per day since usage.from, from this same aggregate (each holds
+  // every click), except clicks_daily_links, whose rows are sorted by link first: there a scan of every
+  // link's month costs more than a read of clicks_daily of its own.
+  const inScan = sel.usage !== undefined && live.table !== "clicks_daily_links";
+  const usage = inScan ? `is_bot < 2 AND ${s.day} >= {usage_from:Date}` : "";
+  if (sel.usage && !inScan)
+    extras = [
+      ...extras,
+      {
+        sql: `SELECT toUInt8(${USAGE_SIDE}) AS side, toString(day) AS dd, '' AS kk, toUInt64(sum(clicks)) AS lc,
+                ${["sv", "so", "x", "y", "a", "b", "u"].map((c) => `${U64("0")} AS ${c}`).join(", ")}, ${NO_STORED} AS st
+              FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day >= {usage_from:Date} AND is_bot < 2 GROUP BY day`,
+        params: {},
+      },
+    ];
+  // One aggregation level: the per-(day, cell) rows come back and are checked and summed here (a second
+  // level in ClickHouse, with the day before's clicks joined by shifting the rows, cost ~3× the CPU).
   const parts = [
-    mode === "days"
-      ? days
-      : `SELECT toUInt8(side) AS side, if(side = 0, '', toString(d)) AS dd, if(side = 1, '', k) AS kk,
-       sum(lc) AS lc, sumIf(sv, n_ok) AS sv, sumIf(so, o_ok AND d > {start:Date}) AS so, max(x) AS x, sum(y) AS y,
-       countIf(NOT n_ok AND d < {today:Date}) AS a, countIf(NOT o_ok AND d > {start:Date} AND d < {today:Date}) AS b
-     FROM (
-       SELECT d, k, sumIf(c, t = 0) AS lc, sumIf(c, t = 1) AS sc, sumIf(p, t = 1) AS sp, sumIf(v, t = 1) AS sv,
-         sumIf(o, t = 1) AS so, sumIf(c, t = 2) AS lp, maxIf(x, t = 0) AS x, sumIf(y, t = 0) AS y,
-         lc = sc AND d < {today:Date} AS n_ok, n_ok AND sp = lp AS o_ok
-       FROM (
-         SELECT t, if(t = 2, d0 + 1, d0) AS d, k, c, p, v, o, x, y FROM (${liveRows}) ARRAY JOIN [0, 2] AS t
-         UNION ALL
-         ${stored}
-       )
-       WHERE d <= {end:Date}
-       GROUP BY d, k
-       HAVING lc > 0
-     ) ARRAY JOIN [0, 1, 3] AS side
-     WHERE side != 3 OR (d < {today:Date} AND NOT o_ok AND (d > {start:Date} OR NOT n_ok))
-     GROUP BY side, dd, kk`,
+    `SELECT toUInt8(0) AS side, toString(d0) AS dd, k AS kk, sum(c0) AS lc, tupleElement(st, 4) AS sv, tupleElement(st, 5) AS so,
+       max(x0) AS x, sum(y0) AS y, tupleElement(st, 2) AS a, tupleElement(st, 3) AS b, sum(uc) AS u, maxIf(st0, is_stored) AS st
+     FROM (SELECT toDate(ld) AS d0, toString(lk) AS k, if(is_live, ${U64("lc")}, 0) AS c0, if(is_live, ${U64("lx")}, 0) AS x0,
+             if(is_live, ${U64("ly")}, 0) AS y0, is_stored, st0, uc
+           FROM (SELECT ${live.columns}, (${live.where}) AS is_live, ${stored} AS is_stored, stored AS st0,
+                   ${usage ? `if(${usage}, ${U64("clicks")}, 0)` : U64("0")} AS uc
+                 FROM ${ch.table(live.table)}
+                 WHERE (${live.where}) OR (account_id = {account:UUID} AND ${stored})${usage ? ` OR (account_id = {account:UUID} AND ${usage})` : ""}))
+     GROUP BY d0, k`,
   ];
   const open = range.start <= today && range.end >= today;
   if (open)
     parts.push(
       `SELECT toUInt8(2), '', toString(${s.rawKey}) AS rk, ${U64("uniqExact(visitor_hash)")}, ${U64("0")}, ${U64("0")},
-         ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}
+         ${U64(`countIf(timestamp < toDateTime({today:Date}, 'UTC') + ${CARRY_SECONDS})`)}, ${U64("0")}, ${U64("0")}, ${U64("0")}, ${U64("0")},
+         ${NO_STORED}
        FROM ${ch.table("clicks")} WHERE ${rawScope(sel)} AND toDate(timestamp) = {today:Date} GROUP BY rk`,
     );
   parts.push(...extras.map((e) => e.sql));
@@ -262,31 +297,58 @@ export async function readCells(
     ...Object.assign({}, ...extras.map((e) => e.params)),
     ...live.params,
     ...rawParams(sel, open ? [today] : []),
+    stored_bot: STORED_BOT + sel.bot,
+    usage_from: sel.usage?.from ?? today,
     report: sel.report,
     start: range.start,
     end: range.end,
     today,
   });
-  const out: CellRead = { byKey: new Map(), byDay: new Map(), mode, stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
-  const inDays = mode === "days";
+  const out: CellRead = { byKey: new Map(), byDay: new Map(), stale: [], today: new Map(), todayEarlyClicks: 0, extras: [] };
+  const cells: { d: string; k: string; lc: number; x: number; y: number; sc: number; sp: number; sv: number; so: number }[] = [];
+  const usageDaily = new Map<string, number>();
   for (const r of rows) {
     const side = num(r.side);
-    const sums = (): CellSums => ({
-      clicks: num(r.lc),
-      x: num(r.x),
-      y: num(r.y),
-      visitors: num(r.sv),
-      overlap: num(r.so),
-      storedClicks: inDays ? num(r.a) : 0,
-      storedPrevClicks: inDays ? num(r.b) : 0,
-    });
-    if (side === 0) out.byKey.set(String(r.kk), sums());
-    else if (side === 1) out.byDay.set(String(r.dd), sums());
-    else if (side === 3) out.stale.push({ day: String(r.dd), key: String(r.kk), n: num(r.a) > 0, o: num(r.b) > 0 });
-    else if (side === 2) {
+    if (side === 0) {
+      const d = String(r.dd);
+      if (num(r.u) > 0) usageDaily.set(d, (usageDaily.get(d) ?? 0) + num(r.u));
+      if (num(r.lc) > 0 || num(r.y) > 0)
+        cells.push({
+          d,
+          k: String(r.kk),
+          lc: num(r.lc),
+          x: num(r.x),
+          y: num(r.y),
+          sc: num(r.a),
+          sp: num(r.b),
+          sv: num(r.sv),
+          so: num(r.so),
+        });
+    } else if (side === 2) {
       out.today.set(String(r.kk), num(r.lc));
       out.todayEarlyClicks += num(r.x);
     } else out.extras.push({ side, d: String(r.dd), k: String(r.kk), a: num(r.lc), b: num(r.sv) });
+  }
+  for (const [d, n] of usageDaily) out.extras.push({ side: USAGE_SIDE, d, k: "", a: n, b: 0 });
+  // A closed (day, cell)'s stored visitors hold while its stored clicks are the live ones (clicks are only
+  // ever added), its overlap while the day before's are too.
+  const liveClicks = new Map(cells.map((c) => [`${c.d}|${c.k}`, c.lc]));
+  const add = (m: Map<string, CellSums>, id: string, c: (typeof cells)[number], v: number, o: number) => {
+    const s = m.get(id) ?? { clicks: 0, x: 0, y: 0, visitors: 0, overlap: 0 };
+    s.clicks += c.lc;
+    s.x = Math.max(s.x, c.x);
+    s.y += c.y;
+    s.visitors += v;
+    s.overlap += o;
+    m.set(id, s);
+  };
+  for (const c of cells) {
+    const nOk = c.d < today && c.lc === c.sc;
+    const oOk = nOk && c.sp === (liveClicks.get(`${addDay(c.d, -1)}|${c.k}`) ?? 0);
+    const later = c.d > range.start;
+    add(out.byKey, c.k, c, nOk ? c.sv : 0, oOk && later ? c.so : 0);
+    add(out.byDay, c.d, c, nOk ? c.sv : 0, oOk && later ? c.so : 0);
+    if (c.d < today && !oOk && (later || !nOk)) out.stale.push({ day: c.d, key: c.k, n: !nOk, o: !oOk && later });
   }
   return out;
 }
@@ -305,17 +367,19 @@ export async function findStaleDays(
   // Only these accounts' days (and the day before each, for the overlap): the days that received clicks.
   const pairs = only ? [...only].flatMap(([a, days]) => days.flatMap((d) => [`${a}|${d}`, `${a}|${prevDayOf(d)}`])) : [];
   const inPairs = (day: string) => (only ? `AND concat(toString(account_id), '|', toString(${day})) IN {pairs:Array(String)}` : "");
-  const params = { from, before, report, pairs };
+  const params = { from, before, pairs, stored_bot: STORED_BOT };
   const [live, stored] = await Promise.all([
     ch.query(
       `SELECT toString(account_id) AS a, toString(${s.day}) AS d, sum(clicks) AS c FROM ${ch.table(s.table)}
-       WHERE ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} ${inPairs(s.day)} GROUP BY a, d`,
+       WHERE is_bot < {stored_bot:UInt8} AND ${s.day} >= {from:Date} - 1 AND ${s.day} < {before:Date} ${inPairs(s.day)} GROUP BY a, d`,
       params,
     ),
+    // Per cell the latest stored numbers (merged or not), summed per account and day.
     ch.query(
-      `SELECT toString(account_id) AS a, toString(day) AS d, sum(clicks) AS c, sum(prev_clicks) AS p
-       FROM ${ch.table("click_visitor_days")} FINAL
-       WHERE report = {report:String} AND bot = 2 AND domain = '*' AND day >= {from:Date} AND day < {before:Date} ${inPairs("day")}
+      `SELECT toString(account_id) AS a, toString(sd) AS d, sum(tupleElement(st, 2)) AS c, sum(tupleElement(st, 3)) AS p
+       FROM (SELECT account_id, ${s.day} AS sd, ${s.key} AS k, max(stored) AS st FROM ${ch.table(s.table)}
+             WHERE is_bot = {stored_bot:UInt8} + 2 AND domain = '*' AND ${s.day} >= {from:Date} AND ${s.day} < {before:Date} ${inPairs(s.day)}
+             GROUP BY account_id, sd, k)
        GROUP BY a, d`,
       params,
     ),
@@ -351,36 +415,29 @@ export async function findStaleDays(
 
 /**
  * Computes and stores the numbers of these days of one account (from the aggregate's visitor sets, as
- * migration 0231 does), then deletes the versions they replace: readCells sums every stored version, so
- * a day stored twice reads as stale (counted from the raw clicks) until one version is left. On a
- * sharded cluster the replaced versions are left to the table's merges (ReplacingMergeTree).
+ * migration 0231 did) as stored rows of the aggregate (migration 0270). The versions they replace stay
+ * until the table merges them; readers take the latest (`max` of the stored tuples).
  */
 export async function storeVisitorDays(ch: Clickhouse, report: VisitorReport, accountId: string, days: string[]): Promise<void> {
   const s = SOURCES[report];
   const prev = days.map(prevDayOf);
-  const params = { report, account: accountId, days, read: [...new Set([...days, ...prev])], at: Date.now() };
+  const params = { account: accountId, days, read: [...new Set([...days, ...prev])], at: Date.now(), stored_bot: STORED_BOT };
   await ch.command(
-    `INSERT INTO ${ch.table("click_visitor_days")} (account_id, report, bot, domain, key, day, clicks, prev_clicks, visitors, overlap, computed_at)
-     SELECT account_id, {report:String}, b, dm, k, d, sumIf(clicks, role = 0), sumIf(clicks, role = 1),
-       uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set),
-       fromUnixTimestamp64Milli({at:Int64}, 'UTC')
+    `INSERT INTO ${ch.table(s.table)} (account_id, ${s.columns}, domain, is_bot, stored)
+     SELECT account_id, ${s.values}, dm, b + {stored_bot:UInt8},
+       (fromUnixTimestamp64Milli({at:Int64}, 'UTC'), sumIf(clicks, role = 0), sumIf(clicks, role = 1),
+        uniqExactMergeIf(visitor_set, role = 0) AS v, v + uniqExactMergeIf(visitor_set, role = 1) - uniqExactMerge(visitor_set))
      FROM (SELECT account_id, ${s.day} + role AS d, ${s.key} AS k, b, dm, clicks, visitor_set, role FROM ${ch.table(s.table)}
        ARRAY JOIN [0, 1] AS role ARRAY JOIN [is_bot, 2] AS b ARRAY JOIN [toString(domain), '*'] AS dm
-       WHERE account_id = {account:UUID} AND ${s.day} IN {read:Array(Date)})
+       WHERE account_id = {account:UUID} AND is_bot < {stored_bot:UInt8} AND ${s.day} IN {read:Array(Date)})
      WHERE d IN {days:Array(Date)}
      GROUP BY account_id, d, b, dm, k`,
-    params,
-  );
-  if (ch.cluster) return;
-  await ch.command(
-    `DELETE FROM ${ch.table("click_visitor_days")}
-     WHERE account_id = {account:UUID} AND report = {report:String} AND day IN {days:Array(Date)}
-       AND computed_at < fromUnixTimestamp64Milli({at:Int64}, 'UTC')`,
     params,
   );
 }
 
 const prevDayOf = (d: string) => new Date(Date.parse(d) - 86_400_000).toISOString().slice(0, 10);
+const addDay = (d: string, n: number) => new Date(Date.parse(d) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The accounts' days that received clicks in the last `seconds` (by ClickHouse's clock, migration 0240),
@@ -391,8 +448,9 @@ export async function findTouchedDays(ch: Clickhouse, seconds: number, closing: 
     `SELECT DISTINCT toString(account_id) AS a, toString(day) AS d FROM ${ch.table("click_days_touched")}
      WHERE touched_at >= toStartOfMinute(now() - {seconds:UInt32})
      UNION DISTINCT
-     SELECT DISTINCT toString(account_id), toString(day) FROM ${ch.table("clicks_daily")} WHERE day IN {closing:Array(Date)}`,
-    { seconds: Math.ceil(seconds), closing },
+     SELECT DISTINCT toString(account_id), toString(day) FROM ${ch.table("clicks_daily")}
+     WHERE day IN {closing:Array(Date)} AND is_bot < {stored_bot:UInt8}`,
+    { seconds: Math.ceil(seconds), closing, stored_bot: STORED_BOT },
   );
   const days = new Map<string, string[]>();
   for (const r of rows) days.set(r.a, [...(days.get(r.a) ?? []), r.d]);
