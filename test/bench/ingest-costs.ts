@@ -14,6 +14,7 @@ import { toJourneyRow } from "../../server/ingest/journey/rows";
 import { validateIngestBody } from "../../server/journey/validate";
 import { chTime } from "../../server/storage/clickhouse/format";
 import { cpuSeconds, startServer, table } from "./lib-server";
+import { journeyBatch } from "./lib-journey-batch";
 
 const BATCH = 100;
 const REQUESTS = 320; // ~32,000 events, well under the 16 MB the admission always allows unflushed
@@ -33,23 +34,7 @@ const link = await fetch(`${server.url}/public-api/v1/links`, {
 }).then((r) => r.json() as Promise<{ data: { id: string } }>);
 
 // The ingest bench's batch.
-const TYPES = ["page_view", "scroll_depth", "time_on_page", "custom"] as const;
-const events = Array.from({ length: BATCH }, (_, i) => ({
-  link_id: link.data.id,
-  visitor_id: `visitor-${i % 17}`,
-  session_id: `session-${i % 23}`,
-  event_type: TYPES[i % 4],
-  ...(i % 4 === 3 ? { event_name: "cta_click" } : {}),
-  page_url: `https://shop.example/products/${i % 9}`,
-  page_title: "Product page",
-  ...(i % 4 === 1 ? { scroll_percent: 75 } : {}),
-  ...(i % 4 === 2 ? { time_on_page: 31.5 } : {}),
-  country_code: "DE",
-  device_type: "mobile",
-  browser: "Chrome",
-  os: "Android",
-  properties: { variant: "b", position: i },
-}));
+const events = journeyBatch(link.data.id, BATCH);
 const body = JSON.stringify({ events });
 
 // (1) Our code's pieces, CPU µs per event (this process; medians of 5 rounds).

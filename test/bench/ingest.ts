@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cpuSeconds, startBare, startServer, table, wrk } from "./lib-server";
+import { journeyBatch } from "./lib-journey-batch";
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -32,24 +33,7 @@ const link = await fetch(`${server.url}/public-api/v1/links`, {
 }).then((r) => r.json() as Promise<{ data: { id: string } }>);
 const linkId = link.data.id;
 
-// A realistic batch: a few visitors' page views, scrolls and timers with the fields the tracker sends.
-const TYPES = ["page_view", "scroll_depth", "time_on_page", "custom"] as const;
-const events = Array.from({ length: BATCH }, (_, i) => ({
-  link_id: linkId,
-  visitor_id: `visitor-${i % 17}`,
-  session_id: `session-${i % 23}`,
-  event_type: TYPES[i % 4],
-  ...(i % 4 === 3 ? { event_name: "cta_click" } : {}),
-  page_url: `https://shop.example/products/${i % 9}`,
-  page_title: "Product page",
-  ...(i % 4 === 1 ? { scroll_percent: 75 } : {}),
-  ...(i % 4 === 2 ? { time_on_page: 31.5 } : {}),
-  country_code: "DE",
-  device_type: "mobile",
-  browser: "Chrome",
-  os: "Android",
-  properties: { variant: "b", position: i },
-}));
+const events = journeyBatch(linkId, BATCH);
 const body = JSON.stringify({ events });
 const bare = await startBare("lib-bare-202.ts", Number(process.env.BENCH_BARE_PORT ?? 3912));
 

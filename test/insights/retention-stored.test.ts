@@ -10,6 +10,7 @@ import { mondayOf } from "../../server/insights/service";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { insertLink, postEvents } from "../journey/helpers";
 import { forceMerges, random, stopMerges } from "./helpers";
+import { retentionModel } from "./retention-model";
 
 let t: TestApp;
 let key: string;
@@ -60,25 +61,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t.close());
 
-/** The cohorts of `weeks` weeks ending with the week of `toMs`, counting events before `toMs` only. */
-function model(weeks: number, toMs: number, lastMonday: number) {
-  const firstMonday = lastMonday - (weeks - 1) * WEEK;
-  const byVisitor = new Map<string, number[]>();
-  for (const e of events) if (e.at < toMs) byVisitor.set(e.visitor_id, [...(byVisitor.get(e.visitor_id) ?? []), e.at]);
-  const cohorts = [];
-  let returning = 0;
-  for (let week = firstMonday; week <= lastMonday; week += WEEK) {
-    const members = [...byVisitor.values()].filter((ats) => mondayOf(Math.min(...ats)) === week);
-    returning += members.filter((ats) => ats.some((at) => mondayOf(at) > week)).length;
-    const returns = [];
-    for (let offset = 1; week + offset * WEEK <= lastMonday; offset++) {
-      const n = members.filter((ats) => ats.some((at) => mondayOf(at) === week + offset * WEEK)).length;
-      returns.push({ week_offset: offset, visitors: n, rate: members.length ? Math.round((n / members.length) * 10_000) / 100 : 0 });
-    }
-    cohorts.push({ week: new Date(week).toISOString().slice(0, 10), visitors: members.length, returns });
-  }
-  return { weeks, visitors: cohorts.reduce((a, c) => a + c.visitors, 0), returning, cohorts };
-}
+const model = (weeks: number, toMs: number, lastMonday: number) => retentionModel(events, weeks, toMs, lastMonday);
 
 const get = async (query: string) => {
   const res = await t.call(`/public-api/v1/journey/links/${link}/retention?${query}`, { key });
