@@ -48,7 +48,8 @@ export async function receiveUpload(
 
 /** A JSON body the framework has parsed already (Kutt's answer sent as application/json). */
 export async function saveJson(value: unknown, path: string): Promise<{ bytes: number; fileName: null }> {
-  if (value === null || value === undefined) throw validationError("file", "is required: a JSON body must be Kutt's export, not empty or null");
+  if (value === null || value === undefined)
+    throw validationError("file", "is required: a JSON body must be Kutt's export, not empty or null");
   await mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
   return { bytes: await Bun.write(path, JSON.stringify(value)), fileName: null };
 }

@@ -244,7 +244,8 @@ function expectedReports(now: number) {
   const [l0, l1, l2] = linkIds;
   const of = (link: string) => events.filter((e) => e.link_id === link);
   const from = (p: PeriodName) => periodFrom(p, now);
-  for (const link of linkIds) for (const period of PERIODS) out[`summary ${link} ${period}`] = { ...ref.journeySummary(of(link), from(period)), imported: null };
+  for (const link of linkIds)
+    for (const period of PERIODS) out[`summary ${link} ${period}`] = { ...ref.journeySummary(of(link), from(period)), imported: null };
   const sessions = (link: string, p: PeriodName, visitor?: string) => {
     const items = ref.sessionsList(of(link), from(p), visitor);
     return { items, total: items.length };
