@@ -41,7 +41,7 @@ export interface Clickhouse {
   insertRaw(
     table: ClickhouseTable,
     columns: readonly string[],
-    format: "JSONCompactEachRow",
+    format: "JSONCompactEachRow" | "TabSeparated",
     data: Buffer,
     settings?: Record<string, string | number>,
   ): Promise<void>;
