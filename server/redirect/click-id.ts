@@ -12,13 +12,25 @@ function newPrefix(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(12, 15)}-${variant}${hex.slice(17, 20)}-`;
 }
 
+// The last three hex digits come from a table; the nine before them change every 4,096 ids.
+const LOW = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, "0"));
 let prefix = newPrefix();
 let counter = 0;
+let high = "";
 
 export function nextClickId(): string {
-  if (counter >= COUNTER_LIMIT) {
-    prefix = newPrefix();
-    counter = 0;
+  const low = counter & 0xfff;
+  if (low === 0) {
+    if (counter >= COUNTER_LIMIT) {
+      prefix = newPrefix();
+      counter = 0;
+    }
+    high =
+      prefix +
+      Math.floor(counter / 4096)
+        .toString(16)
+        .padStart(9, "0");
   }
-  return prefix + (counter++).toString(16).padStart(12, "0");
+  counter++;
+  return high + LOW[low];
 }

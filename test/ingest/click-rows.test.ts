@@ -1,5 +1,5 @@
-// The flush worker's rows reach ClickHouse as TabSeparated: header text with tabs, line breaks and
-// backslashes is stored exactly as the visitor sent it, and the columns stay in their places.
+// The flush worker's rows: header text with tabs, line breaks and backslashes is stored exactly as the
+// visitor sent it, and the columns stay in their places (a guard for any change of the insert format).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { rawClick, spoolClicks } from "../analytics/helpers";

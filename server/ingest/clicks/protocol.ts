@@ -36,7 +36,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: "ready" }
   | StoreCall
-  /** `lines`: the rows as TabSeparated, present when the main thread is to insert them. */
+  /** `lines`: the rows as JSONCompactEachRow, present when the main thread is to insert them. */
   /** `background`: the worker's thread was at background priority while it stored the chunk. */
   | { type: "flushed"; id: number; count: number; latest: [string, number][]; lines?: string; background: boolean }
   | { type: "failed"; id: number; error: string };

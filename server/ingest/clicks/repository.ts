@@ -21,12 +21,12 @@ export function insertStatement(table: string, columns: readonly string[], rows:
   const settings = Object.entries({ ...chunkInsertSettings(rows, token), ...IN_CALLING_THREAD })
     .map(([k, v]) => `${k} = ${typeof v === "number" ? v : `'${v}'`}`)
     .join(", ");
-  return `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings} FORMAT TabSeparated`;
+  return `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings} FORMAT JSONCompactEachRow`;
 }
 
-/** The worker's rows (TabSeparated lines) sent to a ClickHouse server. */
+/** The worker's rows (JSONCompactEachRow lines) sent to a ClickHouse server. */
 export function insertClickLines(ch: Clickhouse, lines: string, rows: number, token: string): Promise<void> {
-  return ch.insertRaw("clicks", CLICK_COLUMNS, "TabSeparated", Buffer.from(lines), chunkInsertSettings(rows, token));
+  return ch.insertRaw("clicks", CLICK_COLUMNS, "JSONCompactEachRow", Buffer.from(lines), chunkInsertSettings(rows, token));
 }
 
 /** The day's salt, created by whichever instance needs it first; every instance reads the same value. */

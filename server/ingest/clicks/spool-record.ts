@@ -46,12 +46,15 @@ function putLength(buf: Buffer, at: number, n: number): void {
   buf[at + 2] = 0x80 | (n & 0x7f);
 }
 
-function putString(buf: Buffer, at: number, s: string | undefined): number {
+/** Buffer's native UTF-8 writer without the encoding argument's parsing (half the cost of `write(s, at, "utf8")`). */
+type Utf8Writer = Buffer & { utf8Write(s: string, offset: number): number };
+
+function putString(buf: Utf8Writer, at: number, s: string | undefined): number {
   if (!s) {
     putLength(buf, at, 0);
     return at + LEN_BYTES;
   }
-  const n = buf.write(s, at + LEN_BYTES, "utf8");
+  const n = buf.utf8Write(s, at + LEN_BYTES);
   if (n > MAX_FIELD) throw new Error(`click field of ${n} bytes is longer than the spool record allows`);
   putLength(buf, at, n);
   return at + LEN_BYTES + n;
@@ -68,7 +71,8 @@ export function clickRecordBound(c: RawClick): number {
  * Writes the click's line at `at` (the caller leaves `clickRecordBound` bytes); returns where it ends,
  * or NOT_LINE_SAFE (nothing valid written) when a value holds a newline.
  */
-export function encodeClick(c: RawClick, buf: Buffer, at: number): number {
+export function encodeClick(c: RawClick, buffer: Buffer, at: number): number {
+  const buf = buffer as Utf8Writer;
   const start = at;
   buf[at++] = BINARY_CLICK;
   let ts = c.ts;
@@ -77,7 +81,22 @@ export function encodeClick(c: RawClick, buf: Buffer, at: number): number {
     ts = Math.floor(ts / 128);
   }
   at += TS_BYTES;
-  for (const f of STRING_FIELDS) at = putString(buf, at, c[f]);
+  // In STRING_FIELDS' order, unrolled (a loop over the names reads the record by computed keys).
+  at = putString(buf, at, c.click_id);
+  at = putString(buf, at, c.account_id);
+  at = putString(buf, at, c.link_id);
+  at = putString(buf, at, c.domain);
+  at = putString(buf, at, c.ua);
+  at = putString(buf, at, c.ip);
+  at = putString(buf, at, c.referrer);
+  at = putString(buf, at, c.lang);
+  at = putString(buf, at, c.query);
+  at = putString(buf, at, c.geo_country);
+  at = putString(buf, at, c.ch_mobile);
+  at = putString(buf, at, c.ch_platform);
+  at = putString(buf, at, c.ch_ua);
+  at = putString(buf, at, c.src);
+  at = putString(buf, at, c.variant);
   putLength(buf, at, c.rule ?? 0);
   at += LEN_BYTES;
   buf[at] = NEWLINE;
@@ -96,7 +115,7 @@ function decodeBinary(b: Buffer, at: number, end: number): RawClick {
   for (let i = 0; i < STRING_FIELDS.length; i++) {
     const n = getLength(b, p);
     p += LEN_BYTES;
-    values.push(n ? b.toString("utf8", p, p + n) : "");
+    values.push(n ? (b as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(p, p + n) : "");
     p += n;
   }
   const rule = getLength(b, p);

@@ -3,7 +3,7 @@
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
 import { lowerOtherThreads, lowerOwnPriority, ownPriorityIsBackground, raiseOtherThreads, raiseOwnPriority } from "./thread-priority";
 import { createClickEnricher, type ClickEnricher } from "./enrich";
-import { CLICK_COLUMNS, clickRowTsv, latestClickPerLink } from "./rows";
+import { CLICK_COLUMNS, clickRowLine, latestClickPerLink } from "./rows";
 import { decodeClicks } from "./spool-record";
 import { insertStatement } from "./repository";
 import type { FlushContext, FromWorker, StoreArgs, StoreCall, StoreMethod, StoreResult, ToWorker } from "./protocol";
@@ -90,8 +90,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         setCatchUp(m.catchUp);
         const records = decodeClicks(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength));
         const rows = await c.enrich(records);
-        let lines = "";
-        for (const row of rows) lines += clickRowTsv(row);
+        const lines = rows.map(clickRowLine).join("\n");
         if (session && rows.length) session.query(`${insertStatement(c.context.table, CLICK_COLUMNS, rows.length, m.token)}\n${lines}`);
         post({
           type: "flushed",

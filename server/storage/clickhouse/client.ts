@@ -41,7 +41,7 @@ export interface Clickhouse {
   insertRaw(
     table: ClickhouseTable,
     columns: readonly string[],
-    format: "JSONCompactEachRow" | "TabSeparated",
+    format: "JSONCompactEachRow",
     data: Buffer,
     settings?: Record<string, string | number>,
   ): Promise<void>;
