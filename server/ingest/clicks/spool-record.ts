@@ -62,8 +62,22 @@ function putString(buf: Utf8Writer, at: number, s: string | undefined): number {
 
 /** An upper bound of the record's bytes (UTF-8 takes at most 3 bytes per UTF-16 unit). */
 export function clickRecordBound(c: RawClick): number {
-  let chars = 0;
-  for (const f of STRING_FIELDS) chars += c[f]?.length ?? 0;
+  const chars =
+    c.click_id.length +
+    c.account_id.length +
+    c.link_id.length +
+    c.domain.length +
+    c.ua.length +
+    c.ip.length +
+    c.referrer.length +
+    c.lang.length +
+    c.query.length +
+    (c.geo_country?.length ?? 0) +
+    (c.ch_mobile?.length ?? 0) +
+    (c.ch_platform?.length ?? 0) +
+    (c.ch_ua?.length ?? 0) +
+    (c.src?.length ?? 0) +
+    (c.variant?.length ?? 0);
   return FIXED_BYTES + 3 * chars;
 }
 
