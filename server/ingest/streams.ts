@@ -1,7 +1,7 @@
 // The two spooled streams, one named entry each: the pipeline in server/ingest/clicks or
 // server/ingest/journey says how its chunks reach ClickHouse (StreamEntry); the runtime opens both.
 import { join } from "node:path";
-import { Spool } from "./spool";
+import { Spool, type RecordEncoder } from "./spool";
 import { RecentUnflushed } from "./recent";
 import type { RawClick } from "./clicks/record";
 import type { JourneyRecord } from "./journey/record";
@@ -25,8 +25,14 @@ export interface StreamEntry<T> {
   gatherMs?: number;
 }
 
+/** A stream's own line format for single records (SpoolOptions.encoder), and its reader of chunks. */
+export interface LineFormat<T> {
+  encoder: RecordEncoder<T>;
+  parse: (bytes: Buffer) => T[];
+}
+
 export interface StreamEntries {
-  clicks: StreamEntry<RawClick>;
+  clicks: StreamEntry<RawClick> & LineFormat<RawClick>;
   journey: StreamEntry<JourneyRecord>;
 }
 
@@ -55,7 +61,10 @@ export interface StreamOptions {
 }
 
 export function openStreams(opts: StreamOptions, entries: StreamEntries): Streams {
-  const open = <T>(name: string, { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound, gatherMs }: StreamEntry<T>) =>
+  const open = <T>(
+    name: string,
+    { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound, gatherMs, encoder, parse }: StreamEntry<T> & Partial<LineFormat<T>>,
+  ) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
       name,
@@ -65,6 +74,8 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
       gatherMs,
       maxChunkBytes,
       reconcile,
+      encoder,
+      parse,
       sink: async (records, token) => {
         await sink(records, token);
         opts.onStored?.(name, records.length);

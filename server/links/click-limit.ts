@@ -5,8 +5,10 @@
 // while a statement is in flight, share one statement (group commit). With a Postgres server (which
 // several instances may share) every click is counted by such a statement before its redirect. With
 // embedded PGlite (one process by construction, and a statement costs the redirect's own CPU) a link
-// far from its limit is leased a block of clicks (a twentieth of what remains, at most 2,000) that
-// this process serves from memory; unused clicks go back after a second without use and at shutdown.
+// far from its limit is leased a block of clicks that this process serves from memory: a second of the
+// link's traffic (measured on its previous lease; at least 2,000, at most 100,000) and never more than a
+// twentieth of what remains. Unused clicks go back after a second without use and at shutdown; a
+// kill -9 loses the unused part of a lease (the link reaches its limit that many clicks early).
 // The last twenty or so clicks of a limit are always counted one statement per batch. A link seen at
 // its limit answers at once, without a query, until a change of the link reloads its cache entry.
 import { emitEvent } from "../webhooks/outbox";
@@ -26,9 +28,14 @@ interface Lease {
   /** The limit it was granted under: a changed limit (PATCH) gives it back. */
   max: number | null;
   usedAt: number;
+  size: number;
+  grantedAt: number;
 }
 
 const LEASE_IDLE_MS = 1_000;
+/** A lease is a second of the link's traffic, within these bounds. */
+const LEASE_MIN = 2_000;
+const LEASE_MAX = 100_000;
 
 export class ClickLimiter {
   private asks = new Map<string, Ask>();
@@ -36,6 +43,8 @@ export class ClickLimiter {
   private scheduled = false;
   private readonly leasing: boolean;
   private readonly leases = new Map<string, Lease>();
+  /** The next lease of a link whose last one ran out: its clicks per second then. */
+  private readonly leaseCaps = new Map<string, number>();
   private returning: Promise<void> = Promise.resolve();
   private readonly idleTimer: ReturnType<typeof setInterval> | null = null;
 
@@ -60,6 +69,9 @@ export class ClickLimiter {
         lease.left--;
         lease.usedAt = Date.now();
         return true;
+      } else if (!this.leaseCaps.has(link.id)) {
+        const rate = (lease.size * 1000) / Math.max(1, Date.now() - lease.grantedAt);
+        this.leaseCaps.set(link.id, Math.round(Math.min(LEASE_MAX, Math.max(LEASE_MIN, rate))));
       }
     }
     let ask = this.asks.get(link.id);
@@ -88,14 +100,23 @@ export class ClickLimiter {
     const reached: string[] = [];
     try {
       const asked = new Map([...asks].map(([id, a]) => [id, a.waiters.length]));
-      const counted = new Map((await countLimitedClicks(this.pg, asked, this.leasing)).map((r) => [r.id, r]));
+      const caps = this.leasing ? new Map([...asks.keys()].map((id) => [id, this.leaseCaps.get(id) ?? LEASE_MIN])) : undefined;
+      for (const id of asks.keys()) this.leaseCaps.delete(id);
+      const counted = new Map((await countLimitedClicks(this.pg, asked, caps)).map((r) => [r.id, r]));
       for (const [id, ask] of asks) {
         const c = counted.get(id);
         // No row: the link lost its limit (or was purged) since it was cached; its next load says so.
         const granted = c ? c.granted : ask.waiters.length;
         ask.waiters.forEach((w, i) => w.resolve(i < granted));
         const extra = granted - ask.waiters.length;
-        if (c && extra > 0) this.leases.set(id, { left: extra, max: c.max, usedAt: Date.now() });
+        const now = Date.now();
+        if (c && extra > 0) {
+          // Should a lease be granted while one is held (asks that came while a statement was in flight),
+          // the two add up: replacing it would leave its clicks counted and never served.
+          const held = this.leases.get(id);
+          const left = extra + (held && held.max === c.max ? held.left : 0);
+          this.leases.set(id, { left, max: c.max, usedAt: now, size: left, grantedAt: now });
+        }
         // A lease never takes the last click (it is a twentieth of what remains), so at the limit every
         // granted click has been served.
         if (c && c.counted >= c.max) {
@@ -118,6 +139,7 @@ export class ClickLimiter {
       if ((only === undefined || id === only) && lease.usedAt < idleSince) {
         if (lease.left > 0) unused.set(id, lease.left);
         this.leases.delete(id);
+        this.leaseCaps.delete(id);
       }
     }
     if (unused.size === 0) return;

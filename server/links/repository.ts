@@ -236,15 +236,23 @@ export interface CountedClicks {
  * With `lease`, a link is granted more than asked while far from its limit (a twentieth of what
  * remains, at most 2,000): the caller serves those from memory and gives back what it does not use.
  */
-export async function countLimitedClicks(pg: Postgres, asked: Map<string, number>, lease = false): Promise<CountedClicks[]> {
+/**
+ * Counts the asked clicks of limited links. With `leaseCaps` (embedded PGlite), a link far from its limit
+ * is granted more than asked: a lease of a twentieth of what remains, at most its cap.
+ */
+export async function countLimitedClicks(
+  pg: Postgres,
+  asked: Map<string, number>,
+  leaseCaps?: Map<string, number>,
+): Promise<CountedClicks[]> {
   if (asked.size === 0) return [];
   const values = sql.join(
-    [...asked].map(([id, n]) => sql`(${id}::uuid, ${n}::int)`),
+    [...asked].map(([id, n]) => sql`(${id}::uuid, ${n}::int, ${leaseCaps?.get(id) ?? 0}::int)`),
     sql`, `,
   );
-  const share = lease ? sql`least(ceil((l.max_clicks - l.counted_clicks) / 20.0)::int, 2000)` : sql`0`;
+  const share = sql`least(ceil((l.max_clicks - l.counted_clicks) / 20.0)::int, asked.cap)`;
   const rows = await pg.query<{ id: string; granted: number | string; counted: number | string; max: number | string }>(sql`
-    with asked(id, n) as (values ${values}),
+    with asked(id, n, cap) as (values ${values}),
     cur as (
       select l.id, l.counted_clicks, l.max_clicks,
         least(greatest(asked.n, ${share}), greatest(l.max_clicks - l.counted_clicks, 0)) as granted

@@ -5,6 +5,7 @@ import type { RedirectRequest } from "./redirect-request";
 import { clientAddress } from "../http/request-context";
 import { buildDestination } from "./destination";
 import { proxyCountryHeader } from "./request-facts";
+import { nextClickId } from "./click-id";
 
 /** What a short code may look like (anything else is not ours, or not a link). */
 export const SHORT_CODE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -28,7 +29,7 @@ type ClickDeps = Pick<RedirectDeps, "config" | "streams">;
 export function recordClick(deps: ClickDeps, { request, server, link, search, ua }: RedirectRequest, served?: ServedBy) {
   const h = request.headers;
   const click: RawClick = {
-    click_id: crypto.randomUUID(),
+    click_id: nextClickId(),
     ts: Date.now(),
     account_id: link.accountId,
     link_id: link.id,

@@ -1,6 +1,9 @@
 // One server per piece of a click-logging redirect, for `bun run bench redirect-costs`: each variant
 // adds one piece of work to a bare 302, so the bench can price it in server CPU per request.
 import { openSync, writeSync } from "node:fs";
+import type { RawClick } from "../../server/ingest/clicks/record";
+import { clickRecordBound, encodeClick } from "../../server/ingest/clicks/spool-record";
+import { nextClickId } from "../../server/redirect/click-id";
 
 const [variant, portArg, spoolPath] = process.argv.slice(2);
 const fd = openSync(spoolPath, "a");
@@ -46,6 +49,37 @@ const binaryRecord = (req: Request, server: import("bun").Server<unknown>) => {
   putString(server.requestIP(req)?.address ?? "");
   putString(h.get("referer") ?? "");
   putString(h.get("accept-language") ?? "");
+};
+
+// The click as the redirect builds it (server/redirect/record-click.ts), its id from `id`.
+const rawClick = (req: Request, server: import("bun").Server<unknown>, id: string): RawClick => {
+  const h = req.headers;
+  const c: RawClick = {
+    click_id: id,
+    ts: Date.now(),
+    ...IDS,
+    domain: "",
+    ua: h.get("user-agent") ?? "",
+    ip: server.requestIP(req)?.address ?? "",
+    referrer: h.get("referer") ?? "",
+    lang: h.get("accept-language") ?? "",
+    query: "",
+  };
+  const mobile = h.get("sec-ch-ua-mobile");
+  if (mobile) c.ch_mobile = mobile;
+  const platform = h.get("sec-ch-ua-platform");
+  if (platform) c.ch_platform = platform;
+  return c;
+};
+const perTurn = (write: () => void) => {
+  written ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      write();
+      written = null;
+      resolve();
+    }),
+  );
+  return written;
 };
 
 Bun.serve({
@@ -111,6 +145,24 @@ Bun.serve({
         );
         const response = redirect();
         return written.then(() => response);
+      }
+      case "spool's JSON record per turn": {
+        batch.push("[" + JSON.stringify(rawClick(req, server, crypto.randomUUID())) + "]\n");
+        const response = redirect();
+        return perTurn(() => {
+          writeSync(fd, batch.length === 1 ? batch[0] : batch.join(""));
+          batch = [];
+        }).then(() => response);
+      }
+      case "spool's binary record per turn": {
+        const c = rawClick(req, server, nextClickId());
+        if (used + clickRecordBound(c) > pool.length) throw new Error("record pool full");
+        used = encodeClick(c, pool, used);
+        const response = redirect();
+        return perTurn(() => {
+          writeSync(fd, pool, 0, used);
+          used = 0;
+        }).then(() => response);
       }
       case "binary record per turn": {
         binaryRecord(req, server);

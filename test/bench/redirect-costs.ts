@@ -8,7 +8,7 @@ import { BROWSER_UA, cpuSeconds, table, wrk } from "./lib-server";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const VARIANTS = [
+const ALL = [
   "bare",
   "promise",
   "uuid",
@@ -20,7 +20,13 @@ const VARIANTS = [
   "write per request",
   "write per turn",
   "binary record per turn",
+  "spool's JSON record per turn",
+  "spool's binary record per turn",
 ];
+// BENCH_VARIANTS: a comma-separated subset (the bare 302 always runs first).
+const VARIANTS = process.env.BENCH_VARIANTS
+  ? ["bare", ...process.env.BENCH_VARIANTS.split(",").filter((v) => v !== "bare" && ALL.includes(v))]
+  : ALL;
 const dir = mkdtempSync(join(tmpdir(), "svc-bench-pieces-"));
 
 const servers = await Promise.all(
@@ -65,7 +71,8 @@ table(
 );
 console.log(
   `\n"click record" = uuid + 3 request headers + requestIP + JSON; the "write" rows add the spool write to it; ` +
-    `"binary record per turn" = the same values as a fixed-layout record (id from a counter, length-prefixed strings) in a preallocated buffer, one write per turn.`,
+    `"binary record per turn" = the same values as a fixed-layout record (id from a counter, length-prefixed strings) in a preallocated buffer, one write per turn. ` +
+    `The "spool's" rows are the redirect's own click (record-click.ts): the previous JSON line with a random UUID, and the binary record (spool-record.ts) with a counter id.`,
 );
 for (const s of servers) s.proc.kill();
 await Promise.all(servers.map((s) => s.proc.exited));

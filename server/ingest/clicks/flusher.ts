@@ -12,12 +12,13 @@
 // Postgres, earlier hashes in ClickHouse) through the calls typed in protocol.ts.
 import type { Clickhouse } from "../../storage/clickhouse/client";
 import type { Postgres } from "../../storage/postgres/client";
-import type { StreamEntry } from "../streams";
+import type { LineFormat, StreamEntry } from "../streams";
 import { missingById } from "../repository";
 import { touchLinksLastAccessed } from "../../links/repository";
 import type { RawClick } from "./record";
 import { visitorHashStore, type VisitorHashStore } from "./enrich/visitor-hash";
 import { insertClickLines } from "./repository";
+import { clickRecordBound, decodeClicks, encodeClick } from "./spool-record";
 import type { FlushContext, FromWorker, StoreCall, ToWorker } from "./protocol";
 
 export interface ClickFlusherDeps {
@@ -31,7 +32,7 @@ export interface ClickFlusherDeps {
 
 export interface ClickFlusher {
   /** The clicks stream's entry for the spool (server/ingest/streams.ts). */
-  stream: StreamEntry<RawClick>;
+  stream: StreamEntry<RawClick> & LineFormat<RawClick>;
   /** Whether the last chunk was stored at background priority (null before the first); see worker.ts. */
   readonly storedInBackground: boolean | null;
   close(): Promise<void>;
@@ -172,6 +173,8 @@ export function createClickFlusher(deps: ClickFlusherDeps): ClickFlusher {
     stream: {
       sink,
       sinkRaw: flush,
+      encoder: { bound: clickRecordBound, encode: encodeClick },
+      parse: decodeClicks,
       // After a crash, the chunk that was in flight is checked by click_id.
       reconcile: missingById<RawClick>(deps.ch, "clicks", "click_id", "UUID", (c) => c.click_id),
       maxChunkBytes: 8 * 1024 * 1024,

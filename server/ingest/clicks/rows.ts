@@ -85,13 +85,6 @@ export function clickRowLine(r: ClickRow): string {
   ]);
 }
 
-/** A spool chunk (lines, each one append's JSON array of clicks) as records. */
-export function parseClickLines(text: string): RawClick[] {
-  const records: RawClick[] = [];
-  for (const line of text.split("\n")) if (line) for (const r of JSON.parse(line) as RawClick[]) records.push(r);
-  return records;
-}
-
 /** The links' newest click in a chunk, for links.last_accessed_at (malformed ids are left out). */
 export function latestClickPerLink(records: readonly RawClick[]): [string, number][] {
   const latest = new Map<string, number>();

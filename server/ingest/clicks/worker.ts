@@ -3,7 +3,8 @@
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
 import { lowerOtherThreads, lowerOwnPriority, ownPriorityIsBackground, raiseOtherThreads, raiseOwnPriority } from "./thread-priority";
 import { createClickEnricher, type ClickEnricher } from "./enrich";
-import { CLICK_COLUMNS, clickRowLine, latestClickPerLink, parseClickLines } from "./rows";
+import { CLICK_COLUMNS, clickRowLine, latestClickPerLink } from "./rows";
+import { decodeClicks } from "./spool-record";
 import { insertStatement } from "./repository";
 import type { FlushContext, FromWorker, StoreArgs, StoreCall, StoreMethod, StoreResult, ToWorker } from "./protocol";
 
@@ -87,7 +88,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
         const c = contexts.get(m.ctx);
         if (!c) throw new Error(`unknown flush context ${m.ctx}`);
         setCatchUp(m.catchUp);
-        const records = parseClickLines(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength).toString("utf8"));
+        const records = decodeClicks(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength));
         const rows = await c.enrich(records);
         const lines = rows.map(clickRowLine).join("\n");
         if (session && rows.length) session.query(`${insertStatement(c.context.table, CLICK_COLUMNS, rows.length, m.token)}\n${lines}`);

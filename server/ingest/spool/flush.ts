@@ -27,6 +27,8 @@ export interface FlushOptions<T> {
    * modify. The chunk reconciled after a crash still goes through `sink`.
    */
   sinkRaw?: (bytes: Buffer, dedupToken: string) => Promise<number>;
+  /** Reads a chunk's bytes (whole lines) as records; default: each line a JSON array of records. */
+  parse?: (bytes: Buffer) => T[];
   onError?: (err: unknown) => void;
   /** Before each chunk: the unflushed bytes then (the clicks flusher leaves background priority above the bound). */
   onBacklog?: (unflushedBytes: number) => void;
@@ -168,8 +170,10 @@ export class SpoolFlusher<T> {
   }
 
   private async readRecords(segment: number, start: number, end: number): Promise<T[]> {
+    const bytes = await this.readBytes(segment, start, end);
+    if (this.opts.parse) return this.opts.parse(bytes);
     const records: T[] = [];
-    for (const line of (await this.readBytes(segment, start, end)).toString("utf8").split("\n")) {
+    for (const line of bytes.toString("utf8").split("\n")) {
       if (line) for (const r of JSON.parse(line) as T[]) records.push(r);
     }
     return records;

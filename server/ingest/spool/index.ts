@@ -6,9 +6,9 @@ import { mkdirSync } from "node:fs";
 import { SpoolFlusher, type FlushOptions } from "./flush";
 import { recoverSpool } from "./recovery";
 import { backlogAgeSeconds, type Backlog, type SpoolPosition, type SpoolStats } from "./segments";
-import { SpoolWriter, type AppendOptions } from "./writer";
+import { SpoolWriter, type AppendOptions, type RecordEncoder } from "./writer";
 
-export type { AppendOptions } from "./writer";
+export type { AppendOptions, RecordEncoder } from "./writer";
 export type { SpoolPosition } from "./segments";
 
 export interface SpoolOptions<T> extends FlushOptions<T> {
@@ -26,6 +26,8 @@ export interface SpoolOptions<T> extends FlushOptions<T> {
    * every insert has a fixed cost (a part per table and view, their merges), so fewer, larger inserts.
    */
   gatherMs?: number;
+  /** The line format of `appendSoon` (default: a JSON array of the one record). */
+  encoder?: RecordEncoder<T>;
 }
 
 export class Spool<T> {
@@ -51,6 +53,7 @@ export class Spool<T> {
       name: opts.name,
       segmentBytes: opts.segmentBytes ?? 64 * 1024 * 1024,
       segment,
+      encoder: opts.encoder as RecordEncoder<unknown> | undefined,
       ...shared,
     });
     this.recoveredEnd = { segment, offset: sizes.get(segment) ?? 0 };

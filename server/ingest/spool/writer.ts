@@ -23,6 +23,17 @@ interface QueuedAppend {
   records?: readonly unknown[];
 }
 
+/**
+ * A stream's own line format for `appendSoon` (the clicks' binary record): written straight into the
+ * writer's buffer. Each line must end with its only newline byte.
+ */
+export interface RecordEncoder<T> {
+  /** An upper bound of the record's line in bytes. */
+  bound(record: T): number;
+  /** Writes the line at `at`, returns its end; a negative result: the record is written as a JSON line instead. */
+  encode(record: T, buf: Buffer, at: number): number;
+}
+
 export interface WriterOptions {
   dir: string;
   name: string;
@@ -33,6 +44,7 @@ export interface WriterOptions {
   segment: number;
   backlog: Backlog;
   stats: SpoolStats;
+  encoder?: RecordEncoder<unknown>;
 }
 
 export class SpoolWriter {
@@ -45,6 +57,9 @@ export class SpoolWriter {
   private dirty = false;
   private syncing = false;
   private soon: string[] = [];
+  /** With an encoder: the lines of this turn's `appendSoon` records, written by one syscall. */
+  private pool: Buffer | null = null;
+  private used = 0;
   private soonWritten: Promise<void> | null = null;
   /** The records of `soon`, kept only while someone watches the writes (see onWritten). */
   private soonRecords: unknown[] = [];
@@ -80,7 +95,8 @@ export class SpoolWriter {
    */
   appendSoon<T>(record: T): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
-    this.soon.push("[" + JSON.stringify(record) + "]\n");
+    if (this.opts.encoder) this.encodeSoon(record, this.opts.encoder);
+    else this.soon.push("[" + JSON.stringify(record) + "]\n");
     if (this.onWritten) this.soonRecords.push(record);
     this.stats.appendedRecords += 1;
     if (!this.soonWritten) {
@@ -91,8 +107,11 @@ export class SpoolWriter {
           this.soon = [];
           this.soonRecords = [];
           this.soonWritten = null;
+          const pooled = this.used;
+          this.used = 0;
           try {
-            this.writeBuffer(lines.length === 1 ? lines[0] : lines.join(""));
+            if (pooled) this.writeBuffer(this.pool!.subarray(0, pooled));
+            else this.writeBuffer(lines.length === 1 ? lines[0] : lines.join(""));
             this.dirty = true;
             if (records.length) this.onWritten?.(records, this.backlog.written);
             resolve();
@@ -103,6 +122,27 @@ export class SpoolWriter {
       });
     }
     return this.soonWritten;
+  }
+
+  private encodeSoon<T>(record: T, encoder: RecordEncoder<T>): void {
+    this.reserve(encoder.bound(record));
+    const end = encoder.encode(record, this.pool!, this.used);
+    if (end >= 0) {
+      this.used = end;
+      return;
+    }
+    const line = "[" + JSON.stringify(record) + "]\n";
+    this.reserve(Buffer.byteLength(line));
+    this.used += this.pool!.write(line, this.used, "utf8");
+  }
+
+  /** Room for `bytes` more in the turn's buffer (kept between turns; grown, never shrunk). */
+  private reserve(bytes: number): void {
+    const pool = this.pool;
+    if (pool && pool.length - this.used >= bytes) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(1 << 20, 2 * (pool?.length ?? 0), this.used + bytes));
+    if (pool) pool.copy(grown, 0, 0, this.used);
+    this.pool = grown;
   }
 
   /** Resolves once no append is queued or being written. */
