@@ -29,6 +29,16 @@ export interface RowsWriter {
   discard(): Promise<void>;
 }
 
+/** Every byte, or an error: a short write (a disk nearly full) must not leave a file that reads as complete. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.length) {
+    const n = writeSync(fd, bytes, written, bytes.length - written);
+    if (n <= 0) throw new Error("the checked rows could not be written");
+    written += n;
+  }
+}
+
 /** Written synchronously, a megabyte at a time (awaiting a write per batch of rows grew the process's memory). */
 export function rowsWriter(uploadPath: string): RowsWriter {
   const path = rowsPathOf(uploadPath);
@@ -40,7 +50,7 @@ export function rowsWriter(uploadPath: string): RowsWriter {
   let sinceGc = 0;
   const flush = () => {
     fd ??= openSync(partial, "w");
-    if (used) writeSync(fd, buffer!, 0, used);
+    if (used) writeAll(fd, buffer!.subarray(0, used));
     sinceGc += used;
     used = 0;
     if (sinceGc >= GC_EVERY_BYTES) {
@@ -58,7 +68,7 @@ export function rowsWriter(uploadPath: string): RowsWriter {
       const line = `${JSON.stringify(record)}\n`;
       // At most 3 bytes per UTF-16 unit.
       if (used + line.length * 3 > buffer.length) flush();
-      if (line.length * 3 > buffer.length) writeSync(fd!, line);
+      if (line.length * 3 > buffer.length) writeAll(fd!, Buffer.from(line));
       else used += encoder.encodeInto(line, buffer.subarray(used)).written;
     },
     async finish() {

@@ -102,7 +102,8 @@ function widget(report: ShareReport, base: string, inner: string, v: DashboardVi
     case "retention":
       return `<svc-retention id="w-retention" ${a} link-id="shared" weeks="8"${c}>${inner || NO_SCRIPT}</svc-retention>`;
     case "realtime":
-      return `<svc-realtime id="w-realtime" ${a}>${inner || NO_SCRIPT}</svc-realtime>`;
+      // Every viewer's refreshes draw on the share's one hourly budget: once a minute, not every 10 s.
+      return `<svc-realtime id="w-realtime" ${a} refresh="60">${inner || NO_SCRIPT}</svc-realtime>`;
     case "attribution":
       return `<svc-attribution id="w-attribution" ${a} period="30d" controls>${inner || NO_SCRIPT}</svc-attribution>`;
   }

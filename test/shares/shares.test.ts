@@ -361,7 +361,7 @@ describe("the newer reports: paths, retention, realtime, attribution, compared a
     expect(page.text).toContain(
       `<svc-retention id="w-retention" api-base="/share/${s.token}/data" link-id="shared" weeks="8" compare="previous">`,
     );
-    expect(page.text).toContain(`<svc-realtime id="w-realtime" api-base="/share/${s.token}/data">`);
+    expect(page.text).toContain(`<svc-realtime id="w-realtime" api-base="/share/${s.token}/data" refresh="60">`);
     for (const secret of [link.id, other.id, accountId]) expect(page.text).not.toContain(secret);
 
     const paths = await json(`/share/${s.token}/data/journey/links/shared/paths?start=signup&period=30d&compare=previous`);
