@@ -5,6 +5,7 @@
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, okPage } from "../api";
 import type { Link } from "../types";
+import { FieldNotes } from "./parts";
 
 const describe = (l: Link) => (l.title ? `${l.short_code} · ${l.title}` : l.short_code);
 
@@ -60,8 +61,9 @@ export function LinkPicker(props: { label: string; hint?: string; error?: string
   };
 
   const list = `${id}-list`;
-  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   const showList = open && matches !== null;
+  const note = failed || (showList && matches.length === 0 ? "No link matches: type part of its code, title or destination." : hint);
+  const described = [note ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div class="field picker">
       <label for={id}>{label}</label>
@@ -100,16 +102,7 @@ export function LinkPicker(props: { label: string; hint?: string; error?: string
           </li>
         ))}
       </ul>
-      {(hint || (showList && matches.length === 0) || failed) && (
-        <small id={`${id}-hint`} class="hint">
-          {failed || (showList && matches.length === 0 ? "No link matches: type part of its code, title or destination." : hint)}
-        </small>
-      )}
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
-      )}
+      <FieldNotes id={id} hint={note} error={error} />
     </div>
   );
 }

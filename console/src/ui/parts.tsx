@@ -37,14 +37,10 @@ const useId = () => useState(() => `f${++nextId}`)[0];
 
 type InputProps = InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: ComponentChildren; error?: string };
 
-/** A labelled input; its hint and error are tied to it with aria-describedby. */
-export function Field({ label, hint, error, ...input }: InputProps) {
-  const id = useId();
-  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+/** A field's hint and error, with the ids its control's aria-describedby names (`{id}-hint`, `{id}-error`). */
+export function FieldNotes({ id, hint, error }: { id: string; hint?: ComponentChildren; error?: ComponentChildren }) {
   return (
-    <div class={`field${input.type === "checkbox" ? " check" : ""}`}>
-      <label for={id}>{label}</label>
-      <input id={id} aria-invalid={error ? "true" : undefined} aria-describedby={described} {...input} />
+    <>
       {hint && (
         <small id={`${id}-hint`} class="hint">
           {hint}
@@ -55,6 +51,19 @@ export function Field({ label, hint, error, ...input }: InputProps) {
           {error}
         </small>
       )}
+    </>
+  );
+}
+
+/** A labelled input; its hint and error are tied to it with aria-describedby. */
+export function Field({ label, hint, error, ...input }: InputProps) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div class={`field${input.type === "checkbox" ? " check" : ""}`}>
+      <label for={id}>{label}</label>
+      <input id={id} aria-invalid={error ? "true" : undefined} aria-describedby={described} {...input} />
+      <FieldNotes id={id} hint={hint} error={error} />
     </div>
   );
 }
@@ -68,11 +77,7 @@ export function Select(props: SelectHTMLAttributes<HTMLSelectElement> & { label:
       <select id={id} aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined} {...rest}>
         {children}
       </select>
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
-      )}
+      <FieldNotes id={id} error={error} />
     </div>
   );
 }
@@ -103,11 +108,7 @@ export function Checks<T extends string>(props: {
           {names?.[o] ?? o}
         </label>
       ))}
-      {error && (
-        <small id={`${id}-error`} class="field-error">
-          {error}
-        </small>
-      )}
+      <FieldNotes id={id} error={error} />
     </fieldset>
   );
 }
