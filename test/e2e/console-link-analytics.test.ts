@@ -312,13 +312,19 @@ describe("defects of the first walk", () => {
 
   test("titles name the page once; a missing link says so without 'Try again'; the owner's own row has no role select or Remove", async () => {
     await page.goto(`${server.url}/console/links`);
+    // The page's heading names the document once rendered (an effect, a frame after the heading shows).
+    const title = (want: string) =>
+      page
+        .waitForFunction((t) => document.title === t, want, { timeout: 10_000 })
+        .catch(() => undefined)
+        .then(() => page.title());
     await page.locator("table.links-table").waitFor();
-    expect(await page.title()).toBe("Links · svc console");
+    expect(await title("Links · svc console")).toBe("Links · svc console");
     await page.goto(`${server.url}/console/links/${crypto.randomUUID()}`);
     await page.locator("#not-found").waitFor();
     expect(await page.locator("main h1").textContent()).toBe("Not found");
     expect(await page.getByRole("button", { name: "Try again" }).count()).toBe(0);
-    expect(await page.title()).toBe("Not found · svc console");
+    expect(await title("Not found · svc console")).toBe("Not found · svc console");
     await page.goto(`${server.url}/console/team`);
     const me = page.locator("#members tbody tr").filter({ hasText: "owner@example.com" });
     await me.waitFor();
