@@ -1,4 +1,4 @@
-// Temporary directories for one test file (removed after its tests) or one test process (removed at its exit).
+// Temporary directories for one test file (removed after its tests) or the whole run (removed after its last file).
 import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
