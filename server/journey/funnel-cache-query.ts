@@ -5,7 +5,8 @@
 // after t0". States of consecutive time ranges combine exactly: t0 is the earliest t0, and b_k the minimum
 // of the b_k of the range holding t0 and the a_k of the ranges after it. So a call reads the stored level
 // counts of the closed hours' visitors, and corrects them for the visitors with an event in the current
-// hour only (their stored state is looked up and combined with the current hour's). The stored range is
+// hour only (their stored state is looked up and combined with the current hour's; a visitor whose bundles
+// of the current hour reach back into the stored hours goes through windowFunnel). The stored range is
 // used only when its bundle rows still count as many as it was computed from (bundle rows are only ever
 // added); otherwise the caller computes from the bundles. Written by the journey job (report-cache-job.ts),
 // once an hour per funnel asked lately, never by a report. The code combines three parts (before, in and
@@ -166,7 +167,8 @@ export async function countFunnelLevelsStored(
     entries.set(vh, list);
     const base = Number(started);
     // 64-bit numbers may come quoted: "0" is not false.
-    const push = (o: number, mask: number | string) => Number(mask) !== 0 && list.push({ ms: base + Number(o), bit: Number(mask) });
+    const push = (o: number, mask: number | string) =>
+      Number(mask) !== 0 && base + Number(o) >= r.fromMs && list.push({ ms: base + Number(o), bit: Number(mask) });
     times.forEach((o, i) => push(o, eventMasks[i]));
     named.forEach((o, i) => push(o, nameMasks[i]));
   }
@@ -175,6 +177,12 @@ export async function countFunnelLevelsStored(
   for (const [vh, list] of entries) {
     const cached = stored.get(vh);
     if (cached) byLevel[levelOf(cached.t0, cached.b, n)]--;
+    // A bundle ending in this hour can hold entries of the stored hours (a batch across the hour's start),
+    // interleaved with the stored ones: the state alone cannot combine them, windowFunnel can.
+    if (cached && list.some((e) => e.ms < endMs)) {
+      fallback.push(vh);
+      continue;
+    }
     // With a stored t0, p_k is the earlier of the stored b_k and the current hour's first entry of a
     // step ≥ k; without, t0 and p_k come from the current hour's entries alone.
     let t0 = cached?.t0 ?? NO_ENTRY;

@@ -43,6 +43,8 @@ interface Ev {
   event_name?: string;
   page_url: string;
   ms: number;
+  /** The session id; by default one per visitor and hour. */
+  session?: string;
 }
 
 /** Visitors coming back over `days` days, sessions of a few events minutes apart, some dated up to a day ahead. */
@@ -62,11 +64,11 @@ function events(seed: string, visitors: number, sessions: number, days: number, 
 async function send(evs: Ev[], chunk = 300) {
   for (let i = 0; i < evs.length; i += chunk) {
     const receivedMs = Date.now();
-    const rows = evs.slice(i, i + chunk).map(({ ms, ...e }) =>
+    const rows = evs.slice(i, i + chunk).map(({ ms, session, ...e }) =>
       toJourneyRow(crypto.randomUUID(), receivedMs, chTime(receivedMs), account, {
         ...e,
         link_id: link,
-        session_id: `s-${e.visitor_id}-${Math.floor(ms / HOUR)}`,
+        session_id: session ?? `s-${e.visitor_id}-${Math.floor(ms / HOUR)}`,
         timestamp: new Date(ms).toISOString(),
       }),
     );
@@ -198,5 +200,36 @@ test("visitors of the current hour combine with their stored state, whatever Cli
   for (const t of ["journey_funnel_states", "journey_funnel_ranges", "journey_event_bundles"] as const) {
     await ch.command(`OPTIMIZE TABLE ${ch.table(t)} FINAL`);
   }
+  await expectExact(true);
+}, 180_000);
+
+test("a batch across the hour's start that reaches before a stored state's first step counts from its own", async () => {
+  // A bundle (one batch's events of one session) that ends in the current hour can hold events of the
+  // stored hours, earlier than the steps stored for the same visitor: here a first step at -30 min in it,
+  // while the stored hours (another session, sent in its own batch) hold a second step at -20 min and a
+  // first step at -10 min. From -30 min: steps 1, 2 and then 3 in the current hour.
+  const hour = Math.floor(now / HOUR) * HOUR;
+  const at = (minutes: number) => hour + minutes * 60_000;
+  for (let i = 0; i < 3; i++) {
+    const visitor_id = `across${i}`;
+    await send([
+      { visitor_id, event_type: "custom", event_name: "add_to_cart", page_url: "/p/b", ms: at(-20) + i, session: `${visitor_id}-b` },
+      { visitor_id, event_type: "page_view", page_url: "/p/a", ms: at(-10) + i, session: `${visitor_id}-b` },
+    ]);
+  }
+  await refreshJourneyReports(ch, now);
+  await send(
+    [0, 1, 2].flatMap((i) => [
+      { visitor_id: `across${i}`, event_type: "page_view", page_url: "/p/a", ms: at(-30) + i, session: `across${i}-a` },
+      {
+        visitor_id: `across${i}`,
+        event_type: "conversion",
+        event_name: "purchase",
+        page_url: "/p/b",
+        ms: at(0) + i,
+        session: `across${i}-a`,
+      },
+    ]),
+  );
   await expectExact(true);
 }, 180_000);
