@@ -5,6 +5,7 @@ import { PERIODS, periodStartMs, type Period } from "../reports/period";
 import { changeOf, compareReports, rollingWindow, withComparison, type Compare, type Comparison } from "../reports/compare";
 import { money, percent, round2 } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
+import { journeyStore } from "../reports/compared-store";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
 import * as queries from "./queries";
 import { importedConversionFigures } from "../imports/read";
@@ -38,20 +39,26 @@ async function compared<R extends object>(
   accountId: string,
   q: ComparableQuery,
   run: (s: queries.Scope) => Promise<R>,
+  report?: { name: string; params: unknown },
 ): Promise<R & { comparison?: Comparison<R> }> {
   const nowMs = Date.now();
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
   if (!q.compare) return run(scope);
   const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
-  return withComparison(q.compare, rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs), lengthMs, (w, current) =>
-    run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
+  const store = report && journeyStore(deps.ch, accountId, scope.linkIds, report.name, report.params);
+  return withComparison(
+    q.compare,
+    rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs),
+    lengthMs,
+    (w, current) => run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
+    { store },
   );
 }
 
 export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
   // One link's goals imported from another product (imports/plausible-query.ts), beside our counts, never in them.
   const [summary, imported] = await Promise.all([
-    compared(deps, accountId, q, (scope) => conversionSummaryOf(deps, scope)),
+    compared(deps, accountId, q, (scope) => conversionSummaryOf(deps, scope), { name: "conversions.summary", params: null }),
     q.link_id ? importedConversionFigures(deps.ch, accountId, q.link_id.toLowerCase()) : null,
   ]);
   return imported ? { imported, ...summary } : summary;
@@ -98,6 +105,7 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
   accountId: string,
   q: ComparableQuery,
   run: (s: queries.Scope, nowMs: number) => Promise<R[]>,
+  report: { name: string; params: unknown },
 ): Promise<R[] | ComparedList<R>> {
   const nowMs = Date.now();
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
@@ -108,7 +116,7 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
     rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs),
     lengthMs,
     (w, isCurrent) => run(isCurrent ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }, nowMs),
-    { figures: listTotals },
+    { figures: listTotals, store: journeyStore(deps.ch, accountId, scope.linkIds, report.name, report.params) },
   );
   return { analytics: current, comparison };
 }
@@ -163,7 +171,7 @@ export async function getConversionTimeseries(deps: ConversionDeps, accountId: s
       points.push({ timestamp: new Date(b * 1000).toISOString(), conversions: r?.conversions ?? 0, revenue: money(r?.revenueCents ?? 0) });
     }
     return points;
-  });
+  }, { name: "conversions.timeseries", params: { interval } });
 }
 
 /** The rows; with `compare`, `{ analytics, comparison }` (comparedList). */
@@ -188,7 +196,7 @@ export async function getConversionBreakdown(deps: ConversionDeps, accountId: st
         conversion_rate: percent(r.converters, r.visitors),
       }))
       .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-  });
+  }, { name: "conversions.breakdown", params: { dimension: q.dimension } });
 }
 
 export async function getTimeToConvert(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
