@@ -24,20 +24,24 @@ export async function storedAnswer<R>(store: ComparedStore, w: Window, compute: 
   const key = createHash("sha256")
     .update(JSON.stringify([store.report, store.params, w.fromMs, w.toMs]))
     .digest("hex");
-  const [stored, fingerprint] = await Promise.all([
-    readComparedWindow(store.ch, store.accountId, store.report, key),
-    store.fingerprint(w),
-  ]);
+  const [stored, fingerprint] = await Promise.all([readComparedWindow(store.ch, store.accountId, store.report, key), store.fingerprint(w)]);
   if (stored && stored.fingerprint === fingerprint) return JSON.parse(stored.answer) as R;
   // The fingerprint was read first: rows added while computing make the next read compute again.
   const answer = await compute();
-  await storeComparedWindow(store.ch, { accountId: store.accountId, report: store.report, key, fingerprint, answer: JSON.stringify(answer) });
+  await storeComparedWindow(store.ch, {
+    accountId: store.accountId,
+    report: store.report,
+    key,
+    fingerprint,
+    answer: JSON.stringify(answer),
+  });
   return answer;
 }
 
 /**
- * A store for a report over the journey events of the account (or of `linkIds`), fingerprinted by the
- * event bundles of the window (or, `history`, of everything before its end).
+ * A store for a report over the journey events of the account (or of `linkIds`) in its window, fingerprinted
+ * by the event bundles that can hold them. Not for a report that reads events before its window (time to
+ * convert, retention): their fingerprint would have to cover the scope's whole history.
  */
 export const journeyStore = (
   ch: Clickhouse,

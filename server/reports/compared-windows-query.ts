@@ -36,18 +36,17 @@ export async function storeComparedWindow(
  * can hold an event of [fromMs, toMs) — a bundle is one batch's events of one UTC day, so those ending from
  * fromMs to a day after toMs — of the account, or of `linkIds`. Count, sum of visitor hashes and sum of
  * end times: a late event adds a bundle row (merges and replayed chunks add none), an erasure removes
- * some, and an erasure and late events of as many rows at once still move the sums. `fromMs` undefined:
- * every bundle before that end (retention reads visitors' whole history).
+ * some, and an erasure and late events of as many rows at once still move the sums (read as text: they
+ * pass 2^53).
  */
-export async function bundlesFingerprint(ch: Clickhouse, accountId: string, linkIds: readonly string[] | undefined, w: Partial<Window>) {
+export async function bundlesFingerprint(ch: Clickhouse, accountId: string, linkIds: readonly string[] | undefined, w: Window) {
   const [row] = await ch.query<{ n: string; vhs: string; ends: string }>(
     `
-    SELECT count() AS n, sum(vh) AS vhs, sum(toUnixTimestamp64Milli(ended)) AS ends
+    SELECT count() AS n, toString(sum(vh)) AS vhs, toString(sum(toUnixTimestamp64Milli(ended))) AS ends
     FROM ${ch.table("journey_event_bundles")}
-    WHERE account_id = {account:UUID}${linkIds ? " AND link_id IN {links:Array(UUID)}" : ""}${
-      w.fromMs === undefined ? "" : " AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')"
-    } AND ended < fromUnixTimestamp64Milli({end:Int64}, 'UTC')`,
-    { account: accountId, links: linkIds ?? [], from: w.fromMs ?? 0, end: (w.toMs ?? 0) + DAY_MS },
+    WHERE account_id = {account:UUID}${linkIds ? " AND link_id IN {links:Array(UUID)}" : ""}
+      AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ended < fromUnixTimestamp64Milli({end:Int64}, 'UTC')`,
+    { account: accountId, links: linkIds ?? [], from: w.fromMs, end: w.toMs + DAY_MS },
   );
   return `bundles:${row?.n ?? 0}:${row?.vhs ?? 0}:${row?.ends ?? 0}`;
 }

@@ -46,7 +46,9 @@ function expected(accountId: string, links: string[]) {
   const visitors = new Set(inWindow.map((e) => e.visitor));
   const viewed = new Map<string, number>();
   for (const e of inWindow) if (e.type === "page_view") viewed.set(e.visitor, Math.min(viewed.get(e.visitor) ?? Infinity, e.ms));
-  const bought = new Set(inWindow.filter((e) => e.type === "conversion" && e.ms > (viewed.get(e.visitor) ?? Infinity)).map((e) => e.visitor));
+  const bought = new Set(
+    inWindow.filter((e) => e.type === "conversion" && e.ms > (viewed.get(e.visitor) ?? Infinity)).map((e) => e.visitor),
+  );
   const conversions = inWindow.filter((e) => e.type === "conversion");
   return {
     events: inWindow.length,
@@ -90,7 +92,14 @@ async function alterStored(accountId: string, report: string, change: (answer: R
     `INSERT INTO ${t.runtime.deps.ch.table("compared_windows")} (account_id, report, key, fingerprint, answer, computed_at)
      SELECT {account:UUID}, {report:String}, {key:String}, {fingerprint:String}, {answer:String},
        toDateTime64({at:String}, 3, 'UTC') + toIntervalMillisecond(1)`,
-    { account: accountId, report, key: latest.key, fingerprint: latest.fingerprint, answer: JSON.stringify(answer), at: latest.computed_at },
+    {
+      account: accountId,
+      report,
+      key: latest.key,
+      fingerprint: latest.fingerprint,
+      answer: JSON.stringify(answer),
+      at: latest.computed_at,
+    },
   );
 }
 
@@ -128,7 +137,8 @@ beforeAll(async () => {
     if (v % 3 === 0) events.push(ev(link1, `a${v}`, "conversion", at + 2 * MIN));
   }
   // On link 2, fewer visitors; before the window, in the current period, dated ahead.
-  for (let v = 0; v < 4; v++) events.push(ev(link2, `c${v}`, "page_view", mid + v * HOUR), ev(link2, `c${v}`, "conversion", mid + v * HOUR + MIN));
+  for (let v = 0; v < 4; v++)
+    events.push(ev(link2, `c${v}`, "page_view", mid + v * HOUR), ev(link2, `c${v}`, "conversion", mid + v * HOUR + MIN));
   events.push(ev(link1, "before", "page_view", from - 2 * DAY), ev(link1, "current", "page_view", now - 2 * DAY));
   events.push(ev(link1, "ahead", "page_view", now + HOUR));
   await send(a.accountId, events);
@@ -136,7 +146,10 @@ beforeAll(async () => {
   await send(a.accountId, [ev(link1, "early", "page_view", from - 5 * MIN), ev(link1, "early", "conversion", from + 5 * MIN)]);
   await send(a.accountId, [ev(link1, "edge", "page_view", to - 5 * MIN), ev(link1, "edge", "conversion", to + 5 * MIN)]);
   // The other account, on its own link.
-  await send(b.accountId, [0, 1].flatMap((v) => [ev(linkB, `b${v}`, "page_view", mid), ev(linkB, `b${v}`, "conversion", mid + MIN)]));
+  await send(
+    b.accountId,
+    [0, 1].flatMap((v) => [ev(linkB, `b${v}`, "page_view", mid), ev(linkB, `b${v}`, "conversion", mid + MIN)]),
+  );
 }, 120_000);
 afterAll(() => t.close());
 
@@ -192,9 +205,9 @@ test("a stored window is never served to another link or another account", async
   expect(await conv(b.key)).toMatchObject({ total_conversions: wantB.conversions, unique_converters: wantB.converters });
   expect(wantB.conversions).toBe(2);
   // Another account's key cannot name the link at all.
-  expect((await t.call(`/public-api/v1/journey/links/${link1}/funnel?steps=page_view,purchase&compare=previous`, { key: b.key })).status).toBe(
-    404,
-  );
+  expect(
+    (await t.call(`/public-api/v1/journey/links/${link1}/funnel?steps=page_view,purchase&compare=previous`, { key: b.key })).status,
+  ).toBe(404);
 }, 60_000);
 
 test("an erasure makes it computed again, also when late events add as many bundle rows at once", async () => {
