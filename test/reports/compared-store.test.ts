@@ -2,8 +2,8 @@
 // answer is computed once, exactly, and served from the store while its window's event bundles are
 // unchanged. Figures are counted here from the events sent; a stored row altered by the test shows which
 // calls the store answered. Late events, an erasure (the visitor's rows deleted, with a late event of as
-// many bundles at once), another account, another link, a batch across the window's end, unmerged parts
-// and OPTIMIZE FINAL.
+// many bundles at once), another account, another link, calls at once, a batch across the window's start
+// and one across its end, unmerged parts and OPTIMIZE FINAL.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { insertEvents, type SentEvent } from "../conversions/helpers";
@@ -208,6 +208,22 @@ test("a stored window is never served to another link or another account", async
   expect(
     (await t.call(`/public-api/v1/journey/links/${link1}/funnel?steps=page_view,purchase&compare=previous`, { key: b.key })).status,
   ).toBe(404);
+}, 60_000);
+
+test("calls at once over a changed window each answer exactly, and what they store is that answer", async () => {
+  // A late conversion of account B: the stored window is stale, and four calls (as four instances) compute it at once.
+  await send(b.accountId, [ev(linkB, "b9", "page_view", from + DAY), ev(linkB, "b9", "conversion", from + DAY + MIN)]);
+  const want = expected(b.accountId, [linkB]);
+  expect(want.conversions).toBe(3);
+  const answers = await Promise.all(
+    [1, 2, 3, 4].map(async () => (await get(b.key, "/conversions/summary?compare=previous")).comparison.data),
+  );
+  for (const answer of answers) expect(answer).toMatchObject({ total_conversions: 3, unique_converters: want.converters });
+  const rows = await storedRows(b.accountId, "conversions.summary");
+  const latest = rows.filter((r) => r.fingerprint === rows.at(-1)!.fingerprint);
+  expect(latest.length).toBeGreaterThanOrEqual(1);
+  for (const r of latest) expect(JSON.parse(r.answer)).toEqual(answers[0]);
+  expect((await get(b.key, "/conversions/summary?compare=previous")).comparison.data).toEqual(answers[0]);
 }, 60_000);
 
 test("an erasure makes it computed again, also when late events add as many bundle rows at once", async () => {
