@@ -39,7 +39,7 @@ async function compared<R extends object>(
   accountId: string,
   q: ComparableQuery,
   run: (s: queries.Scope) => Promise<R>,
-  report?: { name: string; params: unknown },
+  report?: StoredAs,
 ): Promise<R & { comparison?: Comparison<R> }> {
   const nowMs = Date.now();
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
@@ -53,6 +53,12 @@ async function compared<R extends object>(
     (w, current) => run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
     { store },
   );
+}
+
+/** The name and parameters a report's compared window is stored under (reports/compared-store.ts). */
+interface StoredAs {
+  name: string;
+  params: unknown;
 }
 
 export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
@@ -104,8 +110,8 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
   deps: ConversionDeps,
   accountId: string,
   q: ComparableQuery,
+  report: StoredAs,
   run: (s: queries.Scope, nowMs: number) => Promise<R[]>,
-  report: { name: string; params: unknown },
 ): Promise<R[] | ComparedList<R>> {
   const nowMs = Date.now();
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
@@ -157,31 +163,21 @@ export function getConversionTimeseries(
 ): Promise<ConversionPoint[] | ComparedList<ConversionPoint>>;
 export async function getConversionTimeseries(deps: ConversionDeps, accountId: string, q: ComparableQuery & { interval?: Interval }) {
   const interval = q.interval ?? "day";
-  return comparedList(
-    deps,
-    accountId,
-    q,
-    async (scope, nowMs) => {
-      const rows = await queries.getConversionBuckets(deps.ch, scope, interval);
-      const byBucket = new Map(rows.map((r) => [r.bucket, r]));
-      // A compared window ends at its end; the current period at now (or a bucket of events dated ahead).
-      const end =
-        scope.toMs === undefined
-          ? Math.max(bucketStart(Math.floor(nowMs / 1000), interval), rows.at(-1)?.bucket ?? 0)
-          : bucketStart(Math.floor((scope.toMs - 1) / 1000), interval);
-      const points: ConversionPoint[] = [];
-      for (let b = bucketStart(Math.floor(scope.fromMs / 1000), interval); b <= end; b = nextBucket(b, interval)) {
-        const r = byBucket.get(b);
-        points.push({
-          timestamp: new Date(b * 1000).toISOString(),
-          conversions: r?.conversions ?? 0,
-          revenue: money(r?.revenueCents ?? 0),
-        });
-      }
-      return points;
-    },
-    { name: "conversions.timeseries", params: { interval } },
-  );
+  return comparedList(deps, accountId, q, { name: "conversions.timeseries", params: { interval } }, async (scope, nowMs) => {
+    const rows = await queries.getConversionBuckets(deps.ch, scope, interval);
+    const byBucket = new Map(rows.map((r) => [r.bucket, r]));
+    // A compared window ends at its end; the current period at now (or a bucket of events dated ahead).
+    const end =
+      scope.toMs === undefined
+        ? Math.max(bucketStart(Math.floor(nowMs / 1000), interval), rows.at(-1)?.bucket ?? 0)
+        : bucketStart(Math.floor((scope.toMs - 1) / 1000), interval);
+    const points: ConversionPoint[] = [];
+    for (let b = bucketStart(Math.floor(scope.fromMs / 1000), interval); b <= end; b = nextBucket(b, interval)) {
+      const r = byBucket.get(b);
+      points.push({ timestamp: new Date(b * 1000).toISOString(), conversions: r?.conversions ?? 0, revenue: money(r?.revenueCents ?? 0) });
+    }
+    return points;
+  });
 }
 
 /** The rows; with `compare`, `{ analytics, comparison }` (comparedList). */
@@ -196,23 +192,18 @@ export function getConversionBreakdown(
   q: ComparableQuery & { dimension: Dimension },
 ): Promise<ConversionBreakdownRow[] | ComparedList<ConversionBreakdownRow>>;
 export async function getConversionBreakdown(deps: ConversionDeps, accountId: string, q: ComparableQuery & { dimension: Dimension }) {
-  return comparedList(
-    deps,
-    accountId,
-    q,
-    async (scope): Promise<ConversionBreakdownRow[]> => {
-      const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
-      return rows
-        .map((r) => ({
-          label: r.label || "unknown",
-          conversions: r.conversions,
-          revenue: money(r.revenueCents),
-          conversion_rate: percent(r.converters, r.visitors),
-        }))
-        .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-    },
-    { name: "conversions.breakdown", params: { dimension: q.dimension } },
-  );
+  const report = { name: "conversions.breakdown", params: { dimension: q.dimension } };
+  return comparedList(deps, accountId, q, report, async (scope): Promise<ConversionBreakdownRow[]> => {
+    const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
+    return rows
+      .map((r) => ({
+        label: r.label || "unknown",
+        conversions: r.conversions,
+        revenue: money(r.revenueCents),
+        conversion_rate: percent(r.converters, r.visitors),
+      }))
+      .sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  });
 }
 
 export async function getTimeToConvert(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
