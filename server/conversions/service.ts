@@ -5,6 +5,7 @@ import { PERIODS, periodStartMs, type Period } from "../reports/period";
 import { changeOf, compareReports, rollingWindow, withComparison, type Compare, type Comparison } from "../reports/compare";
 import { money, percent, round2 } from "../reports/numbers";
 import { resolveReportScope } from "../reports/scope";
+import { journeyStore } from "../reports/compared-store";
 import { TIME_TO_CONVERT_BUCKETS, type Dimension, type Interval } from "./model";
 import * as queries from "./queries";
 import { importedConversionFigures } from "../imports/read";
@@ -38,20 +39,32 @@ async function compared<R extends object>(
   accountId: string,
   q: ComparableQuery,
   run: (s: queries.Scope) => Promise<R>,
+  report?: StoredAs,
 ): Promise<R & { comparison?: Comparison<R> }> {
   const nowMs = Date.now();
   const scope = await resolveScope(deps.db, accountId, q, nowMs);
   if (!q.compare) return run(scope);
   const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
-  return withComparison(q.compare, rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs), lengthMs, (w, current) =>
-    run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
+  const store = report && journeyStore(deps.ch, accountId, scope.linkIds, report.name, report.params);
+  return withComparison(
+    q.compare,
+    rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs),
+    lengthMs,
+    (w, current) => run(current ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }),
+    { store },
   );
+}
+
+/** The name and parameters a report's compared window is stored under (reports/compared-store.ts). */
+interface StoredAs {
+  name: string;
+  params: unknown;
 }
 
 export async function getConversionSummary(deps: ConversionDeps, accountId: string, q: ComparableQuery) {
   // One link's goals imported from another product (imports/plausible-query.ts), beside our counts, never in them.
   const [summary, imported] = await Promise.all([
-    compared(deps, accountId, q, (scope) => conversionSummaryOf(deps, scope)),
+    compared(deps, accountId, q, (scope) => conversionSummaryOf(deps, scope), { name: "conversions.summary", params: null }),
     q.link_id ? importedConversionFigures(deps.ch, accountId, q.link_id.toLowerCase()) : null,
   ]);
   return imported ? { imported, ...summary } : summary;
@@ -97,6 +110,7 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
   deps: ConversionDeps,
   accountId: string,
   q: ComparableQuery,
+  report: StoredAs,
   run: (s: queries.Scope, nowMs: number) => Promise<R[]>,
 ): Promise<R[] | ComparedList<R>> {
   const nowMs = Date.now();
@@ -108,7 +122,7 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
     rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs),
     lengthMs,
     (w, isCurrent) => run(isCurrent ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }, nowMs),
-    { figures: listTotals },
+    { figures: listTotals, store: journeyStore(deps.ch, accountId, scope.linkIds, report.name, report.params) },
   );
   return { analytics: current, comparison };
 }
@@ -149,7 +163,7 @@ export function getConversionTimeseries(
 ): Promise<ConversionPoint[] | ComparedList<ConversionPoint>>;
 export async function getConversionTimeseries(deps: ConversionDeps, accountId: string, q: ComparableQuery & { interval?: Interval }) {
   const interval = q.interval ?? "day";
-  return comparedList(deps, accountId, q, async (scope, nowMs) => {
+  return comparedList(deps, accountId, q, { name: "conversions.timeseries", params: { interval } }, async (scope, nowMs) => {
     const rows = await queries.getConversionBuckets(deps.ch, scope, interval);
     const byBucket = new Map(rows.map((r) => [r.bucket, r]));
     // A compared window ends at its end; the current period at now (or a bucket of events dated ahead).
@@ -178,7 +192,8 @@ export function getConversionBreakdown(
   q: ComparableQuery & { dimension: Dimension },
 ): Promise<ConversionBreakdownRow[] | ComparedList<ConversionBreakdownRow>>;
 export async function getConversionBreakdown(deps: ConversionDeps, accountId: string, q: ComparableQuery & { dimension: Dimension }) {
-  return comparedList(deps, accountId, q, async (scope): Promise<ConversionBreakdownRow[]> => {
+  const report = { name: "conversions.breakdown", params: { dimension: q.dimension } };
+  return comparedList(deps, accountId, q, report, async (scope): Promise<ConversionBreakdownRow[]> => {
     const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
     return rows
       .map((r) => ({

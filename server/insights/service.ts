@@ -1,7 +1,8 @@
 // The insight reports of one link (paths, retention), each with its optional comparison; no Elysia here.
 import { validationError } from "../errors";
 import { percent } from "../reports/numbers";
-import { DAY_MS, PERIODS, periodStartMs, type Period } from "../reports/period";
+import { DAY_MS, HOUR_MS, PERIODS, periodStartMs, type Period } from "../reports/period";
+import { journeyStore } from "../reports/compared-store";
 import { resolveReportScope } from "../reports/scope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
@@ -39,7 +40,10 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
   const direction = q.start !== undefined ? "forward" : "backward";
   const target = (q.start ?? q.end) as string;
   const args = { steps: q.steps ?? 5, limit: q.limit ?? 10 };
-  const window = { fromMs: periodStartMs(period, nowMs), toMs: nowMs };
+  // The compared window ends on a whole hour, the hour holding now counted whole (as the rolling reports'
+  // do), so its answer is kept for the hour (reports/compared-store.ts); the current one ends a day after now.
+  const hourEnd = Math.ceil(nowMs / HOUR_MS) * HOUR_MS;
+  const window = { fromMs: periodStartMs(period, nowMs), toMs: hourEnd };
   return withComparison(
     q.compare,
     window,
@@ -48,7 +52,10 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
       const rows = await queryPaths(deps.ch, { accountId, linkId: link, window: w, target, direction, steps: args.steps });
       return buildPaths(rows, direction, target, args.limit, (hashes) => queryLabels(deps.ch, accountId, link, w, hashes));
     },
-    { aheadMs: AHEAD_MS },
+    {
+      aheadMs: AHEAD_MS - (hourEnd - nowMs),
+      store: journeyStore(deps.ch, accountId, [link], "insights.paths", { target, direction, ...args }),
+    },
   );
 }
 

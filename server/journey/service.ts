@@ -7,6 +7,7 @@ import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
 import { periodStartMs } from "../reports/period";
 import { rollingWindow, withComparison, type Compare, type CompareOptions } from "../reports/compare";
 import { percent } from "../reports/numbers";
+import { journeyStore } from "../reports/compared-store";
 import { resolveReportScope } from "../reports/scope";
 import * as queries from "./queries";
 import { listJourneySessions } from "./sessions-query";
@@ -26,25 +27,29 @@ export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: st
 /**
  * The report over the link's period, and with `compare` over the compared window too (reports/compare.ts):
  * the period's whole hours shifted back, read with an end bound (exactly, from the bundles, where the
- * stored closed-period state only counts up to now).
+ * stored closed-period state only counts up to now), and kept in the compared-window store
+ * (reports/compared-store.ts) under `report` and `params`.
  */
 async function compared<R extends object>(
+  ch: Clickhouse,
   range: queries.LinkRange,
   q: { period?: Period; compare?: Compare },
+  report: { name: string; params: unknown },
   run: (r: queries.LinkRange) => Promise<R>,
   options: CompareOptions<R> = {},
 ) {
   if (!q.compare) return run(range);
   const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
   const window = rollingWindow(q.compare, range.fromMs, lengthMs, Date.now());
-  return withComparison(q.compare, window, lengthMs, (w, current) => run(current ? range : { ...range, ...w }), options);
+  const store = journeyStore(ch, range.accountId, [range.linkId], report.name, report.params);
+  return withComparison(q.compare, window, lengthMs, (w, current) => run(current ? range : { ...range, ...w }), { ...options, store });
 }
 
 export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; compare?: Compare }) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   // Another product's days before our own data (imports/plausible-query.ts), beside our counts, never in them.
   const [summary, imported] = await Promise.all([
-    compared(range, q, (r) => queries.getJourneySummary(deps.ch, r)),
+    compared(deps.ch, range, q, { name: "journey.summary", params: null }, (r) => queries.getJourneySummary(deps.ch, r)),
     importedJourneyFigures(deps.ch, accountId, range.linkId),
   ]);
   return { ...summary, imported };
@@ -90,7 +95,8 @@ export async function getFunnel(
 ) {
   const steps = parseSteps(q.steps);
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
-  return compared(range, q, (r) => funnelOf(deps, r, steps, q.period), { figures: funnelFigures });
+  const report = { name: "journey.funnel", params: { steps, period: q.period ?? "30d" } };
+  return compared(deps.ch, range, q, report, (r) => funnelOf(deps, r, steps, q.period), { figures: funnelFigures });
 }
 
 const funnelFigures = (f: { total_visitors: number; steps: { visitors: number }[] }) => ({

@@ -4,6 +4,7 @@
 // The shift is whole weeks, so the compared window starts on the same weekday and hour: the window's
 // length rounded up to weeks (1 and 7 days: 7 days, 30 days: 35, 90 days: 91), or 364 days for `year`.
 import { DAY_MS, HOUR_MS } from "./period";
+import { storedAnswer, type ComparedStore } from "./compared-store";
 
 export const COMPARE = ["previous", "year"] as const;
 export type Compare = (typeof COMPARE)[number];
@@ -77,6 +78,11 @@ export interface CompareOptions<R> {
   aheadMs?: number;
   /** The numbers `change` compares; by default the report's own top-level numbers. */
   figures?: (report: R) => object;
+  /**
+   * Where the compared window's answer is kept (compared-store.ts): read from there while its source rows
+   * are unchanged. Only for a window ending at a fixed instant (whole hours), or no read would find it.
+   */
+  store?: ComparedStore;
 }
 
 /**
@@ -93,7 +99,11 @@ export async function compareReports<R>(
   const ahead = options.aheadMs ? { fromMs: window.fromMs, toMs: window.toMs + options.aheadMs } : window;
   if (!compare) return { current: await report(ahead, true) };
   const other = shiftWindow(window, compareShiftMs(compare, lengthMs));
-  const [current, previous] = await Promise.all([report(ahead, true), report(other, false)]);
+  const { store } = options;
+  const [current, previous] = await Promise.all([
+    report(ahead, true),
+    store ? storedAnswer(store, other, () => report(other, false)) : report(other, false),
+  ]);
   const figures = options.figures ?? ((r: R) => r as object);
   return {
     current,

@@ -186,9 +186,11 @@ describe("with CLICKHOUSE_CLUSTER", () => {
         if (Number(n) === 0) empty.push(name);
       }
       // Written by the journey job (journey/report-cache-job.ts), the analytics job (analytics/visitor-days-job.ts) and
-      // imports (imports/repository.ts and the Plausible import, raw tables of their own), not by a view.
+      // imports (imports/repository.ts and the Plausible import, raw tables of their own) and the reports' compared
+      // windows (reports/compared-store.ts), not by a view.
       expect(empty.sort()).toEqual([
         "click_visitor_days_local",
+        "compared_windows_local",
         "imported_clicks_local",
         "imported_daily_local",
         "journey_closed_days_local",

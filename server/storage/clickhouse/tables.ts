@@ -59,6 +59,8 @@ export const CLICKHOUSE_TABLES = [
   // Per-visitor retention state of closed hours, written by the journey job (migration 0275).
   "journey_retention_states",
   "journey_retention_ranges",
+  // The answers of compared windows (compare=previous|year), written by the reports (migration 0290).
+  "compared_windows",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];
