@@ -3,11 +3,13 @@
 // journey rows (the flusher's 16 MB chunk of spool lines, into `journey_events` and its views), each
 // (a) as today: JSONCompactEachRow (the click worker's inline query; the journey flusher's raw insert),
 // (b) RowBinary encoded in JavaScript and read by ClickHouse through `file()` from a temporary file,
-// (c) RowBinary handed to chDB's native raw insert (the entry behind its text-only `insert()`).
 // Prints CPU µs per row (every thread of this process) of the encoding alone and of encoding + insert.
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+// (chDB's native raw-insert entry, behind its text-only `insert()`, takes a `FORMAT RowBinary` prefix
+// but failed on these rows with "Cannot read all data": not a route.) Run: bun test/bench/lib-chdb-binary-insert.ts
+// (BENCH_ROUNDS, default 5; BENCH_MERGES=1 leaves merges running); figures in docs/benchmarks.md.
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { Session } from "chdb";
 import { CLICK_COLUMNS, clickRowLine, type ClickRow } from "../../server/ingest/clicks/rows";
 import { insertStatement } from "../../server/ingest/clicks/repository";
@@ -28,10 +30,6 @@ const JOURNEY_ROWS = 46_000; // one 16 MB journey chunk
 const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-binary-"));
 const ch = await openClickhouse({ database: "bench", dataDir });
 const session = new Session(join(dataDir, "clickhouse"));
-const native = require(join(dirname(require.resolve("chdb")), "dist/loader.js")).loadNative() as {
-  InsertRawAsyncConnection(conn: unknown, prefix: string, data: Buffer, countLines: boolean): Promise<unknown>;
-};
-const conn = (session as unknown as { connection: unknown }).connection;
 // Merges would run on the engine's threads during whichever variant comes next: both write the same parts.
 if (process.env.BENCH_MERGES !== "1") session.query("SYSTEM STOP MERGES");
 
@@ -263,4 +261,3 @@ for (const [key, xs] of Object.entries(results)) {
 }
 await ch.close();
 rmSync(dataDir, { recursive: true, force: true });
-void readFileSync;
