@@ -1,11 +1,13 @@
 // The embedded click insert's RowBinary rows, which ClickHouse reads through file(): every column reads
 // back as the JSON text rows of a ClickHouse server would store it, and a chunk replayed under its token
-// (a kill -9 between the insert and the spool's checkpoint) is stored once in `clicks` and in its views.
+// (a kill -9 between the insert and the spool's checkpoint) is stored once in `clicks` and in its views;
+// the worker's file is removed once read.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestApp, type TestApp } from "../helpers/app";
+import { rawClick, spoolClicks } from "../analytics/helpers";
 import {
   CLICK_COLUMNS,
   CLICK_ROW_BINARY_STRUCTURE,
@@ -113,7 +115,7 @@ test("every column of RowBinary rows reads back as the JSON text rows store it",
   expect(fromBinary[0]).toMatchObject({ visitor_hash: "18446744073709551615", rule: 255, first: 1, language: ODD, city: "München" });
 });
 
-test("a chunk replayed under its token is stored once in clicks and in every view; another token stores it again", async () => {
+test("a chunk replayed under its token is stored once in clicks and in the six rollups; another token stores it again", async () => {
   const account = crypto.randomUUID();
   const ch = t.runtime.deps.ch;
   const counts = async () => {
@@ -144,4 +146,19 @@ test("a path file() would misread is refused", () => {
       "unexpected insert file path",
     );
   }
+});
+
+test("the flush worker's insert file is gone once its chunk is stored", async () => {
+  const ch = t.runtime.deps.ch;
+  const chdbPath = (ch.client as unknown as { connection: { chdb: { session: { path: string } } } }).connection.chdb.session.path;
+  const files = join(chdbPath, "insert-files");
+  const account_id = crypto.randomUUID();
+  const clicks = Array.from({ length: 3 }, () => rawClick({ account_id, link_id: crypto.randomUUID() }));
+  await spoolClicks(t, clicks);
+  const [{ n }] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${ch.table("clicks")} WHERE account_id = {a:UUID}`, {
+    a: account_id,
+  });
+  expect(Number(n)).toBe(3);
+  expect(existsSync(files)).toBe(true); // the worker took the RowBinary path
+  expect(readdirSync(files)).toEqual([]);
 });
