@@ -17,11 +17,38 @@ const TOKEN = /^[A-Za-z0-9_.-]+$/;
 
 /** The statement text for a session that takes the data inline; tokens are the spool's own, checked anyway. */
 export function insertStatement(table: string, columns: readonly string[], rows: number, token: string): string {
+  return `${insertHead(table, columns, rows, token)} FORMAT JSONCompactEachRow`;
+}
+
+function insertHead(table: string, columns: readonly string[], rows: number, token: string, more: Record<string, string> = {}): string {
   if (!TOKEN.test(token)) throw new Error(`unexpected deduplication token ${JSON.stringify(token)}`);
-  const settings = Object.entries({ ...chunkInsertSettings(rows, token), ...IN_CALLING_THREAD })
+  const settings = Object.entries({ ...chunkInsertSettings(rows, token), ...IN_CALLING_THREAD, ...more })
     .map(([k, v]) => `${k} = ${typeof v === "number" ? v : `'${v}'`}`)
     .join(", ");
-  return `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings} FORMAT JSONCompactEachRow`;
+  return `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings}`;
+}
+
+/** An absolute path without quotes, backslashes or file()'s glob characters (`*?{}[]`). */
+export const PLAIN_PATH = /^\/[A-Za-z0-9_.\/-]+$/;
+
+/**
+ * The embedded insert of a chunk's RowBinary rows, which ClickHouse reads from `file` itself (chDB's
+ * raw insert takes text formats only). `file` is the worker's own, under the data directory, never a
+ * path from a request. `deduplicate_insert_select = 'force_enable'`: the chunk's token applies to an
+ * INSERT … SELECT only while ClickHouse deems the SELECT's result stable; should a version stop
+ * deeming a file's rows so, the insert fails (and the spool retries it) rather than storing a replay twice.
+ */
+export function insertFromFileStatement(
+  table: string,
+  columns: readonly string[],
+  structure: string,
+  file: string,
+  rows: number,
+  token: string,
+): string {
+  if (!PLAIN_PATH.test(file)) throw new Error(`unexpected insert file path ${JSON.stringify(file)}`);
+  const head = insertHead(table, columns, rows, token, { deduplicate_insert_select: "force_enable" });
+  return `${head} SELECT * FROM file('${file}', 'RowBinary', '${structure.replaceAll("'", "\\'")}', 'none')`;
 }
 
 /** The worker's rows (JSONCompactEachRow lines) sent to a ClickHouse server. */

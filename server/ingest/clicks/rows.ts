@@ -1,7 +1,8 @@
-// Enriched clicks as ClickHouse reads them fastest: JSONCompactEachRow lines (positional arrays),
-// handed to the engine as bytes without another serialization pass.
+// Enriched clicks as ClickHouse reads them: RowBinary for the embedded chDB (no text to parse; see
+// repository.ts), JSONCompactEachRow lines (positional arrays) for a ClickHouse server.
 import type { RawClick } from "./record";
 import { chTime } from "../../storage/clickhouse/format";
+import type { RowBinaryWriter } from "../../storage/clickhouse/row-binary";
 
 /** A raw click after enrichment (enrich.ts), as the `clicks` table stores it. */
 export interface ClickRow {
@@ -83,6 +84,40 @@ export function clickRowLine(r: ClickRow): string {
     r.variant,
     r.rule,
   ]);
+}
+
+/** CLICK_COLUMNS' types as RowBinary carries them (a LowCardinality(String) column reads a String). */
+export const CLICK_ROW_BINARY_STRUCTURE =
+  "click_id UUID, timestamp DateTime64(3, 'UTC'), account_id UUID, link_id UUID, domain String, visitor_hash UInt64, " +
+  "is_bot UInt8, bot_kind String, device_type String, browser String, browser_version String, os String, os_version String, " +
+  "country_code String, region String, city String, referrer String, referrer_url String, language String, query String, " +
+  "source String, variant String, rule UInt8";
+
+/** One row in CLICK_COLUMNS order, as CLICK_ROW_BINARY_STRUCTURE reads it. */
+export function writeClickRowBinary(w: RowBinaryWriter, r: ClickRow) {
+  w.uuid(r.click_id);
+  w.i64(r.timestamp);
+  w.uuid(r.account_id);
+  w.uuid(r.link_id);
+  w.string(r.domain);
+  w.u64Text(r.visitor_hash);
+  w.u8(r.is_bot);
+  w.string(r.bot_kind);
+  w.string(r.device_type);
+  w.string(r.browser);
+  w.string(r.browser_version);
+  w.string(r.os);
+  w.string(r.os_version);
+  w.string(r.country_code);
+  w.string(r.region);
+  w.string(r.city);
+  w.string(r.referrer);
+  w.string(r.referrer_url);
+  w.string(r.language);
+  w.string(r.query);
+  w.string(r.source);
+  w.string(r.variant);
+  w.u8(r.rule);
 }
 
 /** The links' newest click in a chunk, for links.last_accessed_at (malformed ids are left out). */
