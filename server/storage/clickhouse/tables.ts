@@ -59,6 +59,9 @@ export const CLICKHOUSE_TABLES = [
   // Per-visitor retention state of closed hours, written by the journey job (migration 0275).
   "journey_retention_states",
   "journey_retention_ranges",
+  // Per-visitor paths of closed hours, written by the journey job (migration 0280).
+  "journey_path_states",
+  "journey_path_ranges",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];

@@ -1,0 +1,221 @@
+// The paths report's per-visitor rows (server/insights/paths-query.ts defines the report), from the bundles
+// or from the journey job's stored paths of closed hours (migration 0280) plus the bundles that ended since.
+// A visitor's path is a function of their own bundles of the window alone: the session with their first
+// target event, its events. So for a window [from, to) and E, the start of the hour holding the window's
+// end (or now, for a window reaching ahead), the visitors with no bundle that ended at or after E have
+// exactly the path the job stored from the bundles that ended in [from, E); the others (the current hour,
+// a batch across the hour's start, events dated ahead) get theirs from all their bundles, raw. The stored
+// range is used only when its bundle rows still count as many as it was computed from (bundle rows are
+// only ever added: a late event adds one, and the range is not read until the job computes it again).
+// Written by the journey job (report-cache-job.ts), once an hour per paths report asked lately, never by
+// a report.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import { HOUR_MS } from "../reports/period";
+import { notePaths, type PathsDemand } from "./report-demand";
+
+/** The order of the `types` codes in migration 0207 (1-based), as server/journey/funnel-query.ts keeps it. */
+export const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
+/** Events that make a step of a path after the target: page views, custom events, conversions. */
+const STEP_TYPES = "(1, 4, 5)";
+const NONE = "9223372036854775807";
+const DAY_MS = 24 * HOUR_MS;
+
+export type PathDirection = "forward" | "backward";
+
+export interface PathsArgs {
+  accountId: string;
+  linkId: string;
+  window: { fromMs: number; toMs: number };
+  target: string;
+  direction: PathDirection;
+  steps: number;
+}
+
+/** One (step, node, next node) of the visitors' paths: next type 0 for those who left after the step. */
+export interface PathRow {
+  k: number;
+  ty: number;
+  lb: string;
+  nty: number;
+  nlb: string;
+  n: number;
+  medianMs: number;
+}
+
+const ms = "toInt64(toUnixTimestamp64Milli(started))";
+const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
+const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
+
+/**
+ * Per visitor of the bundles `extra` narrows, a row per step of their path: (vh, k, ty, lb, nty, nlb, dt).
+ * Needs `h` (the target's hash) in a WITH of the statement.
+ */
+function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string) {
+  const bundles = ch.table("journey_event_bundles");
+  const scope = `${LINK} AND ended >= ${at("from")} AND started < ${at("to")}${extra}`;
+  const hit = "(lb = h OR ty = {tt:UInt8})";
+  const inWindow = (x: string) => `${x} >= {from:Int64} AND ${x} < {to:Int64}`;
+  // The target event: the first at T matching it, or (a page view's name matched) the page view at T.
+  const i0 = `if(arrayFirstIndex(e -> e.1 = T AND (e.3 = h OR e.2 = {tt:UInt8}), ev) AS i1 > 0, i1, arrayFirstIndex(e -> e.1 = T AND e.2 = 1, ev))`;
+  const after =
+    direction === "forward"
+      ? `arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 < {to:Int64}, arraySlice(ev, i0 + 1))`
+      : `arrayReverse(arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 >= {from:Int64}, arraySlice(ev, 1, i0 - 1)))`;
+  const time = `${ms} + o`;
+  /** The time of the first event of a bundle meeting `cond`, NONE without one. */
+  const first = (cond: string, lambda: string, columns: string) =>
+    `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${time}, ${NONE}), ${columns})))`;
+  // Each visitor's session with their first target event of the window (ties: the lower session hash).
+  const chosen = `
+                SELECT vh, argMin(sid, (tm, sid)) AS sid FROM (
+                  SELECT vh, sid, least(${first(`${hit} AND ${inWindow(time)}`, "(o, ty, lb)", "times, types, labels")},
+                    ${first(`nm = h AND ${inWindow(time)}`, "(o, nm)", "named_views, view_names")}) AS tm
+                  FROM ${bundles} WHERE ${scope} AND tm != ${NONE})
+                GROUP BY vh`;
+  return `
+      SELECT vh, k, p[k].2 AS ty, p[k].3 AS lb,
+        if(k < length(p), p[k + 1].2, 0) AS nty, if(k < length(p), p[k + 1].3, 0) AS nlb,
+        if(k < length(p), abs(p[k + 1].1 - p[k].1), 0) AS dt
+      FROM (
+        SELECT vh, arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS p
+        FROM (
+          SELECT vh, ev, ${i0} AS i0, arrayConcat([ev[i0]], ${after}) AS seq
+          FROM (
+            SELECT vh, ev, least(
+              arrayMin(arrayMap(e -> if(${inWindow("e.1")} AND (e.3 = h OR e.2 = {tt:UInt8}), e.1, ${NONE}), ev)),
+              arrayMin(arrayMap(x -> if(${inWindow("x")}, x, ${NONE}), arrayPushBack(nv, ${NONE})))) AS T
+            FROM (
+              -- The chosen sessions' steps and target events, in time order (gathered as plain arrays:
+              -- arrays of tuples cost ~40% more to aggregate).
+              SELECT vh, arraySort(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
+                  arrayMap((a, b, c) -> (a, b, c), t, y, l))) AS ev, nv
+              FROM (
+                SELECT vh, sid, groupArrayArray(arrayMap(o -> ${time}, times)) AS t, groupArrayArray(types) AS y, groupArrayArray(labels) AS l,
+                  groupArrayArray(arrayMap(o -> ${time}, arrayFilter((o, nm) -> nm = h, named_views, view_names))) AS nv
+                FROM ${bundles}
+                WHERE ${scope} AND (vh, sid) IN (${chosen})
+                GROUP BY vh, sid)))))
+      ARRAY JOIN arrayEnumerate(p) AS k`;
+}
+
+/** The report's rows from per-visitor step rows (`FROM` what `source` gives). */
+const grouped = (source: string) => `
+    WITH cityHash64({target:String}) AS h
+    SELECT k, ty, toString(lb) AS lb, nty, toString(nlb) AS nlb, count() AS n, quantileExactIf(0.5)(dt, nty != 0) AS med
+    FROM (${source})
+    GROUP BY k, ty, lb, nty, nlb`;
+
+const pathsKey = (a: Pick<PathsArgs, "direction" | "steps" | "target">) => `${a.direction}:${a.steps}:${a.target}`;
+const targetType = (target: string) => BUNDLE_EVENT_TYPES.indexOf(target as (typeof BUNDLE_EVENT_TYPES)[number]) + 1;
+
+function baseParams(a: PathsArgs) {
+  return {
+    account: a.accountId,
+    link: a.linkId,
+    from: a.window.fromMs,
+    to: a.window.toMs,
+    target: a.target,
+    tt: targetType(a.target),
+    steps: a.steps,
+  };
+}
+
+function toRows(rows: Record<string, string | number>[]): PathRow[] {
+  return rows.map((r) => ({
+    k: Number(r.k),
+    ty: Number(r.ty),
+    lb: String(r.lb),
+    nty: Number(r.nty),
+    nlb: String(r.nlb),
+    n: Number(r.n),
+    medianMs: Number(r.med) || 0,
+  }));
+}
+
+/** The report's rows from the window's bundles alone. */
+export async function queryPathsRaw(ch: Clickhouse, a: PathsArgs): Promise<PathRow[]> {
+  return toRows(await ch.query<Record<string, string | number>>(grouped(visitorStepsSql(ch, a.direction, "")), baseParams(a)));
+}
+
+/** The stored range of a window: its start and the start of the hour holding its end (or now). */
+export function pathRangeOf(w: { fromMs: number; toMs: number }, nowMs: number) {
+  return { firstMs: w.fromMs, endMs: Math.floor(Math.min(w.toMs, nowMs) / HOUR_MS) * HOUR_MS };
+}
+
+const KEY = `${LINK} AND paths = {paths:String} AND range_start = toDateTime(${at("first")}) AND range_end = toDateTime(${at("end")})`;
+const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
+
+/** The range's latest row (its bundle count and computed_at, ms) and the bundles it now counts. */
+async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
+  const [row] = await ch.query<{ rows: string; bundles: string; computed: string; current: string }>(
+    `
+    WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, r.2 AS bundles, r.3 AS computed,
+      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+    params,
+  );
+  return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
+}
+
+/**
+ * The report's rows from the stored range and the bundles that ended since, or null when the range is not
+ * stored or its bundles changed since (the caller reads the bundles). Every call notes the report for the job.
+ */
+export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()): Promise<PathRow[] | null> {
+  const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
+  if (firstMs >= endMs) return null;
+  const nowHour = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+  notePaths(
+    ch,
+    { accountId: a.accountId, linkId: a.linkId, target: a.target, direction: a.direction, steps: a.steps, lengthMs: endMs - firstMs, offsetMs: nowHour - endMs },
+    nowMs,
+  );
+  const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
+  const computed = await storedRange(ch, params);
+  if (computed === null) return null;
+  // The visitors with a bundle that ended at or after E (one holds a day of one session's events at most).
+  const since = `SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
+  const source = `
+      SELECT k, ty, lb, nty, nlb, dt FROM ${ch.table("journey_path_states")}
+      WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${since})
+      UNION ALL
+      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, ` AND vh IN (${since})`)})`;
+  return toRows(await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed }));
+}
+
+/**
+ * Computes and stores the range of a paths report asked lately, for the window it has at `nowMs`, unless
+ * it is stored and current. Returns whether it wrote.
+ */
+export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Date.now()): Promise<boolean> {
+  const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - d.offsetMs;
+  const firstMs = endMs - d.lengthMs;
+  const computedAt = Date.now();
+  const params = {
+    ...baseParams({ ...d, window: { fromMs: firstMs, toMs: endMs } }),
+    paths: pathsKey(d),
+    first: firstMs,
+    end: endMs,
+    computed: computedAt,
+  };
+  if ((await storedRange(ch, params)) !== null) return false;
+  // Counted before the paths are read: a bundle added meanwhile makes the range stale, never wrong.
+  const [{ bundles }] = await ch.query<{ bundles: string }>(
+    `SELECT count() AS bundles FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}`,
+    params,
+  );
+  await ch.command(
+    `
+    INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, k, ty, lb, nty, nlb, dt)
+    WITH cityHash64({target:String}) AS h
+    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, k, ty, lb, nty, nlb, dt
+    FROM (${visitorStepsSql(ch, d.direction, ` AND ended < ${at("end")}`)})`,
+    params,
+  );
+  await ch.command(
+    `INSERT INTO ${ch.table("journey_path_ranges")} (account_id, link_id, paths, range_start, range_end, bundles, computed_at)
+    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), {bundles:UInt64}, ${at("computed")}`,
+    { ...params, bundles },
+  );
+  return true;
+}
