@@ -47,7 +47,8 @@ const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 
 /**
- * Per visitor of the bundles `extra` narrows, a row per step of their path: (vh, k, ty, lb, nty, nlb, dt).
+ * Per visitor of the bundles `extra` narrows, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt),
+ * sid the chosen session's.
  * Needs `h` (the target's hash) in a WITH of the statement.
  */
 function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string) {
@@ -73,21 +74,21 @@ function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string
                   FROM ${bundles} WHERE ${scope} AND tm != ${NONE})
                 GROUP BY vh`;
   return `
-      SELECT vh, k, p[k].2 AS ty, p[k].3 AS lb,
+      SELECT vh, sid, k, p[k].2 AS ty, p[k].3 AS lb,
         if(k < length(p), p[k + 1].2, 0) AS nty, if(k < length(p), p[k + 1].3, 0) AS nlb,
         if(k < length(p), abs(p[k + 1].1 - p[k].1), 0) AS dt
       FROM (
-        SELECT vh, arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS p
+        SELECT vh, sid, arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS p
         FROM (
-          SELECT vh, ev, ${i0} AS i0, arrayConcat([ev[i0]], ${after}) AS seq
+          SELECT vh, sid, ev, ${i0} AS i0, arrayConcat([ev[i0]], ${after}) AS seq
           FROM (
-            SELECT vh, ev, least(
+            SELECT vh, sid, ev, least(
               arrayMin(arrayMap(e -> if(${inWindow("e.1")} AND (e.3 = h OR e.2 = {tt:UInt8}), e.1, ${NONE}), ev)),
               arrayMin(arrayMap(x -> if(${inWindow("x")}, x, ${NONE}), arrayPushBack(nv, ${NONE})))) AS T
             FROM (
               -- The chosen sessions' steps and target events, in time order (gathered as plain arrays:
               -- arrays of tuples cost ~40% more to aggregate).
-              SELECT vh, arraySort(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
+              SELECT vh, sid, arraySort(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
                   arrayMap((a, b, c) -> (a, b, c), t, y, l))) AS ev, nv
               FROM (
                 SELECT vh, sid, groupArrayArray(arrayMap(o -> ${time}, times)) AS t, groupArrayArray(types) AS y, groupArrayArray(labels) AS l,
@@ -157,6 +158,35 @@ async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
   return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
 }
 
+/** The visitors sent through the raw query (64-bit hashes travel as text). */
+const RAW = "SELECT toUInt64(arrayJoin({raw:Array(String)}))";
+/** The bundles that ended at or after the range's end (a bundle holds under a day of one session's events). */
+const SINCE = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
+
+/**
+ * The visitors of the bundles since the range's end whose stored path may not be theirs: a bundle since
+ * that starts before the range's end (a batch across the hour's start: events of the stored hours the
+ * stored path did not see); no stored path but a target event since (the current hour may hold their first
+ * one); forward, a stored path shorter than `steps` whose session goes on since. The others keep their
+ * stored path: every event since is later than the stored target, so neither the chosen session nor the
+ * events before the target change, and a full forward path ends before them.
+ */
+function visitorsToRecompute(
+  a: PathsArgs,
+  since: [vh: string, sid: string, early: number, hit: number][],
+  stored: [vh: string, sid: string, steps: number][],
+) {
+  const paths = new Map(stored.map(([vh, sid, steps]) => [vh, { sid, steps }]));
+  const raw = new Set<string>();
+  for (const [vh, sid, early, hit] of since) {
+    const path = paths.get(vh);
+    if (Number(early) || (!path && Number(hit)) || (path && a.direction === "forward" && path.sid === sid && path.steps < a.steps)) {
+      raw.add(vh);
+    }
+  }
+  return [...raw];
+}
+
 /**
  * The report's rows from the stored range and the bundles that ended since, or null when the range is not
  * stored or its bundles changed since (the caller reads the bundles). Every call notes the report for the job.
@@ -167,20 +197,54 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
   const nowHour = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
   notePaths(
     ch,
-    { accountId: a.accountId, linkId: a.linkId, target: a.target, direction: a.direction, steps: a.steps, lengthMs: endMs - firstMs, offsetMs: nowHour - endMs },
+    {
+      accountId: a.accountId,
+      linkId: a.linkId,
+      target: a.target,
+      direction: a.direction,
+      steps: a.steps,
+      lengthMs: endMs - firstMs,
+      offsetMs: nowHour - endMs,
+    },
     nowMs,
   );
   const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
-  const computed = await storedRange(ch, params);
-  if (computed === null) return null;
-  // The visitors with a bundle that ended at or after E (one holds a day of one session's events at most).
-  const since = `SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
+  const bundles = ch.table("journey_event_bundles");
+  // One query: the stored range row, the bundles it now counts, the bundles since and their visitors' stored paths.
+  const [row] = await ch.query<{
+    rows: string;
+    bundles: string;
+    computed: string;
+    current: string;
+    since: [string, string, number, number][];
+    stored: [string, string, number][];
+  }>(
+    `
+    WITH cityHash64({target:String}) AS h,
+      (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed,
+      (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
+      (SELECT groupArray((toString(vh), toString(sid), started < ${at("end")},
+          arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h)))
+        FROM ${bundles} WHERE ${SINCE}) AS since,
+      (SELECT groupArray((toString(vh), toString(sid), k)) FROM (
+        SELECT vh, any(sid) AS sid, max(k) AS k FROM ${ch.table("journey_path_states")}
+        WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})
+        GROUP BY vh)) AS stored`,
+    params,
+  );
+  if (!row || Number(row.rows) === 0 || Number(row.bundles) !== Number(row.current)) return null;
+  const raw = visitorsToRecompute(a, row.since, row.stored);
   const source = `
       SELECT k, ty, lb, nty, nlb, dt FROM ${ch.table("journey_path_states")}
-      WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${since})
+      WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${RAW})${
+        raw.length === 0
+          ? ""
+          : `
       UNION ALL
-      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, ` AND vh IN (${since})`)})`;
-  return toRows(await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed }));
+      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, ` AND vh IN (${RAW})`)})`
+      }`;
+  return toRows(await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed: Number(row.computed), raw }));
 }
 
 /**
@@ -206,9 +270,9 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
   );
   await ch.command(
     `
-    INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, k, ty, lb, nty, nlb, dt)
+    INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt)
     WITH cityHash64({target:String}) AS h
-    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, k, ty, lb, nty, nlb, dt
+    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, sid, k, ty, lb, nty, nlb, dt
     FROM (${visitorStepsSql(ch, d.direction, ` AND ended < ${at("end")}`)})`,
     params,
   );

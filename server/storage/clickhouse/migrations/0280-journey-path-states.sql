@@ -3,10 +3,11 @@
 -- (server/journey/path-state-query.ts). A paths report (its direction, steps and target: `paths`, as
 -- "forward:5:add_to_cart") asked for a link over a window [h, to) is split in two: the bundles that ended
 -- in the closed hours [range_start = h, range_end = the start of the hour holding the window's end or now),
--- kept here as each visitor's path rows (one per step: the step's node, the next one and the time between),
--- and the bundles that ended since, read raw. A visitor with no bundle since has exactly their stored path
--- (a path is a function of the visitor's own bundles); a visitor with one (the current hour, a batch across
--- the hour's start, events dated ahead) gets their path from all their bundles, raw.
+-- kept here as each visitor's path rows (one per step: the step's node, the next one and the time between;
+-- sid the chosen session's), and the bundles that ended since, read raw. A visitor with no bundle since has
+-- exactly their stored path (a path is a function of the visitor's own bundles); so does one whose bundles
+-- since cannot change it (all their events come after the stored target); the others (a batch across the
+-- hour's start, a first target event since, a forward path that goes on) get theirs from all their bundles.
 --
 -- A compared window's range ends in the past (a week back for compare=previous): rows live three hours
 -- after they were computed, not after range_end. Computed by the journey job for the paths reports asked
@@ -21,6 +22,7 @@ CREATE TABLE IF NOT EXISTS {{db}}.journey_path_states {{on_cluster}} (
   range_end DateTime('UTC'),
   computed_at DateTime64(3, 'UTC'),
   vh UInt64,
+  sid UInt64,
   k UInt8,
   ty UInt8,
   lb UInt64,
