@@ -47,12 +47,13 @@ const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 
 /**
- * Per visitor of the bundles `extra` narrows, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt),
+ * Per visitor of the bundles `extra` (and `prewhere`) narrow, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt),
  * sid the chosen session's.
  * Needs `h` (the target's hash) in a WITH of the statement.
  */
-function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string) {
-  const bundles = ch.table("journey_event_bundles");
+function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string, prewhere = "") {
+  // A few visitors' bundles: their hashes first (PREWHERE), the arrays of those rows only.
+  const bundles = ch.table("journey_event_bundles") + (prewhere ? ` PREWHERE ${prewhere}` : "");
   const scope = `${LINK} AND ended >= ${at("from")} AND started < ${at("to")}${extra}`;
   const hit = "(lb = h OR ty = {tt:UInt8})";
   const inWindow = (x: string) => `${x} >= {from:Int64} AND ${x} < {to:Int64}`;
@@ -158,33 +159,34 @@ async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
   return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
 }
 
-/** The visitors sent through the raw query (64-bit hashes travel as text). */
-const RAW = "SELECT toUInt64(arrayJoin({raw:Array(String)}))";
 /** The bundles that ended at or after the range's end (a bundle holds under a day of one session's events). */
 const SINCE = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
 
+/** Per visitor of the bundles since the range's end: their sessions, whether one starts before the end, whether one holds a target event. */
+type Since = [vh: string, sids: string[], early: number | boolean, hit: number | boolean];
+
 /**
- * The visitors of the bundles since the range's end whose stored path may not be theirs: a bundle since
- * that starts before the range's end (a batch across the hour's start: events of the stored hours the
- * stored path did not see); no stored path but a target event since (the current hour may hold their first
- * one); forward, a stored path shorter than `steps` whose session goes on since. The others keep their
+ * The visitors of the bundles since the range's end whose stored path may not be theirs, in two sets:
+ * `all`, to recompute from all their bundles of the window: a bundle since that starts before the range's
+ * end (a batch across the hour's start: events of the stored hours the stored path did not see); forward,
+ * a stored path shorter than `steps` whose session goes on since; backward, no stored path but a target
+ * event since (the events before it may be stored hours'). `since`, forward, no stored path but a target
+ * event since: their target and every event after it are in the bundles since. The others keep their
  * stored path: every event since is later than the stored target, so neither the chosen session nor the
  * events before the target change, and a full forward path ends before them.
  */
-function visitorsToRecompute(
-  a: PathsArgs,
-  since: [vh: string, sid: string, early: number, hit: number][],
-  stored: [vh: string, sid: string, steps: number][],
-) {
-  const paths = new Map(stored.map(([vh, sid, steps]) => [vh, { sid, steps }]));
-  const raw = new Set<string>();
-  for (const [vh, sid, early, hit] of since) {
+function visitorsToRecompute(a: PathsArgs, since: Since[], stored: [vh: string, sid: string, steps: number][]) {
+  const paths = new Map(stored.map(([vh, sid, steps]) => [vh, { sid, steps: Number(steps) }]));
+  const all: string[] = [];
+  const fromSince: string[] = [];
+  for (const [vh, sids, early, hit] of since) {
     const path = paths.get(vh);
-    if (Number(early) || (!path && Number(hit)) || (path && a.direction === "forward" && path.sid === sid && path.steps < a.steps)) {
-      raw.add(vh);
-    }
+    if (Number(early)) all.push(vh);
+    else if (path) {
+      if (a.direction === "forward" && path.steps < a.steps && sids.includes(path.sid)) all.push(vh);
+    } else if (Number(hit)) (a.direction === "forward" ? fromSince : all).push(vh);
   }
-  return [...raw];
+  return { all, fromSince };
 }
 
 /**
@@ -216,7 +218,7 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     bundles: string;
     computed: string;
     current: string;
-    since: [string, string, number, number][];
+    since: Since[];
     stored: [string, string, number][];
   }>(
     `
@@ -224,9 +226,10 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
       (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed,
       (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
-      (SELECT groupArray((toString(vh), toString(sid), started < ${at("end")},
-          arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h)))
-        FROM ${bundles} WHERE ${SINCE}) AS since,
+      (SELECT groupArray((toString(vh), sids, early, hit)) FROM (
+        SELECT vh, arrayMap(x -> toString(x), groupUniqArray(sid)) AS sids, max(started < ${at("end")}) AS early,
+          max(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h)) AS hit
+        FROM ${bundles} WHERE ${SINCE} GROUP BY vh)) AS since,
       (SELECT groupArray((toString(vh), toString(sid), k)) FROM (
         SELECT vh, any(sid) AS sid, max(k) AS k FROM ${ch.table("journey_path_states")}
         WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})
@@ -234,17 +237,21 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     params,
   );
   if (!row || Number(row.rows) === 0 || Number(row.bundles) !== Number(row.current)) return null;
-  const raw = visitorsToRecompute(a, row.since, row.stored);
+  const { all, fromSince } = visitorsToRecompute(a, row.since, row.stored);
+  const raw = (set: string) => `SELECT toUInt64(arrayJoin({${set}:Array(String)}))`;
+  const steps = (extra: string, prewhere?: string) =>
+    `
+      UNION ALL
+      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, extra, prewhere)})`;
+  // `fromSince` visitors have no stored path: nothing of theirs to leave out.
   const source = `
       SELECT k, ty, lb, nty, nlb, dt FROM ${ch.table("journey_path_states")}
-      WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${RAW})${
-        raw.length === 0
-          ? ""
-          : `
-      UNION ALL
-      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, ` AND vh IN (${RAW})`)})`
-      }`;
-  return toRows(await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed: Number(row.computed), raw }));
+      WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${raw("all")})${
+        all.length ? steps("", `vh IN (${raw("all")})`) : ""
+      }${fromSince.length ? steps(` AND ended >= ${at("end")} AND vh IN (${raw("fromSince")})`) : ""}`;
+  return toRows(
+    await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed: Number(row.computed), all, fromSince }),
+  );
 }
 
 /**

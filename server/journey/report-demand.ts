@@ -80,12 +80,7 @@ export const noteRetention = (ch: Clickhouse, r: RetentionDemand, nowMs = Date.n
   note(demandOf(ch).retention, `${r.accountId}/${r.linkId}`, r, nowMs);
 
 export const notePaths = (ch: Clickhouse, p: PathsDemand, nowMs = Date.now()) =>
-  note(
-    demandOf(ch).paths,
-    `${p.accountId}/${p.linkId}/${p.direction}/${p.steps}/${p.lengthMs}/${p.offsetMs}/${p.target}`,
-    p,
-    nowMs,
-  );
+  note(demandOf(ch).paths, `${p.accountId}/${p.linkId}/${p.direction}/${p.steps}/${p.lengthMs}/${p.offsetMs}/${p.target}`, p, nowMs);
 
 /** The definitions asked within DEMAND_TTL_MS (older ones are forgotten). */
 export function recentDemand<T>(map: Map<string, Noted<T>>, nowMs = Date.now()): T[] {

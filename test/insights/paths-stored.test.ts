@@ -63,7 +63,11 @@ async function send(list: Ev[]) {
   events.push(...list);
   const receivedMs = Date.now();
   const rows = list.map(({ at, ...e }) =>
-    toJourneyRow(crypto.randomUUID(), receivedMs, chTime(receivedMs), account, { ...e, link_id: link, timestamp: new Date(at).toISOString() }),
+    toJourneyRow(crypto.randomUUID(), receivedMs, chTime(receivedMs), account, {
+      ...e,
+      link_id: link,
+      timestamp: new Date(at).toISOString(),
+    }),
   );
   await insertJourneyRows(ch, Buffer.from(rows.map((r) => JSON.stringify(r)).join("\n")), rows.length, crypto.randomUUID());
 }
@@ -168,9 +172,12 @@ const round = async () => {
 
 beforeAll(async () => {
   ch = db.ch;
-  const hashes = await ch.query<{ h: string; v: string }>("SELECT toString(cityHash64(v)) AS h, v FROM (SELECT arrayJoin({vs:Array(String)}) AS v)", {
-    vs: [...URLS, ...NAMES],
-  });
+  const hashes = await ch.query<{ h: string; v: string }>(
+    "SELECT toString(cityHash64(v)) AS h, v FROM (SELECT arrayJoin({vs:Array(String)}) AS v)",
+    {
+      vs: [...URLS, ...NAMES],
+    },
+  );
   names = new Map(hashes.map((r) => [r.h, r.v]));
   await ch.command(`SYSTEM STOP MERGES ${ch.table("journey_event_bundles")}`);
   // 150 visitors with 1 to 3 sessions over the 40 days before the current hour; some without a session id.
@@ -208,7 +215,14 @@ test("stored paths give the raw rows and the events' own, with the current hour,
     const sid = v % 2 ? `v${100 + v}s0` : `across${v}`;
     await send([
       { visitor_id: visitor, session_id: sid, event_type: "page_view", page_url: "/pricing", at: ms(NOW_HOUR - 20 * 60_000) },
-      { visitor_id: visitor, session_id: sid, event_type: "custom", event_name: "add_to_cart", page_url: "/b", at: ms(NOW_HOUR - 10 * 60_000) },
+      {
+        visitor_id: visitor,
+        session_id: sid,
+        event_type: "custom",
+        event_name: "add_to_cart",
+        page_url: "/b",
+        at: ms(NOW_HOUR - 10 * 60_000),
+      },
       { visitor_id: visitor, session_id: sid, event_type: "page_view", page_url: "/a", at: ms(NOW_HOUR - 5 * 60_000) },
       { visitor_id: visitor, session_id: sid, event_type: "conversion", event_name: "purchase", page_url: "/b", at: ms(NOW_HOUR + 1) },
     ]);
@@ -224,8 +238,22 @@ test("stored paths give the raw rows and the events' own, with the current hour,
   const threeDays = [
     ...session("late0", "late0", NOW_HOUR - 3 * DAY),
     { visitor_id: "v5", session_id: "late-v5", event_type: "page_view", page_url: "/pricing", at: ms(NOW_HOUR - 3 * DAY - 10 * 60_000) },
-    { visitor_id: "v5", session_id: "late-v5", event_type: "custom", event_name: "add_to_cart", page_url: "/b", at: ms(NOW_HOUR - 3 * DAY) },
-    { visitor_id: "v5", session_id: "late-v5", event_type: "conversion", event_name: "purchase", page_url: "/b", at: ms(NOW_HOUR - 3 * DAY + 60_000) },
+    {
+      visitor_id: "v5",
+      session_id: "late-v5",
+      event_type: "custom",
+      event_name: "add_to_cart",
+      page_url: "/b",
+      at: ms(NOW_HOUR - 3 * DAY),
+    },
+    {
+      visitor_id: "v5",
+      session_id: "late-v5",
+      event_type: "conversion",
+      event_name: "purchase",
+      page_url: "/b",
+      at: ms(NOW_HOUR - 3 * DAY + 60_000),
+    },
   ];
   await send(threeDays);
   late.push(...threeDays.map((e) => e.at));
