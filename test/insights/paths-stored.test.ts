@@ -190,6 +190,23 @@ beforeAll(async () => {
   }
   const shuffled = list.sort(() => rnd() - 0.5);
   for (let i = 0; i < shuffled.length; i += 150) await send(shuffled.slice(i, i + 150));
+  // Stored sessions that a batch across the hour's start will reach into (below): x1 with every target,
+  // x2 with a page view only.
+  const x = (visitor_id: string, session_id: string, minutes: number, event_type: string, page_url: string, event_name?: string): Ev => ({
+    visitor_id,
+    session_id,
+    event_type,
+    event_name,
+    page_url,
+    at: ms(NOW_HOUR + minutes * 60_000),
+  });
+  await send([
+    x("x1", "x1a", -30, "custom", "/b", "add_to_cart"),
+    x("x1", "x1a", -29, "page_view", "/pricing"),
+    x("x1", "x1a", -25, "page_view", "/a"),
+    x("x1", "x1a", -24, "conversion", "/b", "purchase"),
+  ]);
+  await send([x("x2", "x2a", -10, "page_view", "/a")]);
 }, 120_000);
 
 test("stored paths give the raw rows and the events' own, with the current hour, batches across its start, events ahead and late ones", async () => {
@@ -205,6 +222,29 @@ test("stored paths give the raw rows and the events' own, with the current hour,
     current.push(...session(v < 20 ? `v${v * 7}` : `new${v}`, v < 20 ? `v${v * 7}s0` : `new${v}`, at));
   }
   await send(current);
+  await expectExact(true);
+
+  // A batch across the hour's start with target events before x1's stored ones (another session becomes
+  // theirs), and one with x2's first target event, before a page view of the same session stored earlier.
+  const y = (visitor_id: string, session_id: string, minutes: number, event_type: string, page_url: string, event_name?: string): Ev => ({
+    visitor_id,
+    session_id,
+    event_type,
+    event_name,
+    page_url,
+    at: ms(NOW_HOUR + minutes * 60_000),
+  });
+  await send([
+    y("x1", "x1b", -50, "page_view", "/pricing"),
+    y("x1", "x1b", -45, "custom", "/b", "add_to_cart"),
+    y("x1", "x1b", -44, "conversion", "/b", "purchase"),
+    y("x1", "x1b", 0, "page_view", "/a"),
+  ]);
+  await send([
+    y("x2", "x2a", -15, "custom", "/b", "add_to_cart"),
+    y("x2", "x2a", -14, "page_view", "/pricing"),
+    y("x2", "x2a", 0, "page_view", "/b"),
+  ]);
   await expectExact(true);
 
   // Batches across the hour's start: a stored session goes on with events from before the hour (in the
