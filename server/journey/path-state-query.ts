@@ -1,14 +1,15 @@
 // The paths report's per-visitor rows (server/insights/paths-query.ts defines the report), from the bundles
 // or from the journey job's stored paths of closed hours (migration 0280) plus the bundles that ended since.
-// A visitor's path is a function of their own bundles of the window alone: the session with their first
-// target event, its events. So for a window [from, to) and E, the start of the hour holding the window's
-// end (or now, for a window reaching ahead), the visitors with no bundle that ended at or after E have
-// exactly the path the job stored from the bundles that ended in [from, E); the others (the current hour,
-// a batch across the hour's start, events dated ahead) get theirs from all their bundles, raw. The stored
-// range is used only when its bundle rows still count as many as it was computed from (bundle rows are
-// only ever added: a late event adds one, and the range is not read until the job computes it again).
-// Written by the journey job (report-cache-job.ts), once an hour per paths report asked lately, never by
-// a report.
+// A visitor's path is a function of their own events of the window alone: the session with their first
+// target event, its events. For a window [from, to) and E, the start of the hour holding the window's end
+// (or now, for a window reaching ahead), the job stores each visitor's path over the events before E (of
+// every bundle that starts before E, one across E included). A call reads the bundles that ended at or
+// after E: a visitor without one has exactly their stored path; so has one whose events since cannot
+// change it (visitorsToRecompute); the others get theirs from the bundles. The stored range is used only
+// when the bundles that start before E still count as many as it was computed from (bundle rows are only
+// ever added: a late event, or a batch across E that arrives after the job's round, adds one, and the
+// range is not read until the job computes it again, within the minute). Written by the journey job
+// (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { HOUR_MS } from "../reports/period";
 import { notePaths, type PathsDemand } from "./report-demand";
@@ -145,7 +146,8 @@ export function pathRangeOf(w: { fromMs: number; toMs: number }, nowMs: number) 
 }
 
 const KEY = `${LINK} AND paths = {paths:String} AND range_start = toDateTime(${at("first")}) AND range_end = toDateTime(${at("end")})`;
-const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
+/** The bundles of the stored range: those with an event before its end (their events before it are stored). */
+const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND started < ${at("end")}`;
 
 /** The range's latest row (its bundle count and computed_at, ms) and the bundles it now counts. */
 async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
@@ -162,27 +164,26 @@ async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
 /** The bundles that ended at or after the range's end (a bundle holds under a day of one session's events). */
 const SINCE = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
 
-/** Per visitor of the bundles since the range's end: their sessions, whether one starts before the end, whether one holds a target event. */
-type Since = [vh: string, sids: string[], early: number | boolean, hit: number | boolean];
+/** Per visitor of the bundles since the range's end: their sessions, whether one holds a target event. */
+type Since = [vh: string, sids: string[], hit: number | boolean];
 
 /**
  * The visitors of the bundles since the range's end whose stored path may not be theirs, in two sets:
- * `all`, to recompute from all their bundles of the window: a bundle since that starts before the range's
- * end (a batch across the hour's start: events of the stored hours the stored path did not see); forward,
- * a stored path shorter than `steps` whose session goes on since; backward, no stored path but a target
- * event since (the events before it may be stored hours'). `since`, forward, no stored path but a target
- * event since: their target and every event after it are in the bundles since. The others keep their
- * stored path: every event since is later than the stored target, so neither the chosen session nor the
- * events before the target change, and a full forward path ends before them.
+ * `all`, to recompute from all their bundles of the window: forward, a stored path shorter than `steps`
+ * whose session goes on since; backward, no stored path but a target event since (the events before it
+ * may be stored hours'). `since`, forward, no stored path but a target event since: their target and
+ * every event after it are in the bundles since. The others keep their stored path: it was computed from
+ * every event before the range's end (a bundle across it included), and every event since is later than
+ * the stored target, so neither the chosen session nor the events before the target change, and a full
+ * forward path ends before them.
  */
 function visitorsToRecompute(a: PathsArgs, since: Since[], stored: [vh: string, sid: string, steps: number][]) {
   const paths = new Map(stored.map(([vh, sid, steps]) => [vh, { sid, steps: Number(steps) }]));
   const all: string[] = [];
   const fromSince: string[] = [];
-  for (const [vh, sids, early, hit] of since) {
+  for (const [vh, sids, hit] of since) {
     const path = paths.get(vh);
-    if (Number(early)) all.push(vh);
-    else if (path) {
+    if (path) {
       if (a.direction === "forward" && path.steps < a.steps && sids.includes(path.sid)) all.push(vh);
     } else if (Number(hit)) (a.direction === "forward" ? fromSince : all).push(vh);
   }
@@ -226,8 +227,8 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
       (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed,
       (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
-      (SELECT groupArray((toString(vh), sids, early, hit)) FROM (
-        SELECT vh, arrayMap(x -> toString(x), groupUniqArray(sid)) AS sids, max(started < ${at("end")}) AS early,
+      (SELECT groupArray((toString(vh), sids, hit)) FROM (
+        SELECT vh, arrayMap(x -> toString(x), groupUniqArray(sid)) AS sids,
           max(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h)) AS hit
         FROM ${bundles} WHERE ${SINCE} GROUP BY vh)) AS since,
       (SELECT groupArray((toString(vh), toString(sid), k)) FROM (
@@ -280,7 +281,7 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
     INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt)
     WITH cityHash64({target:String}) AS h
     SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, sid, k, ty, lb, nty, nlb, dt
-    FROM (${visitorStepsSql(ch, d.direction, ` AND ended < ${at("end")}`)})`,
+    FROM (${visitorStepsSql(ch, d.direction, "")})`,
     params,
   );
   await ch.command(
