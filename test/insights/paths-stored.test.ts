@@ -2,9 +2,11 @@
 // server/journey/path-state-query.ts) plus the bundles that ended since: it must give the raw query's rows
 // and the counts and medians computed here from the events sent, for a start page, a start event and
 // backward from a conversion, over the current and the compared window; with events of the current hour
-// (new visitors and stored sessions going on), a batch across the hour's start, events dated ahead, late
-// events into stored hours (the range is then stale and not read until the job's next round), before and
-// after OPTIMIZE … FINAL. Reports only read: the rows are written by the journey job's round.
+// (new visitors and stored sessions going on), batches across the hour's start (one moves a visitor to
+// another session, one reaches into a stored session), events dated ahead, late events into stored hours
+// (after a late event or a batch across the hour's start the range is stale and not read until the job's
+// next round, which stores it again), before and after OPTIMIZE … FINAL. Reports only read: the rows are
+// written by the journey job's round.
 import { beforeAll, expect, test } from "bun:test";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
 import { toJourneyRow } from "../../server/ingest/journey/rows";
