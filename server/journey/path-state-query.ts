@@ -5,13 +5,14 @@
 // (or now, for a window reaching ahead), the job stores each visitor's path over the events before E (of
 // every bundle that starts before E, one across E included). A call reads the bundles that ended at or
 // after E: a visitor without one has exactly their stored path; so has one whose events since cannot
-// change it (visitorsToRecompute); the others get theirs from the bundles. The stored range is used only
+// change it (queryPathsStored); the others get theirs from the bundles or path-combine.ts. The stored range is used only
 // when the bundles that start before E still count as many as it was computed from (bundle rows are only
 // ever added: a late event, or a batch across E that arrives after the job's round, adds one, and the
 // range is not read until the job computes it again, within the minute). Written by the journey job
 // (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { HOUR_MS } from "../reports/period";
+import { forwardFromBundles, forwardGoingOn, eventsOf, type SinceBundle, type VisitorStep } from "./path-combine";
 import { notePaths, type PathsDemand } from "./report-demand";
 
 /** The order of the `types` codes in migration 0207 (1-based), as server/journey/funnel-query.ts keeps it. */
@@ -48,8 +49,8 @@ const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 
 /**
- * Per visitor of the bundles `extra` (and `prewhere`) narrow, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt),
- * sid the chosen session's.
+ * Per visitor of the bundles `extra` (and `prewhere`) narrow, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt, t),
+ * sid the chosen session's, t the target's time.
  * Needs `h` (the target's hash) in a WITH of the statement.
  */
 function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string, prewhere = "") {
@@ -78,7 +79,7 @@ function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string
   return `
       SELECT vh, sid, k, p[k].2 AS ty, p[k].3 AS lb,
         if(k < length(p), p[k + 1].2, 0) AS nty, if(k < length(p), p[k + 1].3, 0) AS nlb,
-        if(k < length(p), abs(p[k + 1].1 - p[k].1), 0) AS dt
+        if(k < length(p), abs(p[k + 1].1 - p[k].1), 0) AS dt, p[1].1 AS t
       FROM (
         SELECT vh, sid, arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS p
         FROM (
@@ -164,35 +165,18 @@ async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
 /** The bundles that ended at or after the range's end (a bundle holds under a day of one session's events). */
 const SINCE = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
 
-/** Per visitor of the bundles since the range's end: their sessions, whether one holds a target event. */
-type Since = [vh: string, sids: string[], hit: number | boolean];
-
-/**
- * The visitors of the bundles since the range's end whose stored path may not be theirs, in two sets:
- * `all`, to recompute from all their bundles of the window: forward, a stored path shorter than `steps`
- * whose session goes on since; backward, no stored path but a target event since (the events before it
- * may be stored hours'). `since`, forward, no stored path but a target event since: their target and
- * every event after it are in the bundles since. The others keep their stored path: it was computed from
- * every event before the range's end (a bundle across it included), and every event since is later than
- * the stored target, so neither the chosen session nor the events before the target change, and a full
- * forward path ends before them.
- */
-function visitorsToRecompute(a: PathsArgs, since: Since[], stored: [vh: string, sid: string, steps: number][]) {
-  const paths = new Map(stored.map(([vh, sid, steps]) => [vh, { sid, steps: Number(steps) }]));
-  const all: string[] = [];
-  const fromSince: string[] = [];
-  for (const [vh, sids, hit] of since) {
-    const path = paths.get(vh);
-    if (path) {
-      if (a.direction === "forward" && path.steps < a.steps && sids.includes(path.sid)) all.push(vh);
-    } else if (Number(hit)) (a.direction === "forward" ? fromSince : all).push(vh);
-  }
-  return { all, fromSince };
-}
-
 /**
  * The report's rows from the stored range and the bundles that ended since, or null when the range is not
  * stored or its bundles changed since (the caller reads the bundles). Every call notes the report for the job.
+ *
+ * A visitor of the bundles since keeps their stored path (computed from every event before the range's
+ * end, a bundle across it included) unless the events since may change it: every event since is later
+ * than a stored target, so neither the chosen session nor the events before the target change, and a
+ * full forward path ends before them. So only these get a new path: forward, a stored path shorter than
+ * `steps` whose session goes on since (its stored steps, then the session's events since), and no stored
+ * path but a target event since (their target and every event after it are in the bundles since): both
+ * computed here (path-combine.ts); backward, no stored path but a target event since: the events before
+ * it may be stored hours', so from all their bundles of the window, read by PREWHERE on the visitor.
  */
 export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()): Promise<PathRow[] | null> {
   const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
@@ -213,45 +197,98 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
   );
   const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
   const bundles = ch.table("journey_event_bundles");
-  // One query: the stored range row, the bundles it now counts, the bundles since and their visitors' stored paths.
+  const states = ch.table("journey_path_states");
+  const forward = a.direction === "forward";
+  const hitSql = "(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h))";
+  // One query: the stored range row, the bundles it now counts, the visitors since with a target event and
+  // no stored path; forward also the bundles since of those and of the stored sessions that go on, and
+  // those sessions' stored steps.
   const [row] = await ch.query<{
     rows: string;
     bundles: string;
     computed: string;
     current: string;
-    since: Since[];
-    stored: [string, string, number][];
+    hash: string;
+    fresh: string[];
+    since: SinceBundle[];
+    going: [vh: string, sid: string, k: number, ty: number, lb: string, nty: number, nlb: string, dt: number | string, t: number | string][];
   }>(
     `
     WITH cityHash64({target:String}) AS h,
       (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
-    SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed,
+    SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed, toString(h) AS hash,
       (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
-      (SELECT groupArray((toString(vh), sids, hit)) FROM (
-        SELECT vh, arrayMap(x -> toString(x), groupUniqArray(sid)) AS sids,
-          max(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h)) AS hit
-        FROM ${bundles} WHERE ${SINCE} GROUP BY vh)) AS since,
-      (SELECT groupArray((toString(vh), toString(sid), k)) FROM (
-        SELECT vh, any(sid) AS sid, max(k) AS k FROM ${ch.table("journey_path_states")}
-        WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})
-        GROUP BY vh)) AS stored`,
+      (SELECT groupArray(toString(vh)) FROM (
+        SELECT DISTINCT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql}
+          AND vh NOT IN (SELECT vh FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS fresh,
+      ${
+        forward
+          ? `(SELECT groupArray((toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
+            named_views, arrayMap(x -> toString(x), view_names)))
+          FROM ${bundles} WHERE ${SINCE} AND (vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql})
+            OR (vh, sid) IN (SELECT vh, sid FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS since,
+      (SELECT groupArray((toString(vh), toString(sid), k, ty, toString(lb), nty, toString(nlb), dt, t)) FROM ${states}
+        WHERE ${KEY} AND computed_at = r.3 AND (vh, sid) IN (SELECT vh, sid FROM ${bundles} WHERE ${SINCE})) AS going`
+          : "[] AS since, [] AS going"
+      }`,
     params,
   );
   if (!row || Number(row.rows) === 0 || Number(row.bundles) !== Number(row.current)) return null;
-  const { all, fromSince } = visitorsToRecompute(a, row.since, row.stored);
   const raw = (set: string) => `SELECT toUInt64(arrayJoin({${set}:Array(String)}))`;
-  const steps = (extra: string, prewhere?: string) =>
-    `
+  const computed = Number(row.computed);
+  if (!forward) {
+    const all = row.fresh;
+    const source = `
+      SELECT k, ty, lb, nty, nlb, dt FROM ${states} WHERE ${KEY} AND computed_at = ${at("computed")}${
+        all.length
+          ? `
       UNION ALL
-      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, extra, prewhere)})`;
-  // `fromSince` visitors have no stored path: nothing of theirs to leave out.
+      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, "", `vh IN (${raw("all")})`)})`
+          : ""
+      }`;
+    return toRows(await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed, all }));
+  }
+  const bySession = new Map<string, SinceBundle[]>();
+  const byVisitor = new Map<string, SinceBundle[]>();
+  for (const b of row.since) {
+    bySession.set(`${b[0]}/${b[1]}`, [...(bySession.get(`${b[0]}/${b[1]}`) ?? []), b]);
+    byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
+  }
+  const added: VisitorStep[] = [];
+  const replaced: string[] = [];
+  for (const vh of row.fresh) {
+    const path = forwardFromBundles(byVisitor.get(vh) ?? [], { h: BigInt(row.hash), tt: params.tt, fromMs: firstMs, toMs: a.window.toMs, steps: a.steps });
+    if (path) added.push(...path);
+  }
+  const going = new Map<string, { sid: string; t0: number; rows: VisitorStep[] }>();
+  for (const [vh, sid, k, ty, lb, nty, nlb, dt, t] of row.going) {
+    const g = going.get(vh) ?? { sid, t0: Number(t), rows: [] };
+    going.set(vh, g);
+    g.rows.push({ k: Number(k), ty: Number(ty), lb: BigInt(lb), nty: Number(nty), nlb: BigInt(nlb), dt: Number(dt) });
+  }
+  for (const [vh, g] of going) {
+    if (g.rows.length >= a.steps) continue;
+    // The stored session's bundles since: their events from the range's end on (those before it are stored).
+    const later = (bySession.get(`${vh}/${g.sid}`) ?? []).flatMap((b) => eventsOf(b).events).filter((e) => e.ms >= endMs);
+    replaced.push(vh);
+    added.push(...forwardGoingOn(g.rows, g.t0, later, a.steps, a.window.toMs));
+  }
+  const cols = {
+    ak: added.map((r) => r.k),
+    aty: added.map((r) => r.ty),
+    alb: added.map((r) => r.lb.toString()),
+    anty: added.map((r) => r.nty),
+    anlb: added.map((r) => r.nlb.toString()),
+    adt: added.map((r) => r.dt),
+  };
   const source = `
-      SELECT k, ty, lb, nty, nlb, dt FROM ${ch.table("journey_path_states")}
-      WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${raw("all")})${
-        all.length ? steps("", `vh IN (${raw("all")})`) : ""
-      }${fromSince.length ? steps(` AND ended >= ${at("end")} AND vh IN (${raw("fromSince")})`) : ""}`;
+      SELECT k, ty, lb, nty, nlb, dt FROM ${states} WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${raw("replaced")})
+      UNION ALL
+      SELECT {ak:Array(UInt8)}[i] AS k, {aty:Array(UInt8)}[i] AS ty, toUInt64({alb:Array(String)}[i]) AS lb, {anty:Array(UInt8)}[i] AS nty,
+        toUInt64({anlb:Array(String)}[i]) AS nlb, {adt:Array(UInt64)}[i] AS dt
+      FROM (SELECT arrayJoin(range(1, {n:UInt32} + 1)) AS i)`;
   return toRows(
-    await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed: Number(row.computed), all, fromSince }),
+    await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed, replaced, ...cols, n: added.length }),
   );
 }
 
@@ -278,9 +315,9 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
   );
   await ch.command(
     `
-    INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt)
+    INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt, t)
     WITH cityHash64({target:String}) AS h
-    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, sid, k, ty, lb, nty, nlb, dt
+    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, sid, k, ty, lb, nty, nlb, dt, t
     FROM (${visitorStepsSql(ch, d.direction, "")})`,
     params,
   );

@@ -4,7 +4,7 @@
 -- "forward:5:add_to_cart") asked for a link over a window [h, to) is split in two at range_end, the start
 -- of the hour holding the window's end (or now): every event before it (of the bundles that start before
 -- it, one across it included), kept here as each visitor's path rows (one per step: the step's node, the
--- next one and the time between; sid the chosen session's), and the bundles that ended since, read raw.
+-- next one and the time between; sid the chosen session's, t the target's time), and the bundles that ended since, read raw.
 -- A visitor with no bundle since has exactly their stored path (a path is a function of the visitor's own
 -- events); so does one whose events since cannot change it (all come after the stored target); the others
 -- (a first target event since, a forward path that goes on) get theirs from the bundles.
@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS {{db}}.journey_path_states {{on_cluster}} (
   lb UInt64,
   nty UInt8,
   nlb UInt64,
-  dt UInt64
+  dt UInt64,
+  t Int64
 ) ENGINE = {{replicated}}MergeTree
 PARTITION BY toStartOfHour(computed_at)
 ORDER BY (account_id, link_id, paths, range_start, range_end, computed_at, vh, k)
