@@ -211,7 +211,17 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     hash: string;
     fresh: string[];
     since: SinceBundle[];
-    going: [vh: string, sid: string, k: number, ty: number, lb: string, nty: number, nlb: string, dt: number | string, t: number | string][];
+    going: [
+      vh: string,
+      sid: string,
+      k: number,
+      ty: number,
+      lb: string,
+      nty: number,
+      nlb: string,
+      dt: number | string,
+      t: number | string,
+    ][];
   }>(
     `
     WITH cityHash64({target:String}) AS h,
@@ -257,7 +267,13 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
   const added: VisitorStep[] = [];
   const replaced: string[] = [];
   for (const vh of row.fresh) {
-    const path = forwardFromBundles(byVisitor.get(vh) ?? [], { h: BigInt(row.hash), tt: params.tt, fromMs: firstMs, toMs: a.window.toMs, steps: a.steps });
+    const path = forwardFromBundles(byVisitor.get(vh) ?? [], {
+      h: BigInt(row.hash),
+      tt: params.tt,
+      fromMs: firstMs,
+      toMs: a.window.toMs,
+      steps: a.steps,
+    });
     if (path) added.push(...path);
   }
   const going = new Map<string, { sid: string; t0: number; rows: VisitorStep[] }>();
