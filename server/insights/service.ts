@@ -49,7 +49,7 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
     window,
     PERIODS[period] * 1000,
     async (w) => {
-      const rows = await queryPaths(deps.ch, { accountId, linkId: link, window: w, target, direction, steps: args.steps });
+      const rows = await queryPaths(deps.ch, { accountId, linkId: link, window: w, target, direction, steps: args.steps }, nowMs);
       return buildPaths(rows, direction, target, args.limit, (hashes) => queryLabels(deps.ch, accountId, link, w, hashes));
     },
     {

@@ -5,9 +5,10 @@
 // account's top pages of whole days. The rest of the journey folder (service, repository,
 // query modules) is its own business; which links a report covers is the links feature's answer
 // (server/reports/scope.ts). The retention report (server/insights/) reads the per-visitor state
-// the journey job stores.
+// the journey job stores, and so does the paths report (its per-visitor paths of closed hours).
 export { readJourneyUsage } from "./repository";
 export { getFunnel } from "./service";
 export { queryRetentionStored } from "./retention-state-query";
+export { BUNDLE_EVENT_TYPES, queryPathsRaw, queryPathsStored, type PathRow, type PathsArgs } from "./path-state-query";
 export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink } from "./visitors-query";
 export { getAccountTopPages, type TopPage } from "./top-pages-query";

@@ -2,12 +2,14 @@
 // reports cheap, computed here rather than by the reports (which only read, and answer exactly from the
 // bundles when it is missing or stale): the visitor counts of closed periods (closed-days-query.ts) of the
 // scopes asked lately or stored before, and the per-visitor funnel states (funnel-cache-query.ts) of the
-// funnels asked lately, and the per-visitor retention state (retention-state-query.ts) of the links
-// whose retention was asked lately. A round after an hour ends stores the closed hour's state; one after
+// funnels asked lately, the per-visitor retention state (retention-state-query.ts) of the links
+// whose retention was asked lately, and the per-visitor paths (path-state-query.ts) of the paths reports
+// asked lately. A round after an hour ends stores the closed hour's state; one after
 // a late event, the changed day's or range's again.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { refreshClosedDays, storedScopes } from "./closed-days-query";
 import { storeFunnelRange } from "./funnel-cache-query";
+import { storePathRange } from "./path-state-query";
 import { storeRetentionRange } from "./retention-state-query";
 import { DEMAND_TTL_MS, demandOf, recentDemand } from "./report-demand";
 
@@ -30,6 +32,10 @@ export async function refreshJourneyReports(ch: Clickhouse, nowMs = Date.now(), 
   for (const r of recentDemand(demand.retention, nowMs)) {
     if (stopping?.aborted) return wrote;
     if (await storeRetentionRange(ch, r, nowMs)) wrote++;
+  }
+  for (const p of recentDemand(demand.paths, nowMs)) {
+    if (stopping?.aborted) return wrote;
+    if (await storePathRange(ch, p, nowMs)) wrote++;
   }
   return wrote;
 }

@@ -1,6 +1,7 @@
 // What the journey and conversion reports asked for lately that stored state would make cheap: the
 // scopes of the closed-day visitor counts (closed-days-query.ts), the funnel definitions
-// (funnel-cache-query.ts) and the links whose retention was asked (retention-state-query.ts). A report
+// (funnel-cache-query.ts), the links whose retention was asked (retention-state-query.ts) and the paths
+// reports asked (path-state-query.ts). A report
 // that finds its stored state missing or stale answers from the raw bundles and notes here what it
 // wanted; the journey job (report-cache-job.ts) computes it. Reports never write: a read-only ClickHouse
 // user gets exact answers, only slower. Kept per ClickHouse client (the
@@ -28,10 +29,22 @@ export interface RetentionDemand {
   accountId: string;
   linkId: string;
 }
+/** A paths report (server/insights) asked: its window is [E - lengthMs, E) with E the current hour's start less offsetMs. */
+export interface PathsDemand {
+  accountId: string;
+  linkId: string;
+  target: string;
+  direction: "forward" | "backward";
+  steps: number;
+  lengthMs: number;
+  /** 0 for the current window, the comparison's shift for a compared one. */
+  offsetMs: number;
+}
 export interface ReportDemand {
   scopes: Map<string, Noted<ScopeDemand>>;
   funnels: Map<string, Noted<FunnelDemand>>;
   retention: Map<string, Noted<RetentionDemand>>;
+  paths: Map<string, Noted<PathsDemand>>;
 }
 
 /** A definition not asked for this long is no longer kept up to date. */
@@ -44,7 +57,7 @@ const demands = new WeakMap<Clickhouse, ReportDemand>();
 export function demandOf(ch: Clickhouse): ReportDemand {
   let d = demands.get(ch);
   if (!d) {
-    d = { scopes: new Map(), funnels: new Map(), retention: new Map() };
+    d = { scopes: new Map(), funnels: new Map(), retention: new Map(), paths: new Map() };
     demands.set(ch, d);
   }
   return d;
@@ -65,6 +78,9 @@ export const noteFunnel = (ch: Clickhouse, f: FunnelDemand, nowMs = Date.now()) 
 
 export const noteRetention = (ch: Clickhouse, r: RetentionDemand, nowMs = Date.now()) =>
   note(demandOf(ch).retention, `${r.accountId}/${r.linkId}`, r, nowMs);
+
+export const notePaths = (ch: Clickhouse, p: PathsDemand, nowMs = Date.now()) =>
+  note(demandOf(ch).paths, `${p.accountId}/${p.linkId}/${p.direction}/${p.steps}/${p.lengthMs}/${p.offsetMs}/${p.target}`, p, nowMs);
 
 /** The definitions asked within DEMAND_TTL_MS (older ones are forgotten). */
 export function recentDemand<T>(map: Map<string, Noted<T>>, nowMs = Date.now()): T[] {

@@ -196,6 +196,8 @@ describe("with CLICKHOUSE_CLUSTER", () => {
         "journey_closed_days_local",
         "journey_funnel_ranges_local",
         "journey_funnel_states_local",
+        "journey_path_ranges_local",
+        "journey_path_states_local",
         "journey_retention_ranges_local",
         "journey_retention_states_local",
       ]);

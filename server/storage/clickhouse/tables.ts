@@ -61,6 +61,9 @@ export const CLICKHOUSE_TABLES = [
   "journey_retention_ranges",
   // The answers of compared windows (compare=previous|year), written by the reports (migration 0290).
   "compared_windows",
+  // Per-visitor paths of closed hours, written by the journey job (migration 0280).
+  "journey_path_states",
+  "journey_path_ranges",
 ] as const;
 
 export type ClickhouseTable = (typeof CLICKHOUSE_TABLES)[number];

@@ -1,0 +1,346 @@
+// The paths report's per-visitor rows (server/insights/paths-query.ts defines the report), from the bundles
+// or from the journey job's stored paths of closed hours (migration 0280) plus the bundles that ended since.
+// A visitor's path is a function of their own events of the window alone: the session with their first
+// target event, its events. For a window [from, to) and E, the start of the hour holding the window's end
+// (or now, for a window reaching ahead), the job stores each visitor's path over the events before E (of
+// every bundle that starts before E, one across E included). A call reads the bundles that ended at or
+// after E: a visitor without one has exactly their stored path; so has one whose events since cannot
+// change it (queryPathsStored); the others get theirs from the bundles or path-combine.ts. The stored range is used only
+// when the bundles that start before E still count as many as it was computed from (bundle rows are only
+// ever added: a late event, or a batch across E that arrives after the job's round, adds one, and the
+// range is not read until the job computes it again, within the minute). Written by the journey job
+// (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import { HOUR_MS } from "../reports/period";
+import { forwardFromBundles, forwardGoingOn, eventsOf, type SinceBundle, type VisitorStep } from "./path-combine";
+import { notePaths, type PathsDemand } from "./report-demand";
+
+/** The order of the `types` codes in migration 0207 (1-based), as server/journey/funnel-query.ts keeps it. */
+export const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
+/** Events that make a step of a path after the target: page views, custom events, conversions. */
+const STEP_TYPES = "(1, 4, 5)";
+const NONE = "9223372036854775807";
+const DAY_MS = 24 * HOUR_MS;
+
+export type PathDirection = "forward" | "backward";
+
+export interface PathsArgs {
+  accountId: string;
+  linkId: string;
+  window: { fromMs: number; toMs: number };
+  target: string;
+  direction: PathDirection;
+  steps: number;
+}
+
+/** One (step, node, next node) of the visitors' paths: next type 0 for those who left after the step. */
+export interface PathRow {
+  k: number;
+  ty: number;
+  lb: string;
+  nty: number;
+  nlb: string;
+  n: number;
+  medianMs: number;
+}
+
+const ms = "toInt64(toUnixTimestamp64Milli(started))";
+const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
+const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
+
+/**
+ * Per visitor of the bundles `extra` (and `prewhere`) narrow, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt, t),
+ * sid the chosen session's, t the target's time.
+ * Needs `h` (the target's hash) in a WITH of the statement.
+ */
+function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string, prewhere = "") {
+  // A few visitors' bundles: their hashes first (PREWHERE), the arrays of those rows only.
+  const bundles = ch.table("journey_event_bundles") + (prewhere ? ` PREWHERE ${prewhere}` : "");
+  const scope = `${LINK} AND ended >= ${at("from")} AND started < ${at("to")}${extra}`;
+  const hit = "(lb = h OR ty = {tt:UInt8})";
+  const inWindow = (x: string) => `${x} >= {from:Int64} AND ${x} < {to:Int64}`;
+  // The target event: the first at T matching it, or (a page view's name matched) the page view at T.
+  const i0 = `if(arrayFirstIndex(e -> e.1 = T AND (e.3 = h OR e.2 = {tt:UInt8}), ev) AS i1 > 0, i1, arrayFirstIndex(e -> e.1 = T AND e.2 = 1, ev))`;
+  const after =
+    direction === "forward"
+      ? `arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 < {to:Int64}, arraySlice(ev, i0 + 1))`
+      : `arrayReverse(arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 >= {from:Int64}, arraySlice(ev, 1, i0 - 1)))`;
+  const time = `${ms} + o`;
+  /** The time of the first event of a bundle meeting `cond`, NONE without one. */
+  const first = (cond: string, lambda: string, columns: string) =>
+    `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${time}, ${NONE}), ${columns})))`;
+  // Each visitor's session with their first target event of the window (ties: the lower session hash).
+  const chosen = `
+                SELECT vh, argMin(sid, (tm, sid)) AS sid FROM (
+                  SELECT vh, sid, least(${first(`${hit} AND ${inWindow(time)}`, "(o, ty, lb)", "times, types, labels")},
+                    ${first(`nm = h AND ${inWindow(time)}`, "(o, nm)", "named_views, view_names")}) AS tm
+                  FROM ${bundles} WHERE ${scope} AND tm != ${NONE})
+                GROUP BY vh`;
+  return `
+      SELECT vh, sid, k, p[k].2 AS ty, p[k].3 AS lb,
+        if(k < length(p), p[k + 1].2, 0) AS nty, if(k < length(p), p[k + 1].3, 0) AS nlb,
+        if(k < length(p), abs(p[k + 1].1 - p[k].1), 0) AS dt, p[1].1 AS t
+      FROM (
+        SELECT vh, sid, arraySlice(arrayFilter((e, i) -> i = 1 OR e.2 != seq[i - 1].2 OR e.3 != seq[i - 1].3, seq, arrayEnumerate(seq)), 1, {steps:UInt8}) AS p
+        FROM (
+          SELECT vh, sid, ev, ${i0} AS i0, arrayConcat([ev[i0]], ${after}) AS seq
+          FROM (
+            SELECT vh, sid, ev, least(
+              arrayMin(arrayMap(e -> if(${inWindow("e.1")} AND (e.3 = h OR e.2 = {tt:UInt8}), e.1, ${NONE}), ev)),
+              arrayMin(arrayMap(x -> if(${inWindow("x")}, x, ${NONE}), arrayPushBack(nv, ${NONE})))) AS T
+            FROM (
+              -- The chosen sessions' steps and target events, in time order (gathered as plain arrays:
+              -- arrays of tuples cost ~40% more to aggregate).
+              SELECT vh, sid, arraySort(arrayFilter(e -> e.2 IN ${STEP_TYPES} OR e.3 = h OR e.2 = {tt:UInt8},
+                  arrayMap((a, b, c) -> (a, b, c), t, y, l))) AS ev, nv
+              FROM (
+                SELECT vh, sid, groupArrayArray(arrayMap(o -> ${time}, times)) AS t, groupArrayArray(types) AS y, groupArrayArray(labels) AS l,
+                  groupArrayArray(arrayMap(o -> ${time}, arrayFilter((o, nm) -> nm = h, named_views, view_names))) AS nv
+                FROM ${bundles}
+                WHERE ${scope} AND (vh, sid) IN (${chosen})
+                GROUP BY vh, sid)))))
+      ARRAY JOIN arrayEnumerate(p) AS k`;
+}
+
+/** The report's rows from per-visitor step rows (`FROM` what `source` gives). */
+const grouped = (source: string) => `
+    WITH cityHash64({target:String}) AS h
+    SELECT k, ty, toString(lb) AS lb, nty, toString(nlb) AS nlb, count() AS n, quantileExactIf(0.5)(dt, nty != 0) AS med
+    FROM (${source})
+    GROUP BY k, ty, lb, nty, nlb`;
+
+const pathsKey = (a: Pick<PathsArgs, "direction" | "steps" | "target">) => `${a.direction}:${a.steps}:${a.target}`;
+const targetType = (target: string) => BUNDLE_EVENT_TYPES.indexOf(target as (typeof BUNDLE_EVENT_TYPES)[number]) + 1;
+
+function baseParams(a: PathsArgs) {
+  return {
+    account: a.accountId,
+    link: a.linkId,
+    from: a.window.fromMs,
+    to: a.window.toMs,
+    target: a.target,
+    tt: targetType(a.target),
+    steps: a.steps,
+  };
+}
+
+function toRows(rows: Record<string, string | number>[]): PathRow[] {
+  return rows.map((r) => ({
+    k: Number(r.k),
+    ty: Number(r.ty),
+    lb: String(r.lb),
+    nty: Number(r.nty),
+    nlb: String(r.nlb),
+    n: Number(r.n),
+    medianMs: Number(r.med) || 0,
+  }));
+}
+
+/** The report's rows from the window's bundles alone. */
+export async function queryPathsRaw(ch: Clickhouse, a: PathsArgs): Promise<PathRow[]> {
+  return toRows(await ch.query<Record<string, string | number>>(grouped(visitorStepsSql(ch, a.direction, "")), baseParams(a)));
+}
+
+/** The stored range of a window: its start and the start of the hour holding its end (or now). */
+export function pathRangeOf(w: { fromMs: number; toMs: number }, nowMs: number) {
+  return { firstMs: w.fromMs, endMs: Math.floor(Math.min(w.toMs, nowMs) / HOUR_MS) * HOUR_MS };
+}
+
+const KEY = `${LINK} AND paths = {paths:String} AND range_start = toDateTime(${at("first")}) AND range_end = toDateTime(${at("end")})`;
+/** The bundles of the stored range: those with an event before its end (their events before it are stored). */
+const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND started < ${at("end")}`;
+
+/** The range's latest row (its bundle count and computed_at, ms) and the bundles it now counts. */
+async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
+  const [row] = await ch.query<{ rows: string; bundles: string; computed: string; current: string }>(
+    `
+    WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, r.2 AS bundles, r.3 AS computed,
+      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+    params,
+  );
+  return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
+}
+
+/** The bundles that ended at or after the range's end (a bundle holds under a day of one session's events). */
+const SINCE = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND started < ${at("to")}`;
+
+/**
+ * The report's rows from the stored range and the bundles that ended since, or null when the range is not
+ * stored or its bundles changed since (the caller reads the bundles). Every call notes the report for the job.
+ *
+ * A visitor of the bundles since keeps their stored path (computed from every event before the range's
+ * end, a bundle across it included) unless the events since may change it: every event since is later
+ * than a stored target, so neither the chosen session nor the events before the target change, and a
+ * full forward path ends before them. So only these get a new path: forward, a stored path shorter than
+ * `steps` whose session goes on since (its stored steps, then the session's events since), and no stored
+ * path but a target event since (their target and every event after it are in the bundles since): both
+ * computed here (path-combine.ts); backward, no stored path but a target event since: the events before
+ * it may be stored hours', so from all their bundles of the window, read by PREWHERE on the visitor.
+ */
+export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()): Promise<PathRow[] | null> {
+  const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
+  if (firstMs >= endMs) return null;
+  const nowHour = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+  notePaths(
+    ch,
+    {
+      accountId: a.accountId,
+      linkId: a.linkId,
+      target: a.target,
+      direction: a.direction,
+      steps: a.steps,
+      lengthMs: endMs - firstMs,
+      offsetMs: nowHour - endMs,
+    },
+    nowMs,
+  );
+  const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
+  const bundles = ch.table("journey_event_bundles");
+  const states = ch.table("journey_path_states");
+  const forward = a.direction === "forward";
+  const hitSql = "(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h))";
+  // One query: the stored range row, the bundles it now counts, the visitors since with a target event and
+  // no stored path; forward also the bundles since of those and of the stored sessions that go on, and
+  // those sessions' stored steps.
+  const [row] = await ch.query<{
+    rows: string;
+    bundles: string;
+    computed: string;
+    current: string;
+    hash: string;
+    fresh: string[];
+    since: SinceBundle[];
+    going: [
+      vh: string,
+      sid: string,
+      k: number,
+      ty: number,
+      lb: string,
+      nty: number,
+      nlb: string,
+      dt: number | string,
+      t: number | string,
+    ][];
+  }>(
+    `
+    WITH cityHash64({target:String}) AS h,
+      (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed, toString(h) AS hash,
+      (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
+      (SELECT groupArray(toString(vh)) FROM (
+        SELECT DISTINCT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql}
+          AND vh NOT IN (SELECT vh FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS fresh,
+      ${
+        forward
+          ? `(SELECT groupArray((toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
+            named_views, arrayMap(x -> toString(x), view_names)))
+          FROM ${bundles} WHERE ${SINCE} AND (vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql})
+            OR (vh, sid) IN (SELECT vh, sid FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS since,
+      (SELECT groupArray((toString(vh), toString(sid), k, ty, toString(lb), nty, toString(nlb), dt, t)) FROM ${states}
+        WHERE ${KEY} AND computed_at = r.3 AND (vh, sid) IN (SELECT vh, sid FROM ${bundles} WHERE ${SINCE})) AS going`
+          : "[] AS since, [] AS going"
+      }`,
+    params,
+  );
+  if (!row || Number(row.rows) === 0 || Number(row.bundles) !== Number(row.current)) return null;
+  const raw = (set: string) => `SELECT toUInt64(arrayJoin({${set}:Array(String)}))`;
+  const computed = Number(row.computed);
+  if (!forward) {
+    const all = row.fresh;
+    const source = `
+      SELECT k, ty, lb, nty, nlb, dt FROM ${states} WHERE ${KEY} AND computed_at = ${at("computed")}${
+        all.length
+          ? `
+      UNION ALL
+      SELECT k, ty, lb, nty, nlb, dt FROM (${visitorStepsSql(ch, a.direction, "", `vh IN (${raw("all")})`)})`
+          : ""
+      }`;
+    return toRows(await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed, all }));
+  }
+  const bySession = new Map<string, SinceBundle[]>();
+  const byVisitor = new Map<string, SinceBundle[]>();
+  for (const b of row.since) {
+    bySession.set(`${b[0]}/${b[1]}`, [...(bySession.get(`${b[0]}/${b[1]}`) ?? []), b]);
+    byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
+  }
+  const added: VisitorStep[] = [];
+  const replaced: string[] = [];
+  for (const vh of row.fresh) {
+    const path = forwardFromBundles(byVisitor.get(vh) ?? [], {
+      h: BigInt(row.hash),
+      tt: params.tt,
+      fromMs: firstMs,
+      toMs: a.window.toMs,
+      steps: a.steps,
+    });
+    if (path) added.push(...path);
+  }
+  const going = new Map<string, { sid: string; t0: number; rows: VisitorStep[] }>();
+  for (const [vh, sid, k, ty, lb, nty, nlb, dt, t] of row.going) {
+    const g = going.get(vh) ?? { sid, t0: Number(t), rows: [] };
+    going.set(vh, g);
+    g.rows.push({ k: Number(k), ty: Number(ty), lb: BigInt(lb), nty: Number(nty), nlb: BigInt(nlb), dt: Number(dt) });
+  }
+  for (const [vh, g] of going) {
+    if (g.rows.length >= a.steps) continue;
+    // The stored session's bundles since: their events from the range's end on (those before it are stored).
+    const later = (bySession.get(`${vh}/${g.sid}`) ?? []).flatMap((b) => eventsOf(b).events).filter((e) => e.ms >= endMs);
+    replaced.push(vh);
+    added.push(...forwardGoingOn(g.rows, g.t0, later, a.steps, a.window.toMs));
+  }
+  const cols = {
+    ak: added.map((r) => r.k),
+    aty: added.map((r) => r.ty),
+    alb: added.map((r) => r.lb.toString()),
+    anty: added.map((r) => r.nty),
+    anlb: added.map((r) => r.nlb.toString()),
+    adt: added.map((r) => r.dt),
+  };
+  const source = `
+      SELECT k, ty, lb, nty, nlb, dt FROM ${states} WHERE ${KEY} AND computed_at = ${at("computed")} AND vh NOT IN (${raw("replaced")})
+      UNION ALL
+      SELECT {ak:Array(UInt8)}[i] AS k, {aty:Array(UInt8)}[i] AS ty, toUInt64({alb:Array(String)}[i]) AS lb, {anty:Array(UInt8)}[i] AS nty,
+        toUInt64({anlb:Array(String)}[i]) AS nlb, {adt:Array(UInt64)}[i] AS dt
+      FROM (SELECT arrayJoin(range(1, {n:UInt32} + 1)) AS i)`;
+  return toRows(
+    await ch.query<Record<string, string | number>>(grouped(source), { ...params, computed, replaced, ...cols, n: added.length }),
+  );
+}
+
+/**
+ * Computes and stores the range of a paths report asked lately, for the window it has at `nowMs`, unless
+ * it is stored and current. Returns whether it wrote.
+ */
+export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Date.now()): Promise<boolean> {
+  const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - d.offsetMs;
+  const firstMs = endMs - d.lengthMs;
+  const computedAt = Date.now();
+  const params = {
+    ...baseParams({ ...d, window: { fromMs: firstMs, toMs: endMs } }),
+    paths: pathsKey(d),
+    first: firstMs,
+    end: endMs,
+    computed: computedAt,
+  };
+  if ((await storedRange(ch, params)) !== null) return false;
+  // Counted before the paths are read: a bundle added meanwhile makes the range stale, never wrong.
+  const [{ bundles }] = await ch.query<{ bundles: string }>(
+    `SELECT count() AS bundles FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}`,
+    params,
+  );
+  await ch.command(
+    `
+    INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt, t)
+    WITH cityHash64({target:String}) AS h
+    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), ${at("computed")}, vh, sid, k, ty, lb, nty, nlb, dt, t
+    FROM (${visitorStepsSql(ch, d.direction, "")})`,
+    params,
+  );
+  await ch.command(
+    `INSERT INTO ${ch.table("journey_path_ranges")} (account_id, link_id, paths, range_start, range_end, bundles, computed_at)
+    SELECT {account:UUID}, {link:UUID}, {paths:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), {bundles:UInt64}, ${at("computed")}`,
+    { ...params, bundles },
+  );
+  return true;
+}
