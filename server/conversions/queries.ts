@@ -2,7 +2,7 @@
 // `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
 // counted by the rule of every journey visitor count (server/journey/visitors-query.ts).
 import type { Clickhouse } from "../storage/clickhouse/client";
-import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/read";
+import { countJourneyVisitors, countJourneyVisitorsByLink, countSummaryVisitors } from "../journey/read";
 import type { Dimension, Interval } from "./model";
 
 export interface Scope {
@@ -34,7 +34,7 @@ export async function getConversionTotals(ch: Clickhouse, s: Scope) {
       `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`,
       params,
     ),
-    countJourneyVisitors(ch, s),
+    countSummaryVisitors(ch, s),
   ]);
   return { conversions: Number(row?.conversions ?? 0), converters, revenueCents: Number(row?.revenue_cents ?? 0), visitors };
 }

@@ -9,5 +9,5 @@
 export { readJourneyUsage } from "./repository";
 export { getFunnel } from "./service";
 export { queryRetentionStored } from "./retention-state-query";
-export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink } from "./visitors-query";
+export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink, countSummaryVisitors } from "./visitors-query";
 export { getAccountTopPages, type TopPage } from "./top-pages-query";
