@@ -219,7 +219,7 @@ test("the figures do not depend on what ClickHouse has merged", async () => {
     "journey_visitors_hourly",
     "journey_tops_hourly",
     "journey_tops_daily",
-  ]) {
+  ] as const) {
     await ch.command(`OPTIMIZE TABLE ${ch.table(t)} FINAL`);
   }
   await expectExact(true);
