@@ -11,3 +11,4 @@ export { getFunnel } from "./service";
 export { queryRetentionStored } from "./retention-state-query";
 export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink, countSummaryVisitors } from "./visitors-query";
 export { getAccountTopPages, type TopPage } from "./top-pages-query";
+export type { Beside } from "./summary-index-query";
