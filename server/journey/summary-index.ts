@@ -111,6 +111,25 @@ export function mergeKeyed(a: Keyed, b: Keyed, combine: ((x: number, y: number) 
   return { hi: out.hi.subarray(0, k), lo: out.lo.subarray(0, k), values: out.values.map((v) => v.subarray(0, k)) };
 }
 
+/** The visitors whose last bundle ended at or after `sinceMs`. */
+function endedSince(v: Keyed, sinceMs: number): Keyed {
+  const keep: number[] = [];
+  for (let i = 0; i < v.hi.length; i++) if (v.values[0][i] >= sinceMs) keep.push(i);
+  if (keep.length === v.hi.length) return v;
+  const pick = <A extends Uint32Array | Float64Array>(a: A, make: (n: number) => A) => {
+    const out = make(keep.length);
+    keep.forEach((at, i) => {
+      out[i] = a[at];
+    });
+    return out;
+  };
+  return {
+    hi: pick(v.hi, (n) => new Uint32Array(n)),
+    lo: pick(v.lo, (n) => new Uint32Array(n)),
+    values: v.values.map((c) => pick(c, (n) => new Float64Array(n))),
+  };
+}
+
 const VISITOR_COMBINE = [Math.max, Math.max];
 const SESSION_COMBINE = [Math.min, Math.max];
 
@@ -142,9 +161,10 @@ export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs =
   if (mergeable) {
     const days = [...counts.days].filter(([d, n]) => mergeable.counts.days.get(d) !== n).map(([d]) => d);
     const old = mergeable;
-    sinceMs = old.sinceMs;
-    const range = { sinceMs, untilMs, days };
-    visitors = mergeKeyed(old.visitors, await loadVisitorRows(ch, s, range), VISITOR_COMBINE);
+    const range = { sinceMs: old.sinceMs, untilMs, days };
+    // Visitors whose last bundle ended before the oldest period start are dropped: they count in no period.
+    sinceMs = Math.max(old.sinceMs, Math.floor(nowMs / DAY_MS) * DAY_MS - VISITOR_DAYS * DAY_MS);
+    visitors = endedSince(mergeKeyed(old.visitors, await loadVisitorRows(ch, s, range), VISITOR_COMBINE), sinceMs);
     const more = links ? await loadSessionRows(ch, s, { ...range, sinceMs: 0 }) : null;
     sessions = old.sessions && more ? mergeKeyed(old.sessions, more, SESSION_COMBINE) : null;
   } else {
