@@ -65,7 +65,7 @@ export async function countSummaryVisitors(
   const scope = s.toMs !== undefined ? null : !s.linkIds ? WHOLE_ACCOUNT : s.linkIds.length === 1 ? s.linkIds[0] : null;
   if (scope) {
     const f = await indexedFigures(ch, { accountId: s.accountId, scope }, s.fromMs, { converters, beside: beside && (() => beside) });
-    if (f) return { visitors: f.visitors, converters: f.converters, beside: f.beside };
+    if (f) return { visitors: f.visitors, converters: f.converters, ...(beside ? { beside: f.beside } : {}) };
   }
   return countJourneyVisitors(ch, s, converters);
 }
