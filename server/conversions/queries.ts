@@ -2,7 +2,7 @@
 // `conversion`; rates divide unique converters by unique visitors of the journey events in scope, both
 // counted by the rule of every journey visitor count (server/journey/visitors-query.ts).
 import type { Clickhouse } from "../storage/clickhouse/client";
-import { countJourneyVisitors, countJourneyVisitorsByLink } from "../journey/read";
+import { countJourneyVisitors, countJourneyVisitorsByLink, countSummaryVisitors } from "../journey/read";
 import type { Dimension, Interval } from "./model";
 
 export interface Scope {
@@ -29,14 +29,21 @@ function hourlyScopeOf(s: Scope) {
 
 export async function getConversionTotals(ch: Clickhouse, s: Scope) {
   const { where, params } = hourlyScopeOf(s);
-  const [[row], { visitors, converters }] = await Promise.all([
-    ch.query<Record<string, string>>(
-      `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`,
-      params,
-    ),
-    countJourneyVisitors(ch, s),
-  ]);
-  return { conversions: Number(row?.conversions ?? 0), converters, revenueCents: Number(row?.revenue_cents ?? 0), visitors };
+  const sums = `SELECT sum(conversions) AS conversions, sum(revenue_cents) AS revenue_cents FROM ${ch.table("journey_hourly")} WHERE ${where}`;
+  // The sums go in the visitor index's statement (one round trip) when it answers, else on their own.
+  const counted = await countSummaryVisitors(ch, s, true, {
+    columns: [`(SELECT (sum(conversions), sum(revenue_cents)) FROM ${ch.table("journey_hourly")} WHERE ${where}) AS sums`],
+    params,
+  });
+  const [conversions, revenueCents] = counted.beside
+    ? (counted.beside.sums as [string, string])
+    : await ch.query<Record<string, string>>(sums, params).then(([row]) => [row?.conversions, row?.revenue_cents]);
+  return {
+    conversions: Number(conversions ?? 0),
+    converters: counted.converters,
+    revenueCents: Number(revenueCents ?? 0),
+    visitors: counted.visitors,
+  };
 }
 
 const BUCKET: Record<Interval, string> = {

@@ -4,6 +4,8 @@ import { chTimeToIso } from "../storage/clickhouse/format";
 import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
 import { countJourneyVisitors } from "./visitors-query";
+import { indexedFigures } from "./summary-index";
+import { topOfSum, type ValueCounts } from "./top-values";
 import { DAY_MS } from "../reports/period";
 
 export type { LinkRange };
@@ -55,7 +57,80 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
   return { pages: of("page"), events: of("event") };
 }
 
+/**
+ * Every page URL's and event name's count of the period by kind (the top values' input), and its events,
+ * as SQL; `hourlyOnly`: from the hourly rollups alone (they hold every hour: cheaper for a few hours).
+ */
+const valueCountsSql = (ch: Clickhouse, r: LinkRange, hourlyOnly = false) =>
+  `SELECT kind, value, sum(count) AS n FROM (${
+    hourlyOnly
+      ? `SELECT kind, value, count FROM ${ch.table("journey_tops_hourly")} WHERE ${HOURLY}`
+      : rollups(r, "kind, value, count", ch.table("journey_tops_hourly"), ch.table("journey_tops_daily"))
+  }) GROUP BY kind, value`;
+const eventsSql = (ch: Clickhouse, r: LinkRange, hourlyOnly = false) =>
+  hourlyOnly
+    ? `SELECT sum(events) FROM ${ch.table("journey_visitors_hourly")} WHERE ${HOURLY}`
+    : `SELECT sum(events) FROM (${rollups(r, "events", ch.table("journey_visitors_hourly"), ch.table("journey_visitors_daily"))})`;
+
+function toValueCounts(rows: [string, string, string | number][]): ValueCounts {
+  const out: ValueCounts = { page: new Map(), event: new Map() };
+  for (const [kind, value, n] of rows) out[kind as "page" | "event"]?.set(value, Number(n));
+  return out;
+}
+
+/** The closed hours' events and value counts of a period, [fromMs, toMs). */
+async function closedRollups(ch: Clickhouse, r: LinkRange) {
+  const [row] = await ch.query<{ events: string; tops: [string, string, string][] }>(
+    `SELECT (${eventsSql(ch, r)}) AS events, (SELECT groupArray((kind, value, n)) FROM (${valueCountsSql(ch, r)})) AS tops`,
+    params(r),
+  );
+  return { events: Number(row?.events ?? 0), values: toValueCounts(row?.tops ?? []) };
+}
+
+/**
+ * The summary from the in-memory index (summary-index.ts) and the rollups: the closed hours' events and
+ * value counts are read once per period start and index, the open part's on each call in the statement
+ * that reads the open bundles; null when the index cannot answer (the exact queries do).
+ */
+async function indexedSummary(ch: Clickhouse, r: LinkRange) {
+  const figures = await indexedFigures(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, {
+    converters: false,
+    beside: (untilMs) => {
+      const open = { ...r, fromMs: untilMs };
+      return {
+        columns: [
+          `(${eventsSql(ch, open, true)}) AS open_events`,
+          `(SELECT groupArray((kind, value, n)) FROM (${valueCountsSql(ch, open, true)})) AS open_tops`,
+        ],
+        params: params(open),
+      };
+    },
+  });
+  if (!figures) return null;
+  const key = `summary/${r.fromMs}`;
+  let closed = figures.memo.get(key) as ReturnType<typeof closedRollups> | undefined;
+  if (!closed) {
+    closed = closedRollups(ch, { ...r, toMs: figures.untilMs });
+    closed.catch(() => figures.memo.delete(key));
+    figures.memo.set(key, closed);
+  }
+  const c = await closed;
+  const open = toValueCounts((figures.beside.open_tops ?? []) as [string, string, string][]);
+  return {
+    total_visitors: figures.visitors,
+    total_sessions: figures.sessions,
+    total_events: c.events + Number(figures.beside.open_events ?? 0),
+    avg_session_duration_seconds: Math.round(finite(figures.avgSessionSeconds) * 100) / 100,
+    top_pages: topOfSum(c.values.page, open.page).map((x) => ({ url: x.value, count: x.count })),
+    top_events: topOfSum(c.values.event, open.event).map((x) => ({ name: x.value, count: x.count })),
+  };
+}
+
 export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
+  if (r.toMs === undefined) {
+    const indexed = await indexedSummary(ch, r);
+    if (indexed) return indexed;
+  }
   // Four independent reads, sent together: a ClickHouse server runs them at once.
   const [events, { visitors }, [sessions], tops] = await Promise.all([
     countEvents(ch, r),

@@ -1,7 +1,7 @@
 // What the journey and conversion reports asked for lately that stored state would make cheap: the
-// scopes of the closed-day visitor counts (closed-days-query.ts), the funnel definitions
-// (funnel-cache-query.ts), the links whose retention was asked (retention-state-query.ts) and the paths
-// reports asked (path-state-query.ts). A report
+// scopes of the closed-day visitor counts (closed-days-query.ts) and of the summaries' index
+// (summary-index.ts), the funnel definitions (funnel-cache-query.ts), the links whose retention was asked
+// (retention-state-query.ts) and the paths reports asked (path-state-query.ts). A report
 // that finds its stored state missing or stale answers from the raw bundles and notes here what it
 // wanted; the journey job (report-cache-job.ts) computes it. Reports never write: a read-only ClickHouse
 // user gets exact answers, only slower. Kept per ClickHouse client (the
@@ -42,6 +42,8 @@ export interface PathsDemand {
 }
 export interface ReportDemand {
   scopes: Map<string, Noted<ScopeDemand>>;
+  /** The scopes of the summaries' in-memory index (summary-index.ts). */
+  summaries: Map<string, Noted<ScopeDemand>>;
   funnels: Map<string, Noted<FunnelDemand>>;
   retention: Map<string, Noted<RetentionDemand>>;
   paths: Map<string, Noted<PathsDemand>>;
@@ -57,7 +59,7 @@ const demands = new WeakMap<Clickhouse, ReportDemand>();
 export function demandOf(ch: Clickhouse): ReportDemand {
   let d = demands.get(ch);
   if (!d) {
-    d = { scopes: new Map(), funnels: new Map(), retention: new Map(), paths: new Map() };
+    d = { scopes: new Map(), summaries: new Map(), funnels: new Map(), retention: new Map(), paths: new Map() };
     demands.set(ch, d);
   }
   return d;
@@ -72,6 +74,9 @@ function note<T>(map: Map<string, Noted<T>>, key: string, value: T, nowMs: numbe
 export const noteScope = (ch: Clickhouse, s: ScopeDemand, nowMs = Date.now()) =>
   note(demandOf(ch).scopes, `${s.accountId}/${s.scope}`, s, nowMs);
 
+export const noteSummary = (ch: Clickhouse, s: ScopeDemand, nowMs = Date.now()) =>
+  note(demandOf(ch).summaries, `${s.accountId}/${s.scope}`, s, nowMs);
+
 export const funnelKey = (steps: string[]) => steps.join(",");
 export const noteFunnel = (ch: Clickhouse, f: FunnelDemand, nowMs = Date.now()) =>
   note(demandOf(ch).funnels, `${f.accountId}/${f.linkId}/${f.periodMs}/${funnelKey(f.steps)}`, f, nowMs);
@@ -82,8 +87,8 @@ export const noteRetention = (ch: Clickhouse, r: RetentionDemand, nowMs = Date.n
 export const notePaths = (ch: Clickhouse, p: PathsDemand, nowMs = Date.now()) =>
   note(demandOf(ch).paths, `${p.accountId}/${p.linkId}/${p.direction}/${p.steps}/${p.lengthMs}/${p.offsetMs}/${p.target}`, p, nowMs);
 
-/** The definitions asked within DEMAND_TTL_MS (older ones are forgotten). */
-export function recentDemand<T>(map: Map<string, Noted<T>>, nowMs = Date.now()): T[] {
-  for (const [k, v] of map) if (v.lastAskedMs < nowMs - DEMAND_TTL_MS) map.delete(k);
+/** The definitions asked within `ttlMs` (older ones are forgotten). */
+export function recentDemand<T>(map: Map<string, Noted<T>>, nowMs = Date.now(), ttlMs = DEMAND_TTL_MS): T[] {
+  for (const [k, v] of map) if (v.lastAskedMs < nowMs - ttlMs) map.delete(k);
   return [...map.values()].map((v) => v.value);
 }

@@ -6,6 +6,8 @@
 // were read instead beyond 100,000 visitors, were up to 2.4% off.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { countWithClosedDays, WHOLE_ACCOUNT } from "./closed-days-query";
+import { indexedFigures } from "./summary-index";
+import type { Beside } from "./summary-index-query";
 
 /** An account's journey events since `fromMs` (a whole hour), optionally of some links only. */
 export interface VisitorScope {
@@ -47,6 +49,25 @@ export async function countJourneyVisitors(ch: Clickhouse, s: VisitorScope, conv
     if (counts) return counts;
   }
   return countFromBundles(ch, s, converters);
+}
+
+/**
+ * The same for a summary: a link's or a whole account's from the summaries' in-memory index
+ * (summary-index.ts) when it can answer, otherwise as countJourneyVisitors counts. `beside`: columns the
+ * caller wants read in the index's statement (their values come back only when the index answered).
+ */
+export async function countSummaryVisitors(
+  ch: Clickhouse,
+  s: VisitorScope,
+  converters = true,
+  beside?: Beside,
+): Promise<VisitorCounts & { beside?: Record<string, unknown> }> {
+  const scope = s.toMs !== undefined ? null : !s.linkIds ? WHOLE_ACCOUNT : s.linkIds.length === 1 ? s.linkIds[0] : null;
+  if (scope) {
+    const f = await indexedFigures(ch, { accountId: s.accountId, scope }, s.fromMs, { converters, beside: beside && (() => beside) });
+    if (f) return { visitors: f.visitors, converters: f.converters, ...(beside ? { beside: f.beside } : {}) };
+  }
+  return countJourneyVisitors(ch, s, converters);
 }
 
 /** The same from every bundle of the period. */
