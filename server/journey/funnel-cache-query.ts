@@ -121,11 +121,12 @@ interface RangeVisitors {
 /**
  * The stored ranges' visitors kept in this process, by range and computed_at (a stored range's rows never
  * change: a range computed again has a later computed_at). 16 bytes a visitor (~7 MB for the bench's
- * 30-day funnel of 456,000 visitors), at most MAX_KEPT_VISITORS (32 MB) in all, the least recently used dropped
+ * 30-day funnel of 456,000 visitors), at most KEPT_LIMIT (32 MB) in all, the least recently used dropped
  * first; a range larger than that is looked up in ClickHouse on each call instead.
  */
 const kept = new Map<string, Promise<RangeVisitors | null>>();
-export const MAX_KEPT_VISITORS = 2_000_000;
+/** How many visitors are kept in all (tests lower it to go through the lookup in ClickHouse). */
+export const KEPT_LIMIT = { visitors: 2_000_000 };
 let keptVisitors = 0;
 const sizes = new Map<string, number>();
 
@@ -138,7 +139,7 @@ async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>
     `SELECT count() AS count FROM ${ch.table("journey_funnel_states")} WHERE ${KEY} AND computed_at = ${at("computed")}`,
     params,
   );
-  if (Number(count) > MAX_KEPT_VISITORS) return null;
+  if (Number(count) > KEPT_LIMIT.visitors) return null;
   const [row] = await ch.query<{ vh: string; packed: string }>(
     `SELECT ${hexArray("arrayMap(x -> x.1, s)")} AS vh, ${hexArray("arrayMap(x -> x.2, s)")} AS packed
     FROM (SELECT arraySort(groupArray((vh, p))) AS s FROM (${packedSql(ch, n, `${KEY} AND computed_at = ${at("computed")}`)}))`,
@@ -152,7 +153,7 @@ function keep(key: string, visitors: RangeVisitors | null) {
   sizes.set(key, size);
   keptVisitors += size;
   for (const [k] of kept) {
-    if (keptVisitors <= MAX_KEPT_VISITORS || k === key) break;
+    if (keptVisitors <= KEPT_LIMIT.visitors || k === key) break;
     kept.delete(k);
     keptVisitors -= sizes.get(k) ?? 0;
     sizes.delete(k);
