@@ -6,6 +6,8 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 
 const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
+/** The background jobs' queries (stored report state): no one waits for them, a round runs every minute. */
+const DEFAULT_JOB_QUERY_TIMEOUT_MS = 600_000;
 const Bool = Type.Union([Type.Literal("true"), Type.Literal("false"), Type.Literal("1"), Type.Literal("0")]);
 const Url = Type.String({ pattern: "^https?://[^\\s]+$" });
 
@@ -21,6 +23,7 @@ const EnvSchema = Type.Object({
   CLICKHOUSE_DATABASE: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
   CLICKHOUSE_CLUSTER: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]*$" })),
   CLICKHOUSE_QUERY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]{1,7}$" })),
+  CLICKHOUSE_JOB_QUERY_TIMEOUT_MS: Type.Optional(Type.String({ pattern: "^[0-9]{1,8}$" })),
   REDIS_URL: Type.Optional(Type.String({ pattern: "^rediss?://" })),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   CDN_URL: Type.Optional(Url),
@@ -72,6 +75,8 @@ export interface Config {
     cluster?: string;
     /** The time limit of a report query (every ClickHouse read the API makes), in ms; 0: none. */
     queryTimeoutMs: number;
+    /** The time limit of a background job's query (the journey job's stored report state), in ms; 0: none. */
+    jobQueryTimeoutMs: number;
   };
   redisUrl?: string;
   adminToken?: string;
@@ -148,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
       database: e.CLICKHOUSE_DATABASE ?? "svc",
       cluster: e.CLICKHOUSE_CLUSTER,
       queryTimeoutMs: Number(e.CLICKHOUSE_QUERY_TIMEOUT_MS ?? DEFAULT_QUERY_TIMEOUT_MS),
+      jobQueryTimeoutMs: Number(e.CLICKHOUSE_JOB_QUERY_TIMEOUT_MS ?? DEFAULT_JOB_QUERY_TIMEOUT_MS),
     },
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,

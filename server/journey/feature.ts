@@ -4,7 +4,7 @@
 // days' state the reports read (report-cache-job.ts, every minute).
 import { join } from "node:path";
 import type { Config } from "../config";
-import type { Feature } from "../feature";
+import type { Feature, Job } from "../feature";
 import type { Auth } from "../http/auth";
 import type { Logger } from "../http/logger";
 import type { Metrics } from "../http/metrics";
@@ -17,12 +17,12 @@ import { IngestAdmission } from "./admission";
 import { openIdempotencyGuard } from "./idempotency/guard";
 import { createLinkOwnership } from "../links/read";
 import { IDEMPOTENCY_WINDOW_MS } from "./model";
-import { refreshJourneyReports } from "./report-cache-job";
+import { type RefreshFailure, refreshJourneyReports } from "./report-cache-job";
 import { journeyRoutes } from "./routes";
 import { createUsageMeter } from "./usage";
 
 export interface JourneyFeatureDeps {
-  config: Pick<Config, "dataDir">;
+  config: Pick<Config, "dataDir" | "clickhouse">;
   instanceId: string;
   pg: Postgres;
   ch: Clickhouse;
@@ -71,12 +71,32 @@ export const journeyFeature: Feature<JourneyFeatureDeps> = {
         idempotency.close();
       },
     });
+    // The job's queries under the jobs' own limit, given up at shutdown.
+    const stop = new AbortController();
+    const jobCh = deps.ch.forBackground({ limitMs: deps.config.clickhouse.jobQueryTimeoutMs, signal: stop.signal });
+    const refreshFailed = (f: RefreshFailure) =>
+      deps.logger.error({
+        msg: "journey report state not refreshed",
+        what: f.what,
+        account_id: f.accountId,
+        link_id: f.linkId,
+        ...(f.steps ? { steps: f.steps.join(",") } : {}),
+        error: String(f.error),
+      });
     const reportsJob = periodicJob({
       everyMs: REPORT_CACHE_EVERY_MS,
       firstAfterMs: 10_000,
       onError: (err) => deps.logger.error({ msg: "journey report state not refreshed", error: String(err) }),
-      run: (stopping) => refreshJourneyReports(deps.ch, Date.now(), stopping),
+      run: (stopping) => refreshJourneyReports(deps.ch, { stopping, queries: jobCh, onFailure: refreshFailed }),
+      finish: () => jobCh.close(),
     });
-    return { routes, job: jobs(usageJob, reportsJob) };
+    const stopReports: Job = {
+      ...reportsJob,
+      stop: () => {
+        stop.abort();
+        return reportsJob.stop();
+      },
+    };
+    return { routes, job: jobs(usageJob, stopReports) };
   },
 };

@@ -6,7 +6,9 @@
 // of the b_k of the range holding t0 and the a_k of the ranges after it. So a call reads the stored level
 // counts of the closed hours' visitors, and corrects them for the visitors with an event in the current
 // hour only (their stored state is looked up and combined with the current hour's; a visitor whose bundles
-// of the current hour reach back into the stored hours goes through windowFunnel). The stored range is
+// of the current hour reach back into the stored hours goes through windowFunnel). The lookup is in this
+// process's memory (RangeVisitors, below): a stored range never changes, so its visitors' levels are read
+// once and kept, and only the visitors whose level the current hour can still change are corrected. The stored range is
 // used only when its bundle rows still count as many as it was computed from (bundle rows are only ever
 // added); otherwise the caller computes from the bundles. Written by the journey job (report-cache-job.ts),
 // once an hour per funnel asked lately, never by a report. The code combines three parts (before, in and
@@ -95,19 +97,114 @@ interface Entry {
 }
 const NO_ENTRY: Entry = { ms: Number.POSITIVE_INFINITY, bit: 0 };
 const earlier = (x: Entry, y: Entry) => (x.ms < y.ms || (x.ms === y.ms && x.bit < y.bit) ? x : y);
-const MASK = (1n << BigInt(STEP_BITS)) - 1n;
-const NONE_BIG = (1n << 64n) - 1n;
-/** A stored (ms << 20) | bit, NONE as NO_ENTRY. */
-function decode(x: string): Entry {
-  const v = BigInt(x);
-  return v === NONE_BIG ? NO_ENTRY : { ms: Number(v >> BigInt(STEP_BITS)), bit: Number(v & MASK) };
+/** A stored visitor as a report needs it: their level, whether this hour can raise it, and their t0. */
+interface StoredVisitor {
+  level: number;
+  /** Below the last step, with no entry of a later step after t0 (b_level is none): later entries can raise it. */
+  open: boolean;
+  t0Ms: number;
 }
-/** The level of a state (t0, p_k for k = 1..n-1), as funnel-query.ts defines it. */
-function levelOf(t0: Entry, p: Entry[], n: number) {
-  if (t0 === NO_ENTRY) return 0;
-  for (let k = 1; k < n; k++) if (p[k - 1].bit !== 2 ** k) return k;
-  return n;
+
+/** Per visitor of a stored range: (t0 ms << 8) | (level << 1) | open; the rows of `where` with their t0, b and level. */
+function packedSql(ch: Clickhouse, n: number, where: string) {
+  const open = n > 1 ? `level > 0 AND level < ${n} AND b[level] = ${NONE}` : "0";
+  return `SELECT vh, bitOr(bitShiftLeft(if(t0 = ${NONE}, 0, bitShiftRight(t0, ${STEP_BITS})), 8), toUInt64(level * 2 + (${open}))) AS p
+    FROM (SELECT vh, t0, b, ${levelSql(n, "t0", "b")} AS level FROM ${ch.table("journey_funnel_states")} WHERE ${where})`;
 }
+const unpack = (p: bigint): StoredVisitor => ({ level: Number((p >> 1n) & 127n), open: (p & 1n) === 1n, t0Ms: Number(p >> 8n) });
+
+/** A stored range's visitors, sorted by hash, and each one's packed state (packedSql). */
+interface RangeVisitors {
+  vh: BigUint64Array;
+  packed: BigUint64Array;
+}
+/**
+ * The stored ranges' visitors kept in this process, by range and computed_at (a stored range's rows never
+ * change: a range computed again has a later computed_at). 16 bytes a visitor (~7 MB for the bench's
+ * 30-day funnel of 456,000 visitors), at most KEPT_LIMIT (32 MB) in all, the least recently used dropped
+ * first; a range larger than that is looked up in ClickHouse on each call instead.
+ */
+const kept = new Map<string, Promise<RangeVisitors | null>>();
+/** How many visitors are kept in all (tests lower it to go through the lookup in ClickHouse). */
+export const KEPT_LIMIT = { visitors: 2_000_000 };
+let keptVisitors = 0;
+const sizes = new Map<string, number>();
+
+/** 64-bit numbers as the hex of their little-endian bytes, 16 characters each. */
+const hexArray = (arr: string) => `arrayStringConcat(arrayMap(x -> hex(reinterpretAsFixedString(x)), ${arr}))`;
+const fromHex = (hex: string) => new BigUint64Array(new Uint8Array(Buffer.from(hex, "hex")).buffer);
+
+async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>, n: number): Promise<RangeVisitors | null> {
+  const [{ count }] = await ch.query<{ count: string }>(
+    `SELECT count() AS count FROM ${ch.table("journey_funnel_states")} WHERE ${KEY} AND computed_at = ${at("computed")}`,
+    params,
+  );
+  if (Number(count) > KEPT_LIMIT.visitors) return null;
+  const [row] = await ch.query<{ vh: string; packed: string }>(
+    `SELECT ${hexArray("arrayMap(x -> x.1, s)")} AS vh, ${hexArray("arrayMap(x -> x.2, s)")} AS packed
+    FROM (SELECT arraySort(groupArray((vh, p))) AS s FROM (${packedSql(ch, n, `${KEY} AND computed_at = ${at("computed")}`)}))`,
+    params,
+  );
+  return { vh: fromHex(row.vh), packed: fromHex(row.packed) };
+}
+
+function keep(key: string, visitors: RangeVisitors | null) {
+  const size = visitors?.vh.length ?? 0;
+  sizes.set(key, size);
+  keptVisitors += size;
+  for (const [k] of kept) {
+    if (keptVisitors <= KEPT_LIMIT.visitors || k === key) break;
+    kept.delete(k);
+    keptVisitors -= sizes.get(k) ?? 0;
+    sizes.delete(k);
+  }
+}
+
+/**
+ * The stored state of a visitor of the range (`params` names it and its computed_at), undefined for one
+ * not in it: from the range's visitors kept in memory (loaded on the first call after the job stored it),
+ * or, for a range too large to keep, looked up in ClickHouse for `current()`'s visitors.
+ */
+async function storedVisitors(
+  ch: Clickhouse,
+  params: Record<string, unknown>,
+  n: number,
+  current: () => string[],
+): Promise<(vh: string) => StoredVisitor | undefined> {
+  const key = [ch.database, params.account, params.link, params.funnel, params.first, params.end, params.computed].join("/");
+  let loading = kept.get(key);
+  if (loading) {
+    kept.delete(key);
+    kept.set(key, loading);
+  } else {
+    loading = loadRangeVisitors(ch, params, n);
+    kept.set(key, loading);
+    loading.then((v) => kept.get(key) === loading && keep(key, v)).catch(() => kept.delete(key));
+  }
+  const visitors = await loading;
+  if (visitors) {
+    const { vh, packed } = visitors;
+    return (hash) => {
+      const x = BigInt(hash);
+      let [lo, hi] = [0, vh.length - 1];
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (vh[mid] === x) return unpack(packed[mid]);
+        if (vh[mid] < x) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return undefined;
+    };
+  }
+  const rows = await ch.query<{ vh: string; p: string }>(
+    `SELECT toString(vh) AS vh, toString(p) AS p
+    FROM (${packedSql(ch, n, `${KEY} AND computed_at = ${at("computed")} AND vh IN {current:Array(UInt64)}`)})`,
+    { ...params, current: current().map(BigInt) },
+  );
+  const found = new Map(rows.map((r) => [r.vh, unpack(BigInt(r.p))]));
+  return (hash) => found.get(hash);
+}
+
 /** The lowest set bit of `mask` at or above bit k, 0 without one. */
 const lowestFrom = (mask: number, k: number) => {
   const m = mask & ~(2 ** k - 1);
@@ -145,21 +242,21 @@ export async function countFunnelLevelsStored(
   const [row] = await ch.query<{
     bundles: string;
     levels: string[];
+    computed: string | number;
     current: string;
     open: [string, number | string, number[], (number | string)[], number[], (number | string)[]][];
-    states: [string, string, string[]][];
   }>(
     `
     WITH ${STORED(ch)} AS stored
-    SELECT stored.1 AS bundles, stored.2 AS levels, (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
+    SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,
+      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
       (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), times, arrayMap((ty, lb) -> ${masks.events}, types, labels),
-          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
-      (SELECT groupArray((toString(vh), toString(t0), arrayMap(x -> toString(x), b))) FROM ${ch.table("journey_funnel_states")}
-        WHERE ${KEY} AND computed_at = stored.3 AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${current})) AS states`,
+          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
   const byLevel = row.levels.map(Number);
+  const stored = await storedVisitors(ch, { ...params, computed: Number(row.computed) }, n, () => row.open.map((o) => o[0]));
   // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
   const entries = new Map<string, Entry[]>();
   for (const [vh, started, times, eventMasks, named, nameMasks] of row.open) {
@@ -172,34 +269,44 @@ export async function countFunnelLevelsStored(
     times.forEach((o, i) => push(o, eventMasks[i]));
     named.forEach((o, i) => push(o, nameMasks[i]));
   }
-  const stored = new Map(row.states.map(([vh, t0, b]) => [vh, { t0: decode(t0), b: b.map(decode) }]));
   const fallback: string[] = [];
   for (const [vh, list] of entries) {
-    const cached = stored.get(vh);
-    if (cached) byLevel[levelOf(cached.t0, cached.b, n)]--;
+    const known = stored(vh);
     // A bundle ending in this hour can hold entries of the stored hours (a batch across the hour's start),
     // interleaved with the stored ones: the state alone cannot combine them, windowFunnel can.
-    if (cached && list.some((e) => e.ms < endMs)) {
+    if (known && list.some((e) => e.ms < endMs)) {
+      byLevel[known.level]--;
       fallback.push(vh);
       continue;
     }
-    // With a stored t0, p_k is the earlier of the stored b_k and the current hour's first entry of a
-    // step ≥ k; without, t0 and p_k come from the current hour's entries alone.
-    let t0 = cached?.t0 ?? NO_ENTRY;
+    // Its stored entries all come before this hour's: at the last step, or stopped by an entry of a later
+    // step than its next, no entry of this hour changes its level.
+    if (known && known.level > 0 && !known.open) continue;
+    if (known) byLevel[known.level]--;
+    // With a stored t0, p_k of k < its level are stored entries of step k (within the window: the stored
+    // range is one period long), and p_k of k ≥ its level none: this hour's first entries of a step ≥ k
+    // decide; without, t0 and p_k come from this hour's entries alone.
+    let t0 = known && known.level > 0 ? { ms: known.t0Ms, bit: 0 } : NO_ENTRY;
     if (t0 === NO_ENTRY) for (const e of list) if (e.bit & 1) t0 = earlier(t0, { ms: e.ms, bit: 0 });
-    const p = Array.from({ length: n - 1 }, (_, i) => (cached && cached.t0 !== NO_ENTRY ? cached.b[i] : NO_ENTRY));
-    if (t0 !== NO_ENTRY) {
-      for (const e of list) {
-        if (e.ms < t0.ms) continue;
-        for (let k = 1; k < n; k++) {
-          const bit = lowestFrom(e.bit, k);
-          if (bit) p[k - 1] = earlier(p[k - 1], { ms: e.ms, bit });
-        }
+    if (t0 === NO_ENTRY) {
+      byLevel[0]++;
+      continue;
+    }
+    const from = known && known.level > 0 ? known.level : 1;
+    const p = Array.from({ length: n - 1 }, () => NO_ENTRY);
+    for (const e of list) {
+      if (e.ms < t0.ms) continue;
+      for (let k = from; k < n; k++) {
+        const bit = lowestFrom(e.bit, k);
+        if (bit) p[k - 1] = earlier(p[k - 1], { ms: e.ms, bit });
       }
     }
-    const level = levelOf(t0, p, n);
+    let level = from;
+    while (level < n && p[level - 1].bit === 2 ** level) level++;
     // The window can only change a level if an entry that raised it came more than a window after t0.
-    if (p.some((e, i) => level > i + 1 && e.ms > t0.ms + windowMs)) fallback.push(vh);
+    let late = false;
+    for (let k = from; k < level; k++) if (p[k - 1].ms > t0.ms + windowMs) late = true;
+    if (late) fallback.push(vh);
     else byLevel[level]++;
   }
   return { byLevel, fallback };
@@ -264,5 +371,7 @@ export async function storeFunnelRange(
     SELECT {account:UUID}, {link:UUID}, {funnel:String}, toDateTime(${at("first")}), toDateTime(${at("end")}), {bundles:UInt64}, {levels:Array(UInt64)}, ${at("computed")}`,
     { ...params, bundles, levels: byLevel },
   );
+  // Read once here, so that the reports of this instance find the range's visitors in memory.
+  await storedVisitors(ch, params, n, () => []).catch(() => undefined);
   return true;
 }

@@ -85,26 +85,24 @@ function levelsSql(ch: Clickhouse, r: LinkRange, n: number, labels: string[], na
 
 /** windowFunnel itself over the events of the given visitors (their hashes as decimal strings). */
 function windowFunnelSql(ch: Clickhouse, r: LinkRange, labels: string[], names: string[] | null, hashes: string) {
-  const of = (arrays: string) => `${ch.table("journey_event_bundles")} ARRAY JOIN ${arrays}
-    WHERE ${bundlesInRange(r)} AND vh IN (SELECT arrayJoin(arrayMap(x -> toUInt64(x), {fallback:Array(String)})))`;
   // A page view with an event_name is two rows at the same time: windowFunnel takes the union of
   // the steps they match, as for one row matching them all.
-  const rows = (conditions: string[]) => conditions.map((c, i) => `${c} AS c${i}`).join(", ");
+  const row = (conditions: string[]) => `(toUInt64(toUnixTimestamp64Milli(started) + o), ${conditions.join(", ")})`;
+  const rows = `arrayMap((o, ty, lb) -> ${row(labels)}, times, types, labels)`;
+  const cs = labels.map((_, i) => `c${i}`);
+  // The visitors' bundles read once (PREWHERE: only the others' hashes are read), their events as rows.
   return `
     WITH ${hashes}
     SELECT level, count() AS n FROM (
-      SELECT windowFunnel({window:UInt64}, 'strict_order')(t, ${labels.map((_, i) => `c${i}`).join(", ")}) AS level
+      SELECT windowFunnel({window:UInt64}, 'strict_order')(t, ${cs.join(", ")}) AS level
       FROM (
-        SELECT vh, toUInt64(toUnixTimestamp64Milli(started) + o) AS t, ${rows(labels)}
-        FROM ${of("times AS o, types AS ty, labels AS lb")}${
-          names
-            ? `
-        UNION ALL
-        SELECT vh, toUInt64(toUnixTimestamp64Milli(started) + o) AS t, ${rows(names)}
-        FROM ${of("named_views AS o, view_names AS nm")}`
-            : ""
-        })
-      WHERE t >= {from:Int64}${r.toMs === undefined ? "" : " AND t < {to:Int64}"} AND (${labels.map((_, i) => `c${i}`).join(" OR ")})
+        SELECT vh, x.1 AS t, ${cs.map((c, i) => `x.${i + 2} AS ${c}`).join(", ")}
+        FROM (
+          SELECT vh, ${names ? `arrayConcat(${rows}, arrayMap((o, nm) -> ${row(names)}, named_views, view_names))` : rows} AS xs
+          FROM ${ch.table("journey_event_bundles")}
+          PREWHERE vh IN (SELECT arrayJoin(arrayMap(x -> toUInt64(x), {fallback:Array(String)}))) WHERE ${bundlesInRange(r)})
+        ARRAY JOIN xs AS x)
+      WHERE t >= {from:Int64}${r.toMs === undefined ? "" : " AND t < {to:Int64}"} AND (${cs.join(" OR ")})
       GROUP BY vh)
     GROUP BY level`;
 }

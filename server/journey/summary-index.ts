@@ -146,12 +146,12 @@ async function isCurrent(ch: Clickhouse, idx: SummaryIndex, nowMs: number) {
  * loaded whole. The counts are read first, so a bundle added during the load shows as a mismatch (and is
  * taken in by the next round). Returns whether it changed the index.
  */
-export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs = Date.now()): Promise<boolean> {
+export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs = Date.now(), queries = ch): Promise<boolean> {
   const store = storeOf(ch);
   const old = store.get(keyOf(s));
-  if (old && (await isCurrent(ch, old, nowMs))) return false;
+  if (old && (await isCurrent(queries, old, nowMs))) return false;
   const untilMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-  const counts = await countBundlesByDay(ch, s, untilMs);
+  const counts = await countBundlesByDay(queries, s, untilMs);
   const links = s.scope !== WHOLE_ACCOUNT;
   let visitors: Keyed;
   let sessions: Keyed | null;
@@ -164,13 +164,13 @@ export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs =
     const range = { sinceMs: old.sinceMs, untilMs, days };
     // Visitors whose last bundle ended before the oldest period start are dropped: they count in no period.
     sinceMs = Math.max(old.sinceMs, Math.floor(nowMs / DAY_MS) * DAY_MS - VISITOR_DAYS * DAY_MS);
-    visitors = endedSince(mergeKeyed(old.visitors, await loadVisitorRows(ch, s, range), VISITOR_COMBINE), sinceMs);
-    const more = links ? await loadSessionRows(ch, s, { ...range, sinceMs: 0 }) : null;
+    visitors = endedSince(mergeKeyed(old.visitors, await loadVisitorRows(queries, s, range), VISITOR_COMBINE), sinceMs);
+    const more = links ? await loadSessionRows(queries, s, { ...range, sinceMs: 0 }) : null;
     sessions = old.sessions && more ? mergeKeyed(old.sessions, more, SESSION_COMBINE) : null;
   } else {
     sinceMs = Math.floor(nowMs / DAY_MS) * DAY_MS - VISITOR_DAYS * DAY_MS;
-    visitors = await loadVisitorRows(ch, s, { sinceMs, untilMs });
-    sessions = links ? await loadSessionRows(ch, s, { sinceMs: 0, untilMs }) : null;
+    visitors = await loadVisitorRows(queries, s, { sinceMs, untilMs });
+    sessions = links ? await loadSessionRows(queries, s, { sinceMs: 0, untilMs }) : null;
   }
   const idx: SummaryIndex = {
     scope: s,

@@ -19,6 +19,8 @@ describe("config", () => {
     expect(c.appSecret.length).toBeGreaterThanOrEqual(32);
     expect(c.clickhouse.queryTimeoutMs).toBe(15_000);
     expect(loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_QUERY_TIMEOUT_MS: "0" }).clickhouse.queryTimeoutMs).toBe(0);
+    expect(c.clickhouse.jobQueryTimeoutMs).toBe(600_000);
+    expect(loadConfig({ DATA_DIR: dataDir(), CLICKHOUSE_JOB_QUERY_TIMEOUT_MS: "3600000" }).clickhouse.jobQueryTimeoutMs).toBe(3_600_000);
   });
 
   test("the generated APP_SECRET is stable across starts", () => {
@@ -35,6 +37,7 @@ describe("config", () => {
     ["WEBHOOK_RETRY_DELAYS_MS", "30s,2m"],
     ["CLICKHOUSE_DATABASE", "svc; drop"],
     ["CLICKHOUSE_QUERY_TIMEOUT_MS", "15s"],
+    ["CLICKHOUSE_JOB_QUERY_TIMEOUT_MS", "10m"],
   ])("a bad %s stops start-up with a message naming it", (name, value) => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: value })).toThrow(name);

@@ -23,6 +23,14 @@ export interface ClickhouseOptions {
   queryTimeoutMs?: number;
 }
 
+/** A client for work that no caller waits for (the background jobs): its own time limit, and a stop. */
+export interface BackgroundQueries {
+  /** The time limit of its `query` calls, ms; 0: none. */
+  limitMs: number;
+  /** Aborted at shutdown: a query in progress is given up (and the job's round with it). */
+  signal?: AbortSignal;
+}
+
 export interface Clickhouse {
   client: ClickHouseClient;
   kind: "http" | "chdb";
@@ -46,6 +54,12 @@ export interface Clickhouse {
     settings?: Record<string, string | number>,
   ): Promise<void>;
   ping(): Promise<void>;
+  /**
+   * The same store with another time limit for `query`: a background job's (CLICKHOUSE_JOB_QUERY_TIMEOUT_MS),
+   * not the reports'. Over HTTP it has its own connection pool, whose request timeout follows the limit.
+   * Closed with this one.
+   */
+  forBackground(opts: BackgroundQueries): Clickhouse;
   close(): Promise<void>;
   /** Embedded chDB: the bytes ClickHouse counts as its own (MemoryTracking: caches, inserts, merges). */
   memoryBytes?(): Promise<number>;
@@ -58,7 +72,13 @@ export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhous
       ? openHttp(opts)
       : await openChdb(opts);
   const lock = opts.migrationLock ?? ((fn) => fn());
-  await lock(() => applyClickhouseMigrations(ch));
+  // Not a report: the migrations run without the reports' time limit.
+  const migrations = ch.forBackground({ limitMs: 0 });
+  try {
+    await lock(() => applyClickhouseMigrations(migrations));
+  } finally {
+    if (migrations !== ch) await migrations.close();
+  }
   return ch;
 }
 
@@ -75,17 +95,41 @@ export async function openClickhouse(opts: ClickhouseOptions): Promise<Clickhous
  */
 export const SERVER_INSERT_SETTINGS = { async_insert: 0, wait_end_of_query: 1, insert_deduplicate: 1 } as const;
 
-function openHttp(opts: ClickhouseOptions): Clickhouse {
-  const client = createClient({
+const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+function httpClient(opts: ClickhouseOptions, requestTimeoutMs: number) {
+  return createClient({
     url: opts.url,
     username: opts.user,
     password: opts.password,
-    request_timeout: 30_000,
+    request_timeout: requestTimeoutMs,
     clickhouse_settings: opts.cluster ? { ...CLUSTER_SETTINGS } : undefined,
     // Parameters past 4 KB go in a multipart body: proxies refuse long URLs (a server takes 1 MiB).
     use_multipart_params_auto: true,
   });
-  return wrap(client, "http", opts);
+}
+
+function openHttp(opts: ClickhouseOptions): Clickhouse {
+  const ch = wrap(httpClient(opts, HTTP_REQUEST_TIMEOUT_MS), "http", opts);
+  // A background query may run longer than the reports' pool lets a request wait: its own pool.
+  const pools = new Set<ClickHouseClient>();
+  return {
+    ...ch,
+    forBackground(bg) {
+      const timeoutMs = bg.limitMs ? Math.max(HTTP_REQUEST_TIMEOUT_MS, bg.limitMs + ABORT_GRACE_MS) : 24 * 3_600_000;
+      const client = httpClient(opts, timeoutMs);
+      pools.add(client);
+      const close = async () => {
+        pools.delete(client);
+        await client.close();
+      };
+      return { ...wrap(client, "http", { ...opts, queryTimeoutMs: bg.limitMs }, bg.signal), close };
+    },
+    async close() {
+      await Promise.all([...pools].map((c) => c.close()));
+      await ch.close();
+    },
+  };
 }
 
 /**
@@ -180,7 +224,7 @@ interface ChdbRawInsert {
   }): Promise<unknown>;
 }
 
-function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: ClickhouseOptions): Clickhouse {
+function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: ClickhouseOptions, stop?: AbortSignal): Clickhouse {
   const db = opts.database;
   const chdb = (client as unknown as { connection?: { chdb?: ChdbRawInsert } }).connection?.chdb;
   return {
@@ -190,15 +234,18 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     cluster: opts.cluster,
     table: (name) => `${db}.${name}`,
     async query<T>(query: string, params: Record<string, unknown> = {}) {
+      stop?.throwIfAborted();
       const limitMs = opts.queryTimeoutMs ?? 0;
-      if (!limitMs) return runQuery<T>(client, kind, query, params);
+      if (!limitMs) return runQuery<T>(client, kind, query, params, stop);
       // The server stops the query at the limit; the abort, a little later, frees the caller even when
       // the server does not answer at all (chDB's computation stops at the limit on its own).
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(), limitMs + ABORT_GRACE_MS);
       try {
-        return await runQuery<T>(client, kind, withTimeLimit(query, limitMs), params, abort.signal);
+        const signal = stop ? AbortSignal.any([abort.signal, stop]) : abort.signal;
+        return await runQuery<T>(client, kind, withTimeLimit(query, limitMs), params, signal);
       } catch (err) {
+        if (stop?.aborted) throw err;
         if (abort.signal.aborted || isClickhouseTimeout(err)) throw new QueryTimeoutError("clickhouse", limitMs, { cause: err });
         throw err;
       } finally {
@@ -206,7 +253,8 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
       }
     },
     async command(query, params = {}) {
-      await client.command({ query, query_params: params });
+      stop?.throwIfAborted();
+      await client.command({ query, query_params: params, abort_signal: stop });
     },
     async insert(table, rows, settings) {
       if (rows.length === 0) return;
@@ -244,6 +292,7 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     async ping() {
       await client.query({ query: "SELECT 1", format: "JSONEachRow" }).then((r) => r.json());
     },
+    forBackground: (bg) => ({ ...wrap(client, kind, { ...opts, queryTimeoutMs: bg.limitMs }, bg.signal), close: async () => {} }),
     close: () => client.close(),
   };
 }
