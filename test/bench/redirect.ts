@@ -9,13 +9,15 @@ import { cpuSeconds, memoryMb, startBare, startServer, table, wrk, type WrkResul
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Ours on PORT, the bare 302 on PORT + 1, ours with the flusher paused on PORT + 2. */
+const PORT = Number(process.env.BENCH_PORT ?? 3901);
 
 // Two servers of ours: as deployed (the flush worker enriches clicks and inserts them into the embedded
 // ClickHouse at low priority in the same process), and with the flusher paused (the serving path alone).
 // BENCH_DATABASE_URL: both servers on a Postgres server (separate accounts) instead of embedded PGlite.
 const db: Record<string, string> = process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {};
-const ours = await startServer(3901, { ...db, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
-const paused = await startServer(3903, { ...db, SPOOL_FLUSH_MS: "3600000" });
+const ours = await startServer(PORT, { ...db, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
+const paused = await startServer(PORT + 2, { ...db, SPOOL_FLUSH_MS: "3600000" });
 const createLink = (s: { url: string; key: string }, extra: Record<string, unknown> = {}) =>
   fetch(`${s.url}/public-api/v1/links`, {
     method: "POST",
@@ -43,7 +45,7 @@ const targetedCode = await createLink(ours, TARGETED);
 const pausedTargetedCode = await createLink(paused, TARGETED);
 const pausedCode = await createLink(paused);
 
-const bare = (await startBare("lib-bare-302.ts", 3902)).proc;
+const bare = (await startBare("lib-bare-302.ts", PORT + 1)).proc;
 
 const clickGauge = async (name: string) => {
   const stats = await fetch(`${ours.url}/metrics`).then((r) => r.text());
@@ -63,7 +65,7 @@ const drain = async () => {
 // Warm all three (JIT, caches).
 let served = wrk(`${ours.url}/${code}`, { connections: CONNECTIONS, seconds: 2 }).requests;
 served += wrk(`${ours.url}/${targetedCode}`, { connections: CONNECTIONS, seconds: 2 }).requests;
-wrk(`http://127.0.0.1:3902/x`, { connections: CONNECTIONS, seconds: 2 });
+wrk(`http://127.0.0.1:${PORT + 1}/x`, { connections: CONNECTIONS, seconds: 2 });
 wrk(`${paused.url}/${pausedCode}`, { connections: CONNECTIONS, seconds: 2 });
 await drain();
 
@@ -88,7 +90,7 @@ const results: Record<"bare" | "ours" | "paused" | "targeted" | "pausedTargeted"
 };
 const drains: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
-  results.bare.push(await measure(bare.pid, `http://127.0.0.1:3902/x`));
+  results.bare.push(await measure(bare.pid, `http://127.0.0.1:${PORT + 1}/x`));
   const r = await measure(ours.proc.pid, `${ours.url}/${code}`, async () => {
     await recordLag();
     drains.push(await drain());
