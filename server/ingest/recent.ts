@@ -30,8 +30,9 @@ export class RecentUnflushed<T, K = T> {
   ) {
     spool.onWritten((records, end) => {
       const now = Date.now();
-      for (const r of records) {
-        this.records.push(keep ? keep(r) : (r as unknown as K));
+      if (keep) for (const r of records) this.records.push(keep(r));
+      else for (const r of records) this.records.push(r as unknown as K);
+      for (let i = 0; i < records.length; i++) {
         this.ends.push(end);
         this.writtenAt.push(now);
       }
