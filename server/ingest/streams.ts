@@ -2,9 +2,10 @@
 // server/ingest/journey says how its chunks reach ClickHouse (StreamEntry); the runtime opens both.
 import { join } from "node:path";
 import { Spool, type RecordEncoder } from "./spool";
-import { RecentUnflushed } from "./recent";
+import { RECENT_MAX_RECORDS, RecentUnflushed } from "./recent";
 import type { RawClick } from "./clicks/record";
-import type { JourneyRecord } from "./journey/record";
+import type { JourneyRecord, JourneyRow } from "./journey/record";
+import { journeyRealtimeRow } from "./journey/rows";
 
 export type Sink<T> = (records: T[], dedupToken: string) => Promise<void>;
 /** A chunk's bytes instead of its parsed records (see SpoolOptions.sinkRaw); resolves to the records stored. */
@@ -41,7 +42,7 @@ export interface Streams {
   journey: Spool<JourneyRecord>;
   all: Spool<unknown>[];
   /** What this process wrote to each spool that ClickHouse does not hold yet (the realtime reports). */
-  recent: { clicks: RecentUnflushed<RawClick>; journey: RecentUnflushed<JourneyRecord> };
+  recent: { clicks: RecentUnflushed<RawClick>; journey: RecentUnflushed<JourneyRecord, JourneyRow> };
   /**
    * Shutdown: closes both spools at once under one drain deadline (`drainMs`); resolves to the bytes each
    * left for the next start.
@@ -97,7 +98,10 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
     clicks,
     journey,
     all,
-    recent: { clicks: new RecentUnflushed(clicks), journey: new RecentUnflushed(journey) },
+    recent: {
+      clicks: new RecentUnflushed(clicks),
+      journey: new RecentUnflushed(journey, RECENT_MAX_RECORDS, journeyRealtimeRow),
+    },
     close: async () => Object.fromEntries(await Promise.all(all.map(async (s) => [s.name, await s.close()] as const))),
   };
 }

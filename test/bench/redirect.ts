@@ -9,13 +9,13 @@ import { cpuSeconds, memoryMb, startBare, startServer, table, wrk, type WrkResul
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Ours on PORT, the bare 302 on PORT + 1, ours with the flusher paused on PORT + 2. */
+const PORT = Number(process.env.BENCH_PORT ?? 3901);
 
 // Two servers of ours: as deployed (the flush worker enriches clicks and inserts them into the embedded
 // ClickHouse at low priority in the same process), and with the flusher paused (the serving path alone).
 // BENCH_DATABASE_URL: both servers on a Postgres server (separate accounts) instead of embedded PGlite.
 const db: Record<string, string> = process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {};
-// BENCH_PORT: the first of the three ports (3901 unless set), for a machine where another run holds them.
-const PORT = Number(process.env.BENCH_PORT ?? 3901);
 const ours = await startServer(PORT, { ...db, ...(process.env.BENCH_ENV ? JSON.parse(process.env.BENCH_ENV) : {}) });
 const paused = await startServer(PORT + 2, { ...db, SPOOL_FLUSH_MS: "3600000" });
 const createLink = (s: { url: string; key: string }, extra: Record<string, unknown> = {}) =>

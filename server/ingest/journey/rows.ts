@@ -90,6 +90,13 @@ const fromObject = (r: JourneyEventRecord) => toJourneyRow(r.event_id, r.receive
 /** A spooled record as its row: rows as they are, the object form (older spools) converted. */
 export const journeyRowOf = (r: JourneyRecord): JourneyRow => (isRow(r) ? r : fromObject(r));
 
+/**
+ * What the realtime reports read of an unflushed event (ingest/recent.ts, realtime/held.ts): the row's
+ * first six columns (event id, received, timestamp, account, link, visitor), still a row in
+ * JOURNEY_COLUMNS order up to there; the rest (URL, title, properties…) is left to the collector.
+ */
+export const journeyRealtimeRow = (r: JourneyRecord): JourneyRow => journeyRowOf(r).slice(0, 6);
+
 /** The event id of a spooled record (the spool's crash reconcile checks the in-flight chunk by it). */
 export const journeyEventId = (r: JourneyRecord) => String(isRow(r) ? r[0] : r.event_id);
 
