@@ -6,8 +6,12 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 
 const DEFAULT_QUERY_TIMEOUT_MS = 15_000;
-/** The background jobs' queries (stored report state): no one waits for them, a round runs every minute. */
-const DEFAULT_JOB_QUERY_TIMEOUT_MS = 600_000;
+/**
+ * The background jobs' queries (stored report state): no one waits for them, a round runs every minute.
+ * Embedded chDB runs one query with parameters at a time in the process, so there a job query holds the
+ * reports back while it runs: a minute at most, against ten with a ClickHouse server.
+ */
+const DEFAULT_JOB_QUERY_TIMEOUT_MS = { server: 600_000, embedded: 60_000 };
 const Bool = Type.Union([Type.Literal("true"), Type.Literal("false"), Type.Literal("1"), Type.Literal("0")]);
 const Url = Type.String({ pattern: "^https?://[^\\s]+$" });
 
@@ -153,7 +157,9 @@ export function loadConfig(env: Record<string, string | undefined> = Bun.env, ov
       database: e.CLICKHOUSE_DATABASE ?? "svc",
       cluster: e.CLICKHOUSE_CLUSTER,
       queryTimeoutMs: Number(e.CLICKHOUSE_QUERY_TIMEOUT_MS ?? DEFAULT_QUERY_TIMEOUT_MS),
-      jobQueryTimeoutMs: Number(e.CLICKHOUSE_JOB_QUERY_TIMEOUT_MS ?? DEFAULT_JOB_QUERY_TIMEOUT_MS),
+      jobQueryTimeoutMs: Number(
+        e.CLICKHOUSE_JOB_QUERY_TIMEOUT_MS ?? DEFAULT_JOB_QUERY_TIMEOUT_MS[e.CLICKHOUSE_URL ? "server" : "embedded"],
+      ),
     },
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,

@@ -110,7 +110,8 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
   deps: ConversionDeps,
   accountId: string,
   q: ComparableQuery,
-  report: StoredAs,
+  /** null: the compared window is computed on every call (its answer reads what the fingerprint does not cover). */
+  report: StoredAs | null,
   run: (s: queries.Scope, nowMs: number) => Promise<R[]>,
 ): Promise<R[] | ComparedList<R>> {
   const nowMs = Date.now();
@@ -122,7 +123,7 @@ async function comparedList<R extends { conversions: number; revenue: number }>(
     rollingWindow(q.compare, scope.fromMs, lengthMs, nowMs),
     lengthMs,
     (w, isCurrent) => run(isCurrent ? scope : { ...scope, fromMs: w.fromMs, toMs: w.toMs }, nowMs),
-    { figures: listTotals, store: journeyStore(deps.ch, accountId, scope.linkIds, report.name, report.params) },
+    { figures: listTotals, store: report ? journeyStore(deps.ch, accountId, scope.linkIds, report.name, report.params) : undefined },
   );
   return { analytics: current, comparison };
 }
@@ -192,7 +193,8 @@ export function getConversionBreakdown(
   q: ComparableQuery & { dimension: Dimension },
 ): Promise<ConversionBreakdownRow[] | ComparedList<ConversionBreakdownRow>>;
 export async function getConversionBreakdown(deps: ConversionDeps, accountId: string, q: ComparableQuery & { dimension: Dimension }) {
-  const report = { name: "conversions.breakdown", params: { dimension: q.dimension } };
+  // A variant's rows join the clicks, which the stored window's fingerprint (the event bundles) does not cover.
+  const report = q.dimension === "variant" ? null : { name: "conversions.breakdown", params: { dimension: q.dimension } };
   return comparedList(deps, accountId, q, report, async (scope): Promise<ConversionBreakdownRow[]> => {
     const rows = await queries.getConversionBreakdown(deps.ch, scope, q.dimension);
     return rows

@@ -149,7 +149,8 @@ async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>
 }
 
 function keep(key: string, visitors: RangeVisitors | null) {
-  const size = visitors?.vh.length ?? 0;
+  // An empty or too large range counts as one, so that entries stay bounded too.
+  const size = Math.max(1, visitors?.vh.length ?? 0);
   sizes.set(key, size);
   keptVisitors += size;
   for (const [k] of kept) {
@@ -181,7 +182,8 @@ async function storedVisitors(
     kept.set(key, loading);
     loading.then((v) => kept.get(key) === loading && keep(key, v)).catch(() => kept.delete(key));
   }
-  const visitors = await loading;
+  // A load that failed (a time limit) leaves the lookup below: the report still answers.
+  const visitors = await loading.catch(() => null);
   if (visitors) {
     const { vh, packed } = visitors;
     return (hash) => {

@@ -78,6 +78,9 @@ function toValueCounts(rows: [string, string, string | number][]): ValueCounts {
   return out;
 }
 
+/** Above this many distinct pages and event names, a period's closed counts are read on each call, not kept. */
+const MEMO_MAX_VALUES = 100_000;
+
 /** The closed hours' events and value counts of a period, [fromMs, toMs). */
 async function closedRollups(ch: Clickhouse, r: LinkRange) {
   const [row] = await ch.query<{ events: string; tops: [string, string, string][] }>(
@@ -114,7 +117,11 @@ async function indexedSummary(ch: Clickhouse, r: LinkRange) {
     closed.catch(() => figures.memo.delete(key));
     figures.memo.set(key, closed);
   }
-  const c = await closed;
+  // A failed read (a time limit on a link of very many distinct pages) leaves the exact queries to answer.
+  const c = await closed.catch(() => null);
+  if (!c) return null;
+  // Kept only while small: the counts of every page and event name of the period.
+  if (c.values.page.size + c.values.event.size > MEMO_MAX_VALUES) figures.memo.delete(key);
   const open = toValueCounts((figures.beside.open_tops ?? []) as [string, string, string][]);
   return {
     total_visitors: figures.visitors,

@@ -76,6 +76,9 @@ const storeOf = (ch: Clickhouse) => {
   return s;
 };
 const keyOf = (s: IndexScope) => `${s.accountId}/${s.scope}`;
+/** Scopes whose index did not fit MAX_INDEXED_ROWS, until when they are not loaded again. */
+const tooLarge = new Map<string, number>();
+const TOO_LARGE_RETRY_MS = 86_400_000;
 
 /**
  * Two key-sorted row sets as one: a key in both takes each value's minimum or maximum (`combine`), so
@@ -148,6 +151,8 @@ async function isCurrent(ch: Clickhouse, idx: SummaryIndex, nowMs: number) {
  */
 export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs = Date.now(), queries = ch): Promise<boolean> {
   const store = storeOf(ch);
+  // A scope found too large is not loaded again for a day (each load reads its whole history).
+  if ((tooLarge.get(keyOf(s)) ?? 0) > nowMs) return false;
   const old = store.get(keyOf(s));
   if (old && (await isCurrent(queries, old, nowMs))) return false;
   const untilMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
@@ -184,7 +189,10 @@ export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs =
     memo: new Map(),
   };
   store.delete(keyOf(s));
-  if (idx.rows > MAX_INDEXED_ROWS) return true;
+  if (idx.rows > MAX_INDEXED_ROWS) {
+    tooLarge.set(keyOf(s), nowMs + TOO_LARGE_RETRY_MS);
+    return true;
+  }
   store.set(keyOf(s), idx);
   let rows = 0;
   for (const x of store.values()) rows += x.rows;

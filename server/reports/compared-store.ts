@@ -8,6 +8,9 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Window } from "./compare";
 import { bundlesFingerprint, readComparedWindow, storeComparedWindow } from "./compared-windows-query";
 
+/** Part of every key: a version whose answers differ in shape or meaning stores under keys of its own. */
+const STORE_VERSION = 1;
+
 export interface ComparedStore {
   ch: Clickhouse;
   accountId: string;
@@ -22,9 +25,14 @@ export interface ComparedStore {
 /** The stored answer of `w` when its fingerprint still holds; otherwise `compute()`, stored. */
 export async function storedAnswer<R>(store: ComparedStore, w: Window, compute: () => Promise<R>): Promise<R> {
   const key = createHash("sha256")
-    .update(JSON.stringify([store.report, store.params, w.fromMs, w.toMs]))
+    .update(JSON.stringify([STORE_VERSION, store.report, store.params, w.fromMs, w.toMs]))
     .digest("hex");
-  const [stored, fingerprint] = await Promise.all([readComparedWindow(store.ch, store.accountId, store.report, key), store.fingerprint(w)]);
+  // A store that cannot be read (no grant on the table, a failure) leaves the answer computed, exactly.
+  const [stored, fingerprint] = await Promise.all([
+    readComparedWindow(store.ch, store.accountId, store.report, key).catch(() => undefined),
+    store.fingerprint(w).catch(() => null),
+  ]);
+  if (fingerprint === null) return compute();
   if (stored && stored.fingerprint === fingerprint) return JSON.parse(stored.answer) as R;
   // The fingerprint was read first: rows added while computing make the next read compute again.
   const answer = await compute();

@@ -42,3 +42,24 @@ test("a query within the limit answers as before, its own SETTINGS kept", async 
     "SELECT x FROM (SELECT 1 AS x SETTINGS max_threads = 1)\nSETTINGS max_execution_time = 0.25",
   );
 });
+
+test("a background client's INSERT … SELECT is stopped at its limit by the engine; the reports' client runs commands as given", async () => {
+  const ch = await open(0);
+  const table = `system_null_${crypto.randomUUID().replaceAll("-", "")}`;
+  await ch.command(`CREATE TABLE IF NOT EXISTS default.${table} (n UInt64) ENGINE = Null`);
+  try {
+    const job = ch.forBackground({ limitMs: 300 });
+    const started = performance.now();
+    const err = await job
+      .command(`INSERT INTO default.${table} SELECT number FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3`)
+      .catch((e) => e);
+    const elapsed = performance.now() - started;
+    expect(String(err?.code ?? err?.cause?.code ?? err)).toContain("159"); // TIMEOUT_EXCEEDED, from the engine
+    expect(elapsed).toBeLessThan(5_000);
+    // Other statements of a background client, and every command of a client without the flag, go as written.
+    await job.command(`INSERT INTO default.${table} SELECT number FROM numbers(10)`);
+    await ch.command(`OPTIMIZE TABLE system.one`).catch(() => {});
+  } finally {
+    await ch.command(`DROP TABLE IF EXISTS default.${table}`);
+  }
+});

@@ -74,8 +74,8 @@ function insertRows(s: NonNullable<typeof session>, table: string, rows: ClickRo
   writer.reset();
   for (const r of rows) writeClickRowBinary(writer, r);
   const file = join(fileDir, `${nextFile++}.rowbinary`);
-  writeFileSync(file, writer.bytes(), { flag: "wx", mode: 0o600 });
   try {
+    writeFileSync(file, writer.bytes(), { flag: "wx", mode: 0o600 });
     s.query(insertFromFileStatement(table, CLICK_COLUMNS, CLICK_ROW_BINARY_STRUCTURE, file, rows.length, token));
   } finally {
     rmSync(file, { force: true });

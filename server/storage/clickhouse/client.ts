@@ -123,7 +123,7 @@ function openHttp(opts: ClickhouseOptions): Clickhouse {
         pools.delete(client);
         await client.close();
       };
-      return { ...wrap(client, "http", { ...opts, queryTimeoutMs: bg.limitMs }, bg.signal), close };
+      return { ...wrap(client, "http", { ...opts, queryTimeoutMs: bg.limitMs }, bg.signal, true), close };
     },
     async close() {
       await Promise.all([...pools].map((c) => c.close()));
@@ -224,7 +224,13 @@ interface ChdbRawInsert {
   }): Promise<unknown>;
 }
 
-function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: ClickhouseOptions, stop?: AbortSignal): Clickhouse {
+function wrap(
+  client: ClickHouseClient,
+  kind: Clickhouse["kind"],
+  opts: ClickhouseOptions,
+  stop?: AbortSignal,
+  background = false,
+): Clickhouse {
   const db = opts.database;
   const chdb = (client as unknown as { connection?: { chdb?: ChdbRawInsert } }).connection?.chdb;
   return {
@@ -254,7 +260,11 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     },
     async command(query, params = {}) {
       stop?.throwIfAborted();
-      await client.command({ query, query_params: params, abort_signal: stop });
+      // A background client's INSERT … SELECT (the jobs' stored state) runs under its limit too, in the
+      // query text: the server stops it there rather than running on after the caller gave up.
+      const limitMs = background ? (opts.queryTimeoutMs ?? 0) : 0;
+      const limited = limitMs && /^\s*INSERT\b[\s\S]*\bSELECT\b/i.test(query) ? withTimeLimit(query, limitMs) : query;
+      await client.command({ query: limited, query_params: params, abort_signal: stop });
     },
     async insert(table, rows, settings) {
       if (rows.length === 0) return;
@@ -292,7 +302,7 @@ function wrap(client: ClickHouseClient, kind: Clickhouse["kind"], opts: Clickhou
     async ping() {
       await client.query({ query: "SELECT 1", format: "JSONEachRow" }).then((r) => r.json());
     },
-    forBackground: (bg) => ({ ...wrap(client, kind, { ...opts, queryTimeoutMs: bg.limitMs }, bg.signal), close: async () => {} }),
+    forBackground: (bg) => ({ ...wrap(client, kind, { ...opts, queryTimeoutMs: bg.limitMs }, bg.signal, true), close: async () => {} }),
     close: () => client.close(),
   };
 }
