@@ -11,7 +11,13 @@ import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Session } from "chdb";
-import { CLICK_COLUMNS, clickRowLine, type ClickRow } from "../../server/ingest/clicks/rows";
+import {
+  CLICK_COLUMNS,
+  clickRowLine,
+  type ClickRow,
+  CLICK_ROW_BINARY_STRUCTURE,
+  writeClickRowBinary,
+} from "../../server/ingest/clicks/rows";
 import { insertStatement } from "../../server/ingest/clicks/repository";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
 import { JOURNEY_COLUMNS, spoolLinesToRows, toJourneyRow } from "../../server/ingest/journey/rows";
@@ -73,38 +79,11 @@ function clickRows(n: number): ClickRow[] {
 
 function clickBinary(w: RowBinaryWriter, rows: readonly ClickRow[]) {
   w.reset();
-  for (const r of rows) {
-    w.uuid(r.click_id);
-    w.i64(r.timestamp);
-    w.uuid(r.account_id);
-    w.uuid(r.link_id);
-    w.string(r.domain);
-    w.u64Text(r.visitor_hash);
-    w.u8(r.is_bot);
-    w.string(r.bot_kind);
-    w.string(r.device_type);
-    w.string(r.browser);
-    w.string(r.browser_version);
-    w.string(r.os);
-    w.string(r.os_version);
-    w.string(r.country_code);
-    w.string(r.region);
-    w.string(r.city);
-    w.string(r.referrer);
-    w.string(r.referrer_url);
-    w.string(r.language);
-    w.string(r.query);
-    w.string(r.source);
-    w.string(r.variant);
-    w.u8(r.rule);
-  }
+  for (const r of rows) writeClickRowBinary(w, r);
   return w.bytes();
 }
 
-const CLICK_STRUCTURE =
-  "click_id UUID, timestamp DateTime64(3, 'UTC'), account_id UUID, link_id UUID, domain String, visitor_hash UInt64, is_bot UInt8, " +
-  "bot_kind String, device_type String, browser String, browser_version String, os String, os_version String, country_code String, " +
-  "region String, city String, referrer String, referrer_url String, language String, query String, source String, variant String, rule UInt8";
+const CLICK_STRUCTURE = CLICK_ROW_BINARY_STRUCTURE;
 
 const IN_CALLING_THREAD = "input_format_parallel_parsing = 0, max_threads = 1, max_insert_threads = 1, parallel_view_processing = 0";
 const settingsClause = (rows: number, token: string) =>
