@@ -15,7 +15,7 @@ import { refreshJourneyReports } from "../../server/journey/report-cache-job";
 import type { Clickhouse } from "../../server/storage/clickhouse/client";
 import { chTime } from "../../server/storage/clickhouse/format";
 import { useClickhouseBefore } from "../helpers/migrated-clickhouse";
-import { random } from "./helpers";
+import { type PathEvent as Ev, random, visitorPaths } from "./helpers";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -34,14 +34,6 @@ const CODES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversio
 const URLS = ["/a", "/b", "/pricing"];
 const NAMES = ["signup", "add_to_cart", "purchase"];
 
-interface Ev {
-  visitor_id: string;
-  session_id?: string;
-  event_type: string;
-  event_name?: string;
-  page_url: string;
-  at: number;
-}
 const events: Ev[] = [];
 let unique = 0;
 /** Every event at its own millisecond: no ties for the model to order. */
@@ -74,38 +66,12 @@ async function send(list: Ev[]) {
   await insertJourneyRows(ch, Buffer.from(rows.map((r) => JSON.stringify(r)).join("\n")), rows.length, crypto.randomUUID());
 }
 
-const matches = (e: Ev, target: string) =>
-  e.event_type === target || e.event_name === target || (e.event_type === "page_view" && e.page_url === target);
 const nodeOf = (e: Ev) => `${CODES.indexOf(e.event_type) + 1}:${e.event_type === "page_view" ? e.page_url : (e.event_name ?? "")}`;
-const STEP = new Set(["page_view", "custom", "conversion"]);
 
 /** The report's rows as docs/insights.md defines them, from the events sent: "k|node|next" → visitors, median ms. */
 function model(fromMs: number, toMs: number, target: string, direction: "forward" | "backward", steps: number) {
-  const sessions = new Map<string, Ev[]>();
-  for (const e of events) {
-    if (e.at >= toMs) continue;
-    const k = `${e.visitor_id}|${e.session_id ?? ""}`;
-    sessions.set(k, [...(sessions.get(k) ?? []), e]);
-  }
-  const best = new Map<string, { T: number; seq: Ev[]; i: number }>();
-  for (const evs of sessions.values()) {
-    evs.sort((a, b) => a.at - b.at);
-    const i = evs.findIndex((e) => e.at >= fromMs && matches(e, target));
-    if (i < 0) continue;
-    const v = evs[i].visitor_id;
-    if (!best.has(v) || best.get(v)!.T > evs[i].at) best.set(v, { T: evs[i].at, seq: evs, i });
-  }
   const rows = new Map<string, number[]>();
-  for (const { seq, i } of best.values()) {
-    const rest =
-      direction === "forward"
-        ? seq.slice(i + 1).filter((e) => STEP.has(e.event_type))
-        : seq
-            .slice(0, i)
-            .filter((e) => STEP.has(e.event_type) && e.at >= fromMs)
-            .reverse();
-    const all = [seq[i], ...rest];
-    const p = all.filter((e, j) => j === 0 || nodeOf(e) !== nodeOf(all[j - 1])).slice(0, steps);
+  for (const p of visitorPaths(events, { fromMs, toMs, target, direction, steps }, nodeOf)) {
     p.forEach((e, j) => {
       const next = p[j + 1];
       const key = `${j + 1}|${nodeOf(e)}|${next ? nodeOf(next) : "0:"}`;

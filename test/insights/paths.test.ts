@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { insertLink, postEvents } from "../journey/helpers";
-import { forceMerges, random, stopMerges } from "./helpers";
+import { forceMerges, type PathEvent as Ev, random, stopMerges, visitorPaths } from "./helpers";
 
 let t: TestApp;
 let key: string;
@@ -20,15 +20,6 @@ const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
 const TYPES = ["page_view", "page_view", "page_view", "scroll_depth", "time_on_page", "custom", "conversion"];
 const URLS = ["/a", "/b", "/c", "/pricing", "signup"];
 const NAMES = ["signup", "add_to_cart", "purchase"];
-
-interface Ev {
-  visitor_id: string;
-  session_id?: string;
-  event_type: string;
-  event_name?: string;
-  page_url: string;
-  at: number;
-}
 
 function randomEvents(): Ev[] {
   const events: Ev[] = [];
@@ -56,38 +47,11 @@ function randomEvents(): Ev[] {
 }
 let events: Ev[];
 
-const matches = (e: Ev, target: string) =>
-  e.event_type === target || e.event_name === target || (e.event_type === "page_view" && e.page_url === target);
 const nodeOf = (e: Ev) => (e.event_type === "page_view" ? `page_view:${e.page_url}` : `${e.event_type}:${e.event_name ?? e.event_type}`);
-const STEP = new Set(["page_view", "custom", "conversion"]);
 
 /** The paths as docs/insights.md defines them, from the events sent. */
 function model(fromMs: number, target: string, direction: "forward" | "backward", steps: number, toMs = Infinity) {
-  const sessions = new Map<string, Ev[]>();
-  for (const e of events) {
-    if (e.at >= toMs) continue;
-    const k = `${e.visitor_id}|${e.session_id ?? ""}`;
-    sessions.set(k, [...(sessions.get(k) ?? []), e]);
-  }
-  const best = new Map<string, { T: number; seq: Ev[]; i: number }>();
-  for (const evs of sessions.values()) {
-    evs.sort((a, b) => a.at - b.at);
-    const i = evs.findIndex((e) => e.at >= fromMs && matches(e, target));
-    if (i < 0) continue;
-    const v = evs[i].visitor_id;
-    if (!best.has(v) || best.get(v)!.T > evs[i].at) best.set(v, { T: evs[i].at, seq: evs, i });
-  }
-  const paths = [...best.values()].map(({ seq, i }) => {
-    const rest =
-      direction === "forward"
-        ? seq.slice(i + 1).filter((e) => STEP.has(e.event_type))
-        : seq
-            .slice(0, i)
-            .filter((e) => STEP.has(e.event_type) && e.at >= fromMs)
-            .reverse();
-    const all = [seq[i], ...rest];
-    return all.filter((e, j) => j === 0 || nodeOf(e) !== nodeOf(all[j - 1])).slice(0, steps);
-  });
+  const paths = visitorPaths(events, { fromMs, toMs, target, direction, steps }, nodeOf);
   const stepNodes = new Map<string, { visitors: number; left: number }>();
   const edges = new Map<string, number[]>();
   for (const p of paths) {
