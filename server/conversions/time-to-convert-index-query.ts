@@ -1,0 +1,161 @@
+// The SQL of the time-to-convert report's in-memory index (time-to-convert-index.ts): what the journey job
+// loads — every (link, visitor) of the scope whose first conversion on the link is before the index's
+// hour, with the time it is measured from — and what the report reads on each call: the mark (the
+// bundles', the clicks' before that hour, the mutations), the (link, visitor)s whose first conversion is
+// from that hour on, and the clicks from that hour on.
+import type { Clickhouse } from "../storage/clickhouse/client";
+import {
+  atParam,
+  bundleMarkColumns,
+  hiOf,
+  type IndexScope,
+  loOf,
+  markOf,
+  markParams,
+  msOf,
+  scopeParams,
+  scopeWhere,
+} from "./closed-index-query";
+
+/** A (link, visitor)'s key: the link and the visitor hash of the bundles, hashed together. */
+const PAIR_KEY = (link: string, visitor: string) => `cityHash64(${link}, cityHash64(${visitor}))`;
+
+/**
+ * (link, visitor)s from journey_first_touch (migrations 0200, 0201) with their first conversion on the
+ * link, and the time it is measured from: the visitor's click (clicks.click_id is the visitor_id the
+ * tracker sends after an svc_ref redirect) or, without one, their first journey event on the link — as
+ * queries.ts getTimeToConvert reads them. `which` narrows the rows of the rollup read.
+ */
+const pairs = (ch: Clickhouse, s: IndexScope, which: string, having: string) => `
+  WITH conv AS (
+    SELECT link_id, visitor_id, min(first_at) AS first_touch, min(first_conversion_at) AS converted_at
+    FROM ${ch.table("journey_first_touch")} WHERE ${scopeWhere(s)}${which}
+    GROUP BY link_id, visitor_id HAVING ${having}
+  ), click AS (
+    SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
+    WHERE ${scopeWhere(s)} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM conv)
+    GROUP BY link_id, click_id
+  )
+  SELECT ${msOf("assumeNotNull(conv.converted_at)")} AS converted, ${msOf("if(click.matched = 1, click.clicked_at, conv.first_touch)")} AS touched,
+    click.matched = 1 AS clicked, cityHash64(conv.link_id, toUUIDOrZero(conv.visitor_id)) AS k,
+    ${PAIR_KEY("conv.link_id", "conv.visitor_id")} AS pk
+  FROM conv LEFT JOIN click ON click.link_id = conv.link_id AND click.click_id = toUUIDOrZero(conv.visitor_id)`;
+
+/**
+ * Per (link, visitor): its key (hash halves), first conversion and the time it is measured from (ms),
+ * whether from a click, and the key of a click of it (link and click id, hash halves).
+ */
+export interface ConvertedPairs {
+  pkHi: number[];
+  pkLo: number[];
+  converted: number[];
+  touched: number[];
+  clicked: number[];
+  hi: number[];
+  lo: number[];
+}
+const arrays = `groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(converted), groupArray(touched), groupArray(toUInt8(clicked)), groupArray(${hiOf("k")}), groupArray(${loOf("k")})`;
+const asPairs = (v: unknown): ConvertedPairs => {
+  const [pkHi, pkLo, converted, touched, clicked, hi, lo] = (v ?? [[], [], [], [], [], [], []]) as number[][];
+  return { pkHi, pkLo, converted, touched, clicked, hi, lo };
+};
+
+/** Every (link, visitor) of the scope whose first conversion on the link is before `until`. */
+export async function loadConvertedPairs(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<ConvertedPairs> {
+  const [row] = await ch.query<{ p: unknown }>(
+    `SELECT (${arrays}) AS p FROM (${pairs(ch, s, "", `converted_at < ${atParam("until")}`)} ORDER BY pk)`,
+    {
+      ...scopeParams(s),
+      until: untilMs,
+    },
+  );
+  return asPairs(row?.p);
+}
+
+/** Per (link, visitor) not converted before `until` with an event before it: its key (hash halves) and first event (ms). */
+export interface FirstTouches {
+  hi: number[];
+  lo: number[];
+  at: number[];
+}
+
+/** The (link, visitor)s of the scope first seen before `until` and not converted before it, in key order. */
+export async function loadFirstTouches(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<FirstTouches> {
+  const [row] = await ch.query<{ p: unknown }>(
+    `SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(at)) AS p FROM (
+      SELECT ${PAIR_KEY("link_id", "visitor_id")} AS pk, ${msOf("min(first_at)")} AS at, min(first_conversion_at) AS converted
+      FROM ${ch.table("journey_first_touch")} WHERE ${scopeWhere(s)}
+      GROUP BY link_id, visitor_id
+      HAVING at < {until:Int64} AND (converted IS NULL OR converted >= ${atParam("until")})
+      ORDER BY pk)`,
+    { ...scopeParams(s), until: untilMs },
+  );
+  const [hi, lo, at] = (row?.p ?? [[], [], []]) as number[][];
+  return { hi, lo, at };
+}
+
+/** The clicks before `until` counted by the click rollups (migration 0100): a late click changes it. */
+const clicksMark = (ch: Clickhouse) =>
+  `(SELECT concat(toString((SELECT sum(clicks) FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day < toDate(${atParam("until")}))), ':',
+    toString((SELECT sum(clicks) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID}
+      AND hour >= toStartOfDay(${atParam("until")}) AND hour < ${atParam("until")})))) AS clicks_mark`;
+
+export const MARK_TABLES = ["journey_events", "journey_event_bundles", "journey_first_touch", "clicks"] as const;
+
+/** The mark at `until` as the job reads it before a load. */
+export async function readTimeToConvertMark(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<string> {
+  const [row] = await ch.query<Record<string, unknown>>(
+    `SELECT ${[...bundleMarkColumns(ch, s, [...MARK_TABLES]), clicksMark(ch)].join(", ")}`,
+    {
+      ...scopeParams(s),
+      ...markParams(ch, untilMs),
+    },
+  );
+  return `${markOf(row)}/${row?.clicks_mark ?? ""}`;
+}
+
+export interface OpenPairs {
+  mark: string;
+  /** The (link, visitor)s with a conversion from `until` on: key, first conversion from then (ms), and their click (ms, 0: none). */
+  open: { hi: number[]; lo: number[]; converted: number[]; clickedAt: number[] };
+  /** The (link, visitor)s of the bundles from `until` on: key and first event (ms). */
+  touches: { hi: number[]; lo: number[]; at: number[] };
+  /** The clicks from `until` on: per (link, click id), its key (hash halves) and first time (ms). */
+  clicks: { hi: number[]; lo: number[]; at: number[] };
+}
+
+/** One statement: the mark at `until`, and the conversions, bundles and clicks from `until` on. */
+export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<OpenPairs> {
+  // The (link, visitor)s with a conversion from `until` on, by time (migration 0202's table).
+  const converted = `SELECT link_id, visitor_id, min(converted_at) AS converted FROM ${ch.table("journey_conversion_times")}
+    WHERE ${scopeWhere(s)} AND converted_at >= ${atParam("until")} GROUP BY link_id, visitor_id`;
+  const [row] = await ch.query<Record<string, unknown>>(
+    `SELECT ${[...bundleMarkColumns(ch, s, [...MARK_TABLES]), clicksMark(ch)].join(", ")},
+      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(converted), groupArray(clicked_at)) FROM (
+        SELECT ${PAIR_KEY("c.link_id", "c.visitor_id")} AS pk, ${msOf("c.converted")} AS converted,
+          if(click.matched = 1, ${msOf("click.clicked_at")}, 0) AS clicked_at
+        FROM (${converted}) AS c LEFT JOIN (
+          SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
+          WHERE ${scopeWhere(s)} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM (${converted}))
+          GROUP BY link_id, click_id) AS click
+        ON click.link_id = c.link_id AND click.click_id = toUUIDOrZero(c.visitor_id))) AS open,
+      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(at)) FROM (
+        SELECT cityHash64(link_id, vh) AS pk, min(${msOf("started")}) AS at FROM ${ch.table("journey_event_bundles")}
+        WHERE ${scopeWhere(s)} AND ended >= ${atParam("until")} GROUP BY link_id, vh)) AS touches,
+      (SELECT (groupArray(${hiOf("k")}), groupArray(${loOf("k")}), groupArray(at)) FROM (
+        SELECT cityHash64(link_id, click_id) AS k, min(${msOf("timestamp")}) AS at FROM ${ch.table("clicks")}
+        WHERE ${scopeWhere(s)} AND timestamp >= ${atParam("until")} GROUP BY link_id, click_id)) AS clicks`,
+    { ...scopeParams(s), ...markParams(ch, untilMs) },
+  );
+  const three = (v: unknown) => {
+    const [hi, lo, at] = (v ?? [[], [], []]) as number[][];
+    return { hi, lo, at };
+  };
+  const [hi, lo, conv, clickedAt] = (row?.open ?? [[], [], [], []]) as number[][];
+  return {
+    mark: `${markOf(row)}/${row?.clicks_mark ?? ""}`,
+    open: { hi, lo, converted: conv, clickedAt },
+    touches: three(row?.touches),
+    clicks: three(row?.clicks),
+  };
+}
