@@ -94,11 +94,9 @@ export async function loadFirstTouches(ch: Clickhouse, s: IndexScope, untilMs: n
   return { hi, lo, at };
 }
 
-/** The clicks before `until` counted by the click rollups (migration 0100): a late click changes it. */
+/** The clicks before `until` counted by the hourly click rollup (migration 0100): a late click changes it. */
 const clicksMark = (ch: Clickhouse) =>
-  `(SELECT concat(toString((SELECT sum(clicks) FROM ${ch.table("clicks_daily")} WHERE account_id = {account:UUID} AND day < toDate(${atParam("until")}))), ':',
-    toString((SELECT sum(clicks) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID}
-      AND hour >= toStartOfDay(${atParam("until")}) AND hour < ${atParam("until")})))) AS clicks_mark`;
+  `(SELECT toString(sum(clicks)) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${atParam("until")}) AS clicks_mark`;
 
 export const MARK_TABLES = ["journey_events", "journey_event_bundles", "journey_first_touch", "clicks"] as const;
 
@@ -116,11 +114,11 @@ export async function readTimeToConvertMark(ch: Clickhouse, s: IndexScope, until
 
 export interface OpenPairs {
   mark: string;
-  /** The (link, visitor)s with a conversion from `until` on: key, first conversion from then (ms), and their click (ms, 0: none). */
-  open: { hi: number[]; lo: number[]; converted: number[]; clickedAt: number[] };
+  /** The (link, visitor)s with a conversion from `until` on: key, first conversion from then (ms), and the key of a click of theirs. */
+  open: { hi: number[]; lo: number[]; converted: number[]; clickHi: number[]; clickLo: number[] };
   /** The (link, visitor)s of the bundles from `until` on: key and first event (ms). */
   touches: { hi: number[]; lo: number[]; at: number[] };
-  /** The clicks from `until` on: per (link, click id), its key (hash halves) and first time (ms). */
+  /** The clicks from `until` on, and those of the visitors above: per (link, click id), its key (hash halves) and first time (ms). */
   clicks: { hi: number[]; lo: number[]; at: number[] };
 }
 
@@ -130,32 +128,25 @@ export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: numb
   const converted = `SELECT link_id, visitor_id, min(converted_at) AS converted FROM ${ch.table("journey_conversion_times")}
     WHERE ${scopeWhere(s)} AND converted_at >= ${atParam("until")} GROUP BY link_id, visitor_id`;
   const [row] = await ch.query<Record<string, unknown>>(
-    `SELECT ${[...bundleMarkColumns(ch, s, [...MARK_TABLES]), clicksMark(ch)].join(", ")},
-      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(converted), groupArray(clicked_at)) FROM (
-        SELECT ${PAIR_KEY("c.link_id", "c.visitor_id")} AS pk, ${msOf("c.converted")} AS converted,
-          if(click.matched = 1, ${msOf("click.clicked_at")}, 0) AS clicked_at
-        FROM (${converted}) AS c LEFT JOIN (
-          SELECT link_id, click_id, min(timestamp) AS clicked_at, 1 AS matched FROM ${ch.table("clicks")}
-          WHERE ${scopeWhere(s)} AND click_id IN (SELECT toUUIDOrZero(visitor_id) FROM (${converted}))
-          GROUP BY link_id, click_id) AS click
-        ON click.link_id = c.link_id AND click.click_id = toUUIDOrZero(c.visitor_id))) AS open,
-      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(at)) FROM (
-        SELECT cityHash64(link_id, vh) AS pk, min(${msOf("started")}) AS at FROM ${ch.table("journey_event_bundles")}
-        WHERE ${scopeWhere(s)} AND ended >= ${atParam("until")} GROUP BY link_id, vh)) AS touches,
+    `SELECT ${[...bundleMarkColumns(ch, s, [...MARK_TABLES], false), clicksMark(ch)].join(", ")},
+      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(${msOf("converted")}), groupArray(${hiOf("k")}), groupArray(${loOf("k")}))
+        FROM (SELECT ${PAIR_KEY("link_id", "visitor_id")} AS pk, converted, cityHash64(link_id, toUUIDOrZero(visitor_id)) AS k FROM (${converted}))) AS open,
+      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(at), sum(spanning)) FROM (
+        SELECT cityHash64(link_id, vh) AS pk, min(${msOf("started")}) AS at, countIf(started < ${atParam("until")}) AS spanning
+        FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended >= ${atParam("until")} GROUP BY link_id, vh)) AS touches,
       (SELECT (groupArray(${hiOf("k")}), groupArray(${loOf("k")}), groupArray(at)) FROM (
         SELECT cityHash64(link_id, click_id) AS k, min(${msOf("timestamp")}) AS at FROM ${ch.table("clicks")}
-        WHERE ${scopeWhere(s)} AND timestamp >= ${atParam("until")} GROUP BY link_id, click_id)) AS clicks`,
+        WHERE ${scopeWhere(s)} AND (timestamp >= ${atParam("until")} OR click_id IN (SELECT toUUIDOrZero(visitor_id) FROM (${converted})))
+        GROUP BY link_id, click_id)) AS clicks`,
     { ...scopeParams(s), ...markParams(ch, untilMs) },
   );
-  const three = (v: unknown) => {
-    const [hi, lo, at] = (v ?? [[], [], []]) as number[][];
-    return { hi, lo, at };
-  };
-  const [hi, lo, conv, clickedAt] = (row?.open ?? [[], [], [], []]) as number[][];
+  const [hi, lo, conv, clickHi, clickLo] = (row?.open ?? [[], [], [], [], []]) as number[][];
+  const [tHi, tLo, tAt, spanning] = (row?.touches ?? [[], [], [], 0]) as [number[], number[], number[], number | string];
+  const [cHi, cLo, cAt] = (row?.clicks ?? [[], [], []]) as number[][];
   return {
-    mark: `${markOf(row)}/${row?.clicks_mark ?? ""}`,
-    open: { hi, lo, converted: conv, clickedAt },
-    touches: three(row?.touches),
-    clicks: three(row?.clicks),
+    mark: `${markOf(row, String(spanning))}/${row?.clicks_mark ?? ""}`,
+    open: { hi, lo, converted: conv, clickHi, clickLo },
+    touches: { hi: tHi, lo: tLo, at: tAt },
+    clicks: { hi: cHi, lo: cLo, at: cAt },
   };
 }

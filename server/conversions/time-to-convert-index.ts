@@ -182,10 +182,12 @@ export async function indexedTimeToConvert(
   const { open, touches } = read;
   const opened = new Map<string, number>();
   for (let i = 0; i < touches.hi.length; i++) opened.set(`${touches.hi[i]}:${touches.lo[i]}`, touches.at[i]);
+  const clicked = new Map<string, number>();
+  for (let c = 0; c < clicks.hi.length; c++) clicked.set(`${clicks.hi[c]}:${clicks.lo[c]}`, clicks.at[c]);
   for (let i = 0; i < open.hi.length; i++) {
     if (valuesOf(idx.pairs, open.hi[i], open.lo[i]).length) continue;
-    let touched = open.clickedAt[i];
-    if (!touched) {
+    let touched = clicked.get(`${open.clickHi[i]}:${open.clickLo[i]}`);
+    if (touched === undefined) {
       const from = [...valuesOf(idx.touches, open.hi[i], open.lo[i]), opened.get(`${open.hi[i]}:${open.lo[i]}`) ?? Infinity];
       touched = Math.min(...from);
       // A conversion without its events (they cannot be missing: the exact query answers instead).
