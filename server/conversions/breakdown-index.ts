@@ -43,31 +43,84 @@ type Totals = [number, number, number, number];
 
 const demandOf = (s: IndexScope, d: IndexedDimension): IndexDemand => ({ kind: "breakdown", scope: s, dimension: d });
 
-/** The job's work: loads the index of (s, d) at the open hour, unless the one kept is current. */
+/**
+ * The job's work: brings the index of (s, d) to the open hour, unless the one kept is current. An index
+ * of an earlier hour whose mark still holds at its own hour (nothing before that hour changed) takes in
+ * the events of the hours closed since (merged: a visitor's times are maxima); otherwise, and once a day
+ * (to drop the visitors past 92 days), it is loaded whole.
+ */
 export async function refreshBreakdownIndex(ch: Clickhouse, s: IndexScope, d: IndexedDimension, nowMs: number, queries = ch) {
   const old = peekIndex<BreakdownIndex>(ch, demandOf(s, d));
   const untilMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
   const mark = await readBundleMark(queries, s, untilMs);
   if (old && old.untilMs === untilMs && old.mark === mark) return false;
   const sinceMs = Math.floor(nowMs / DAY_MS) * DAY_MS - INDEX_DAYS * DAY_MS;
-  const perLabel = await loadLabelRows(queries, s, d, sinceMs, untilMs);
-  const hours = await loadLabelHours(queries, s, d, sinceMs, untilMs);
-  const labels = new Map<string, Keyed>();
-  let rows = 0;
+  const extend =
+    old && old.untilMs < untilMs && old.sinceMs >= sinceMs - DAY_MS && (await readBundleMark(queries, s, old.untilMs)) === old.mark;
+  const from = extend ? old.untilMs : sinceMs;
+  const perLabel = await loadLabelRows(queries, s, d, from, untilMs);
+  const newHours = await loadLabelHours(queries, s, d, from, untilMs);
+  const labels = new Map<string, Keyed>(extend ? old.labels : []);
   for (const r of perLabel) {
-    labels.set(
-      r.label,
-      sorted({
-        hi: Uint32Array.from(r.hi),
-        lo: Uint32Array.from(r.lo),
-        last: Float64Array.from(r.last),
-        converted: Float64Array.from(r.converted),
-      }),
-    );
-    rows += r.hi.length;
+    const more = sorted({
+      hi: Uint32Array.from(r.hi),
+      lo: Uint32Array.from(r.lo),
+      last: Float64Array.from(r.last),
+      converted: Float64Array.from(r.converted),
+    });
+    const had = labels.get(r.label);
+    labels.set(r.label, had ? mergeKeyed(had, more) : more);
   }
-  keepIndex(ch, demandOf(s, d), { rows, untilMs, sinceMs, mark, labels, hours, totals: new Map() } as BreakdownIndex, nowMs);
+  const hours = extend ? mergeHours(old.hours, newHours) : newHours;
+  let rows = 0;
+  for (const k of labels.values()) rows += k.hi.length;
+  const idx: BreakdownIndex = { rows, untilMs, sinceMs: extend ? old.sinceMs : sinceMs, mark, labels, hours, totals: new Map() };
+  keepIndex(ch, demandOf(s, d), idx, nowMs);
   return true;
+}
+
+/** Two key-sorted row sets as one; a key in both takes the later times. */
+export function mergeKeyed(a: Keyed, b: Keyed): Keyed {
+  const n = a.hi.length + b.hi.length;
+  const out: Keyed = { hi: new Uint32Array(n), lo: new Uint32Array(n), last: new Float64Array(n), converted: new Float64Array(n) };
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  const take = (from: Keyed, at: number) => {
+    out.hi[k] = from.hi[at];
+    out.lo[k] = from.lo[at];
+    out.last[k] = from.last[at];
+    out.converted[k] = from.converted[at];
+    k++;
+  };
+  while (i < a.hi.length || j < b.hi.length) {
+    if (j >= b.hi.length || (i < a.hi.length && before(a, i, b, j))) take(a, i++);
+    else if (i >= a.hi.length || before(b, j, a, i)) take(b, j++);
+    else {
+      take(a, i++);
+      out.last[k - 1] = Math.max(out.last[k - 1], b.last[j]);
+      out.converted[k - 1] = Math.max(out.converted[k - 1], b.converted[j]);
+      j++;
+    }
+  }
+  return { hi: out.hi.subarray(0, k), lo: out.lo.subarray(0, k), last: out.last.subarray(0, k), converted: out.converted.subarray(0, k) };
+}
+
+/** The rollup's hours of two loads of disjoint ranges, per label. */
+function mergeHours(a: LabelHours[], b: LabelHours[]): LabelHours[] {
+  const out = new Map(a.map((r) => [r.label, { ...r }]));
+  for (const r of b) {
+    const had = out.get(r.label);
+    if (!had) out.set(r.label, r);
+    else
+      out.set(r.label, {
+        label: r.label,
+        hours: [...had.hours, ...r.hours],
+        conversions: [...had.conversions, ...r.conversions],
+        cents: [...had.cents, ...r.cents],
+      });
+  }
+  return [...out.values()];
 }
 
 /** The rows in key order (they usually come sorted; this checks it, and sorts if not). */

@@ -5,7 +5,7 @@
 // and an erasure with late events at once (the index stops answering until the job loads it again; the
 // breakdown stays exact meanwhile), and before and after OPTIMIZE … FINAL (unmerged parts).
 import { beforeAll, expect, test } from "bun:test";
-import { indexedBreakdown } from "../../server/conversions/breakdown-index";
+import { indexedBreakdown, refreshBreakdownIndex } from "../../server/conversions/breakdown-index";
 import { getConversionBreakdown, type Scope } from "../../server/conversions/queries";
 import { refreshJourneyReports } from "../../server/journey/report-cache-job";
 import type { Clickhouse } from "../../server/storage/clickhouse/client";
@@ -169,4 +169,38 @@ test("unmerged parts and OPTIMIZE … FINAL change no figure, and an erasure wit
   const got = new Map((answered ?? []).map((r) => [r.label, [r.visitors, r.converters]]));
   expect(want.map((r) => [r.label, got.get(r.label)])).toEqual(want.map((r) => [r.label, [r.visitors, r.converters]]));
   expect(want.length).toBeGreaterThan(2);
+}, 120_000);
+
+test("an index of an earlier hour takes in the hours closed since, unless something before its hour changed", async () => {
+  const scope = { accountId: account, linkId: shop };
+  const h = periodStarts()[1];
+  const want = () =>
+    expectedBreakdown(
+      sent.filter((e) => e.ms >= h),
+      [shop],
+      "device",
+    );
+  // Loaded at an hour 5 hours back: the hours since are its open part.
+  await refreshBreakdownIndex(ch, scope, "device", now - 5 * HOUR);
+  expect(sortRows((await indexedBreakdown(ch, scope, "device", h)) ?? [])).toEqual(want());
+  // Events of those hours (one of a visitor indexed on the same device before the period), then brought
+  // to the open hour (merged).
+  const old = sent.find(
+    (e) => e.link === shop && e.device === "mobile" && !sent.some((x) => x.visitor === e.visitor && x.ms >= h),
+  ) as SentEvent;
+  await send([
+    { ...old, type: "conversion", ms: openHour - 2 * HOUR, revenue_cents: 4 },
+    { link: shop, visitor: "v2", device: "tablet", country: "US", type: "conversion", ms: openHour - 3 * HOUR, revenue_cents: 3 },
+    { link: shop, visitor: "mid", device: "mobile", country: "US", type: "page_view", ms: openHour - 2 * HOUR },
+  ]);
+  await refreshBreakdownIndex(ch, scope, "device", now);
+  expect(sortRows((await indexedBreakdown(ch, scope, "device", h)) ?? [])).toEqual(want());
+  // A late event before the earlier hour: loaded whole again, still exact.
+  await refreshBreakdownIndex(ch, scope, "device", now - 5 * HOUR);
+  await send([
+    { link: shop, visitor: "v3", device: "desktop", country: "US", type: "conversion", ms: openHour - 6 * DAY, revenue_cents: 9 },
+  ]);
+  await send([{ link: shop, visitor: "v4", device: "mobile", country: "US", type: "page_view", ms: openHour - 4 * HOUR }]);
+  await refreshBreakdownIndex(ch, scope, "device", now);
+  expect(sortRows((await indexedBreakdown(ch, scope, "device", h)) ?? [])).toEqual(want());
 }, 120_000);
