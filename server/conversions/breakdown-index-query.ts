@@ -93,21 +93,47 @@ export interface OpenLabels {
   open: LabelRows & { n: number[]; cents: number[] };
 }
 
-/** One statement: the mark at `until` and the events from `until` on per (label, visitor). */
+/**
+ * One statement: the mark at `until` and the events from `until` on per (label, visitor), as the branches
+ * of one UNION ALL (one pipeline: its reads run side by side, where scalar subqueries would run one after
+ * the other), each row tagged with its kind; the mark's counts come in `n`.
+ */
 export async function readOpenLabels(ch: Clickhouse, s: IndexScope, d: IndexedDimension, untilMs: number): Promise<OpenLabels> {
-  const [row] = await ch.query<Record<string, unknown>>(
-    `SELECT ${bundleMarkColumns(ch, s).join(", ")},
-      (SELECT (${openArrays.replaceAll(/ AS \w+/g, "")}) FROM (${perVisitor(ch, s, d, `timestamp >= ${atParam("until")}`)})) AS open`,
+  const u = atParam("until");
+  const bundles = `${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)}`;
+  const rows = await ch.query<{
+    kind: string;
+    label: string[];
+    hi: number[];
+    lo: number[];
+    last: number[];
+    converted: number[];
+    n: (string | number)[];
+    cents: (string | number)[];
+  }>(
+    `SELECT kind, ${openArrays} FROM (
+      SELECT 'closed' AS kind, '' AS label, toUInt64(0) AS vh, toFloat64(0) AS last, toFloat64(0) AS converted, count() AS n, toInt64(0) AS cents
+        FROM ${bundles} AND ended < ${u}
+      UNION ALL SELECT 'spanning', '', 0, 0, 0, count(), 0 FROM ${bundles} AND ended >= ${u} AND started < ${u}
+      UNION ALL SELECT 'mutations', '', 0, 0, 0, count(), 0 FROM system.mutations
+        WHERE database = {mark_db:String} AND table IN ('journey_events', 'journey_event_bundles')
+      UNION ALL SELECT 'open', label, vh, last, converted, n, cents FROM (${perVisitor(ch, s, d, `timestamp >= ${u}`)})
+    ) GROUP BY kind`,
     { ...scopeParams(s), ...markParams(ch, untilMs) },
   );
-  const [label, hi, lo, last, converted, n, cents] = (row?.open ?? [[], [], [], [], [], [], []]) as [
-    string[],
-    number[],
-    number[],
-    number[],
-    number[],
-    (string | number)[],
-    (string | number)[],
-  ];
-  return { mark: markOf(row), open: { label, hi, lo, last, converted, n: n.map(Number), cents: cents.map(Number) } };
+  const of = (kind: string) => rows.find((r) => r.kind === kind);
+  const count = (kind: string) => Number(of(kind)?.n[0] ?? 0);
+  const open = of("open") ?? { label: [], hi: [], lo: [], last: [], converted: [], n: [], cents: [] };
+  return {
+    mark: markOf({ closed_mark: count("closed"), spanning_mark: count("spanning"), mutation_mark: count("mutations") }),
+    open: {
+      label: open.label,
+      hi: open.hi,
+      lo: open.lo,
+      last: open.last,
+      converted: open.converted,
+      n: open.n.map(Number),
+      cents: open.cents.map(Number),
+    },
+  };
 }

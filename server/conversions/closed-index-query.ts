@@ -27,17 +27,11 @@ export const scopeParams = (s: IndexScope) => ({ account: s.accountId, link: s.l
  * batch across the hour's start) adds such a bundle row; merges and replayed chunks add none; an erasure
  * is a mutation, so it moves the mark also when late events add as many rows at once.
  */
-export function bundleMarkColumns(
-  ch: Clickhouse,
-  s: IndexScope,
-  tables: ClickhouseTable[] = ["journey_events", "journey_event_bundles"],
-  /** false: the caller counts the bundles across `until` itself (markOf's `spanning`). */
-  spanning = true,
-) {
+export function bundleMarkColumns(ch: Clickhouse, s: IndexScope, tables: ClickhouseTable[] = ["journey_events", "journey_event_bundles"]) {
   const b = `${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)}`;
   return [
     `(SELECT count() FROM ${b} AND ended < ${atParam("until")}) AS closed_mark`,
-    ...(spanning ? [`(SELECT count() FROM ${b} AND ended >= ${atParam("until")} AND started < ${atParam("until")}) AS spanning_mark`] : []),
+    `(SELECT count() FROM ${b} AND ended >= ${atParam("until")} AND started < ${atParam("until")}) AS spanning_mark`,
     `(SELECT count() FROM system.mutations WHERE database = {mark_db:String} AND table IN (${tables.map((t) => `'${t}'`).join(", ")})) AS mutation_mark`,
   ];
 }
@@ -45,8 +39,8 @@ export function bundleMarkColumns(
 /** The parameters of the mark's columns beside the scope's. */
 export const markParams = (ch: Clickhouse, untilMs: number) => ({ until: untilMs, mark_db: ch.table("journey_events").split(".")[0] });
 
-export const markOf = (row: Record<string, unknown> | undefined, spanning = row?.spanning_mark) =>
-  `${row?.closed_mark ?? ""}/${spanning ?? ""}/${row?.mutation_mark ?? ""}`;
+export const markOf = (row: Record<string, unknown> | undefined) =>
+  `${Number(row?.closed_mark ?? 0)}/${Number(row?.spanning_mark ?? 0)}/${Number(row?.mutation_mark ?? 0)}`;
 
 export async function readBundleMark(ch: Clickhouse, s: IndexScope, untilMs: number, tables?: ClickhouseTable[]): Promise<string> {
   const [row] = await ch.query<Record<string, unknown>>(`SELECT ${bundleMarkColumns(ch, s, tables).join(", ")}`, {

@@ -96,20 +96,18 @@ export async function loadFirstTouches(ch: Clickhouse, s: IndexScope, untilMs: n
 
 /** The clicks before `until` counted by the hourly click rollup (migration 0100): a late click changes it. */
 const clicksMark = (ch: Clickhouse) =>
-  `(SELECT toString(sum(clicks)) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${atParam("until")}) AS clicks_mark`;
+  `(SELECT sum(clicks) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${atParam("until")}) AS clicks_mark`;
 
 export const MARK_TABLES = ["journey_events", "journey_event_bundles", "journey_first_touch", "clicks"] as const;
 
-/** The mark at `until` as the job reads it before a load. */
+/** The mark at `until` as the job reads it before a load (the form readOpenPairs gives). */
 export async function readTimeToConvertMark(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<string> {
-  const [row] = await ch.query<Record<string, unknown>>(
+  const [row] = await ch.query<Record<string, string | number>>(
     `SELECT ${[...bundleMarkColumns(ch, s, [...MARK_TABLES]), clicksMark(ch)].join(", ")}`,
-    {
-      ...scopeParams(s),
-      ...markParams(ch, untilMs),
-    },
+    { ...scopeParams(s), ...markParams(ch, untilMs) },
   );
-  return `${markOf(row)}/${row?.clicks_mark ?? ""}`;
+  const n = (v: unknown) => String(Number(v ?? 0));
+  return `${n(row?.closed_mark)}/${n(row?.spanning_mark)}/${n(row?.mutation_mark)}/${n(row?.clicks_mark)}`;
 }
 
 export interface OpenPairs {
@@ -122,31 +120,56 @@ export interface OpenPairs {
   clicks: { hi: number[]; lo: number[]; at: number[] };
 }
 
-/** One statement: the mark at `until`, and the conversions, bundles and clicks from `until` on. */
+/**
+ * One statement: the mark at `until`, and the conversions, bundles and clicks from `until` on, as the
+ * branches of one UNION ALL (one pipeline: its reads run side by side, where scalar subqueries would run
+ * one after the other), each row tagged with its kind: `k` a 64-bit key (hash halves), `t` a time (ms),
+ * `x` a count or a second key.
+ */
 export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<OpenPairs> {
-  // The (link, visitor)s with a conversion from `until` on, by time (migration 0202's table).
-  const converted = `SELECT link_id, visitor_id, min(converted_at) AS converted FROM ${ch.table("journey_conversion_times")}
-    WHERE ${scopeWhere(s)} AND converted_at >= ${atParam("until")} GROUP BY link_id, visitor_id`;
-  const [row] = await ch.query<Record<string, unknown>>(
-    `SELECT ${[...bundleMarkColumns(ch, s, [...MARK_TABLES], false), clicksMark(ch)].join(", ")},
-      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(${msOf("converted")}), groupArray(${hiOf("k")}), groupArray(${loOf("k")}))
-        FROM (SELECT ${PAIR_KEY("link_id", "visitor_id")} AS pk, converted, cityHash64(link_id, toUUIDOrZero(visitor_id)) AS k FROM (${converted}))) AS open,
-      (SELECT (groupArray(${hiOf("pk")}), groupArray(${loOf("pk")}), groupArray(at), sum(spanning)) FROM (
-        SELECT cityHash64(link_id, vh) AS pk, min(${msOf("started")}) AS at, countIf(started < ${atParam("until")}) AS spanning
-        FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended >= ${atParam("until")} GROUP BY link_id, vh)) AS touches,
-      (SELECT (groupArray(${hiOf("k")}), groupArray(${loOf("k")}), groupArray(at)) FROM (
-        SELECT cityHash64(link_id, click_id) AS k, min(${msOf("timestamp")}) AS at FROM ${ch.table("clicks")}
-        WHERE ${scopeWhere(s)} AND (timestamp >= ${atParam("until")} OR click_id IN (SELECT toUUIDOrZero(visitor_id) FROM (${converted})))
-        GROUP BY link_id, click_id)) AS clicks`,
+  const u = atParam("until");
+  const converted = `${ch.table("journey_conversion_times")} WHERE ${scopeWhere(s)} AND converted_at >= ${u}`;
+  const rows = await ch.query<{ kind: string; kh: number[]; kl: number[]; t: number[]; xh: number[]; xl: number[] }>(
+    `SELECT kind, groupArray(${hiOf("k")}) AS kh, groupArray(${loOf("k")}) AS kl, groupArray(t) AS t, groupArray(${hiOf("x")}) AS xh, groupArray(${loOf("x")}) AS xl FROM (
+      SELECT 'closed' AS kind, toUInt64(0) AS k, toFloat64(0) AS t, count() AS x FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended < ${u}
+      UNION ALL SELECT 'mutations', 0, 0, count() FROM system.mutations WHERE database = {mark_db:String} AND table IN (${MARK_TABLES.map((t) => `'${t}'`).join(", ")})
+      UNION ALL SELECT 'clicks before', 0, 0, sum(clicks) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${u}
+      UNION ALL SELECT 'converted', ${PAIR_KEY("link_id", "visitor_id")}, ${msOf("converted_at")}, cityHash64(link_id, toUUIDOrZero(visitor_id)) FROM ${converted}
+      UNION ALL SELECT 'bundle', cityHash64(link_id, vh), ${msOf("started")}, started < ${u} FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended >= ${u}
+      UNION ALL SELECT 'click', cityHash64(link_id, click_id), ${msOf("timestamp")}, 0 FROM ${ch.table("clicks")}
+        WHERE ${scopeWhere(s)} AND (timestamp >= ${u} OR click_id IN (SELECT toUUIDOrZero(visitor_id) FROM ${converted}))
+    ) GROUP BY kind`,
     { ...scopeParams(s), ...markParams(ch, untilMs) },
   );
-  const [hi, lo, conv, clickHi, clickLo] = (row?.open ?? [[], [], [], [], []]) as number[][];
-  const [tHi, tLo, tAt, spanning] = (row?.touches ?? [[], [], [], 0]) as [number[], number[], number[], number | string];
-  const [cHi, cLo, cAt] = (row?.clicks ?? [[], [], []]) as number[][];
+  const of = (kind: string) => rows.find((r) => r.kind === kind) ?? { kind, kh: [], kl: [], t: [], xh: [], xl: [] };
+  const count = (kind: string) => String(of(kind).xl.reduce((a, b) => a + b, 0) + of(kind).xh.reduce((a, b) => a + b, 0) * 2 ** 32);
+  // Per (link, visitor): its first conversion and first bundle from `until` on; per click key its first click.
+  const firstOf = (r: { kh: number[]; kl: number[]; t: number[] }, extra?: (i: number) => number[]) => {
+    const m = new Map<string, { hi: number; lo: number; t: number; more: number[] }>();
+    r.kh.forEach((hi, i) => {
+      const key = `${hi}:${r.kl[i]}`;
+      const e = m.get(key);
+      if (!e) m.set(key, { hi, lo: r.kl[i], t: r.t[i], more: extra?.(i) ?? [] });
+      else e.t = Math.min(e.t, r.t[i]);
+    });
+    return [...m.values()];
+  };
+  const conv = of("converted");
+  const open = firstOf(conv, (i) => [conv.xh[i], conv.xl[i]]);
+  const touches = firstOf(of("bundle"));
+  const clicks = firstOf(of("click"));
+  const spanning = String(of("bundle").xl.reduce((a, b) => a + b, 0));
+  const mark = `${count("closed")}/${spanning}/${count("mutations")}/${count("clicks before")}`;
   return {
-    mark: `${markOf(row, String(spanning))}/${row?.clicks_mark ?? ""}`,
-    open: { hi, lo, converted: conv, clickHi, clickLo },
-    touches: { hi: tHi, lo: tLo, at: tAt },
-    clicks: { hi: cHi, lo: cLo, at: cAt },
+    mark,
+    open: {
+      hi: open.map((e) => e.hi),
+      lo: open.map((e) => e.lo),
+      converted: open.map((e) => e.t),
+      clickHi: open.map((e) => e.more[0]),
+      clickLo: open.map((e) => e.more[1]),
+    },
+    touches: { hi: touches.map((e) => e.hi), lo: touches.map((e) => e.lo), at: touches.map((e) => e.t) },
+    clicks: { hi: clicks.map((e) => e.hi), lo: clicks.map((e) => e.lo), at: clicks.map((e) => e.t) },
   };
 }
