@@ -98,6 +98,24 @@ export async function loadFirstTouches(ch: Clickhouse, s: IndexScope, untilMs: n
 const clicksMark = (ch: Clickhouse) =>
   `(SELECT sum(clicks) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${atParam("until")}) AS clicks_mark`;
 
+const ZERO = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * The clicks, of any time, of the click ids given: per (link, click id), its key (hash halves) and first
+ * time (ms). For the visitors first converted from the index's hour on whose id is a click id: the
+ * clicks table is not sorted by click id, so this reads the scope's clicks, and runs only when needed.
+ */
+export async function readClicksOf(ch: Clickhouse, s: IndexScope, ids: string[]) {
+  const [row] = await ch.query<{ p: unknown }>(
+    `SELECT (groupArray(${hiOf("k")}), groupArray(${loOf("k")}), groupArray(at)) AS p FROM (
+      SELECT cityHash64(link_id, click_id) AS k, min(${msOf("timestamp")}) AS at FROM ${ch.table("clicks")}
+      WHERE ${scopeWhere(s)} AND click_id IN {ids:Array(UUID)} GROUP BY link_id, click_id)`,
+    { ...scopeParams(s), ids },
+  );
+  const [hi, lo, at] = (row?.p ?? [[], [], []]) as number[][];
+  return { hi, lo, at };
+}
+
 export const MARK_TABLES = ["journey_events", "journey_event_bundles", "journey_first_touch", "clicks"] as const;
 
 /** The mark at `until` as the job reads it before a load (the form readOpenPairs gives). */
@@ -112,11 +130,14 @@ export async function readTimeToConvertMark(ch: Clickhouse, s: IndexScope, until
 
 export interface OpenPairs {
   mark: string;
-  /** The (link, visitor)s with a conversion from `until` on: key, first conversion from then (ms), and the key of a click of theirs. */
-  open: { hi: number[]; lo: number[]; converted: number[]; clickHi: number[]; clickLo: number[] };
+  /**
+   * The (link, visitor)s with a conversion from `until` on: key, first conversion from then (ms), the key
+   * of a click of theirs, and their visitor id when it is a click id (a UUID; '' otherwise).
+   */
+  open: { hi: number[]; lo: number[]; converted: number[]; clickHi: number[]; clickLo: number[]; clickIds: string[] };
   /** The (link, visitor)s of the bundles from `until` on: key and first event (ms). */
   touches: { hi: number[]; lo: number[]; at: number[] };
-  /** The clicks from `until` on, and those of the visitors above: per (link, click id), its key (hash halves) and first time (ms). */
+  /** The clicks from `until` on: per (link, click id), its key (hash halves) and first time (ms). */
   clicks: { hi: number[]; lo: number[]; at: number[] };
 }
 
@@ -129,23 +150,24 @@ export interface OpenPairs {
 export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<OpenPairs> {
   const u = atParam("until");
   const converted = `${ch.table("journey_conversion_times")} WHERE ${scopeWhere(s)} AND converted_at >= ${u}`;
-  const rows = await ch.query<{ kind: string; kh: number[]; kl: number[]; t: number[]; xh: number[]; xl: number[] }>(
-    `SELECT kind, groupArray(${hiOf("k")}) AS kh, groupArray(${loOf("k")}) AS kl, groupArray(t) AS t, groupArray(${hiOf("x")}) AS xh, groupArray(${loOf("x")}) AS xl FROM (
-      SELECT 'closed' AS kind, toUInt64(0) AS k, toFloat64(0) AS t, count() AS x FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended < ${u}
-      UNION ALL SELECT 'mutations', 0, 0, count() FROM system.mutations WHERE database = {mark_db:String} AND table IN (${MARK_TABLES.map((t) => `'${t}'`).join(", ")})
-      UNION ALL SELECT 'clicks before', 0, 0, sum(clicks) FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${u}
-      UNION ALL SELECT 'converted', ${PAIR_KEY("link_id", "visitor_id")}, ${msOf("converted_at")}, cityHash64(link_id, toUUIDOrZero(visitor_id)) FROM ${converted}
-      UNION ALL SELECT 'bundle', cityHash64(link_id, vh), ${msOf("started")}, started < ${u} FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended >= ${u}
-      UNION ALL SELECT 'click', cityHash64(link_id, click_id), ${msOf("timestamp")}, 0 FROM ${ch.table("clicks")}
-        WHERE ${scopeWhere(s)} AND (timestamp >= ${u} OR click_id IN (SELECT toUUIDOrZero(visitor_id) FROM ${converted}))
+  const rows = await ch.query<{ kind: string; kh: number[]; kl: number[]; t: number[]; xh: number[]; xl: number[]; v: string[] }>(
+    `SELECT kind, groupArray(${hiOf("k")}) AS kh, groupArray(${loOf("k")}) AS kl, groupArray(t) AS t, groupArray(${hiOf("x")}) AS xh, groupArray(${loOf("x")}) AS xl, groupArray(v) AS v FROM (
+      SELECT 'closed' AS kind, toUInt64(0) AS k, toFloat64(0) AS t, count() AS x, '' AS v FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended < ${u}
+      UNION ALL SELECT 'mutations', 0, 0, count(), '' FROM system.mutations WHERE database = {mark_db:String} AND table IN (${MARK_TABLES.map((t) => `'${t}'`).join(", ")})
+      UNION ALL SELECT 'clicks before', 0, 0, sum(clicks), '' FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${u}
+      UNION ALL SELECT 'converted', ${PAIR_KEY("link_id", "visitor_id")}, ${msOf("converted_at")}, cityHash64(link_id, toUUIDOrZero(visitor_id)),
+        if(toUUIDOrZero(visitor_id) = toUUID('${ZERO}'), '', toString(toUUIDOrZero(visitor_id))) FROM ${converted}
+      UNION ALL SELECT 'bundle', cityHash64(link_id, vh), ${msOf("started")}, started < ${u}, '' FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended >= ${u}
+      UNION ALL SELECT 'click', cityHash64(link_id, click_id), ${msOf("timestamp")}, 0, '' FROM ${ch.table("clicks")}
+        WHERE ${scopeWhere(s)} AND timestamp >= ${u}
     ) GROUP BY kind`,
     { ...scopeParams(s), ...markParams(ch, untilMs) },
   );
-  const of = (kind: string) => rows.find((r) => r.kind === kind) ?? { kind, kh: [], kl: [], t: [], xh: [], xl: [] };
+  const of = (kind: string) => rows.find((r) => r.kind === kind) ?? { kind, kh: [], kl: [], t: [], xh: [], xl: [], v: [] };
   const count = (kind: string) => String(of(kind).xl.reduce((a, b) => a + b, 0) + of(kind).xh.reduce((a, b) => a + b, 0) * 2 ** 32);
   // Per (link, visitor): its first conversion and first bundle from `until` on; per click key its first click.
-  const firstOf = (r: { kh: number[]; kl: number[]; t: number[] }, extra?: (i: number) => number[]) => {
-    const m = new Map<string, { hi: number; lo: number; t: number; more: number[] }>();
+  const firstOf = (r: { kh: number[]; kl: number[]; t: number[] }, extra?: (i: number) => (number | string)[]) => {
+    const m = new Map<string, { hi: number; lo: number; t: number; more: (number | string)[] }>();
     r.kh.forEach((hi, i) => {
       const key = `${hi}:${r.kl[i]}`;
       const e = m.get(key);
@@ -155,7 +177,7 @@ export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: numb
     return [...m.values()];
   };
   const conv = of("converted");
-  const open = firstOf(conv, (i) => [conv.xh[i], conv.xl[i]]);
+  const open = firstOf(conv, (i) => [conv.xh[i], conv.xl[i], conv.v[i]]);
   const touches = firstOf(of("bundle"));
   const clicks = firstOf(of("click"));
   const spanning = String(of("bundle").xl.reduce((a, b) => a + b, 0));
@@ -166,8 +188,9 @@ export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: numb
       hi: open.map((e) => e.hi),
       lo: open.map((e) => e.lo),
       converted: open.map((e) => e.t),
-      clickHi: open.map((e) => e.more[0]),
-      clickLo: open.map((e) => e.more[1]),
+      clickHi: open.map((e) => e.more[0] as number),
+      clickLo: open.map((e) => e.more[1] as number),
+      clickIds: open.map((e) => e.more[2] as string),
     },
     touches: { hi: touches.map((e) => e.hi), lo: touches.map((e) => e.lo), at: touches.map((e) => e.t) },
     clicks: { hi: clicks.map((e) => e.hi), lo: clicks.map((e) => e.lo), at: clicks.map((e) => e.t) },

@@ -13,7 +13,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { IndexScope } from "./closed-index-query";
 import { type IndexDemand, indexFor, keepIndex, peekIndex, type StoredIndex } from "./closed-index";
-import { loadConvertedPairs, loadFirstTouches, readOpenPairs, readTimeToConvertMark } from "./time-to-convert-index-query";
+import { loadConvertedPairs, loadFirstTouches, readClicksOf, readOpenPairs, readTimeToConvertMark } from "./time-to-convert-index-query";
 
 const HOUR_MS = 3_600_000;
 /** The buckets' upper bounds, seconds (model.ts TIME_TO_CONVERT_BUCKETS). */
@@ -183,7 +183,17 @@ export async function indexedTimeToConvert(
   const opened = new Map<string, number>();
   for (let i = 0; i < touches.hi.length; i++) opened.set(`${touches.hi[i]}:${touches.lo[i]}`, touches.at[i]);
   const clicked = new Map<string, number>();
-  for (let c = 0; c < clicks.hi.length; c++) clicked.set(`${clicks.hi[c]}:${clicks.lo[c]}`, clicks.at[c]);
+  const clickedAt = (c: { hi: number[]; lo: number[]; at: number[] }) => {
+    for (let j = 0; j < c.hi.length; j++) {
+      const key = `${c.hi[j]}:${c.lo[j]}`;
+      clicked.set(key, Math.min(clicked.get(key) ?? Infinity, c.at[j]));
+    }
+  };
+  clickedAt(clicks);
+  // The clicks of any time of the pairs first converted from `until` on whose visitor id is a click id
+  // (a second round trip, only for them: none when the site's visitor ids are not click ids).
+  const ids = [...new Set(open.clickIds.filter((id, i) => id && !valuesOf(idx.pairs, open.hi[i], open.lo[i]).length))];
+  if (ids.length) clickedAt(await readClicksOf(ch, s, ids));
   for (let i = 0; i < open.hi.length; i++) {
     if (valuesOf(idx.pairs, open.hi[i], open.lo[i]).length) continue;
     let touched = clicked.get(`${open.clickHi[i]}:${open.clickLo[i]}`);

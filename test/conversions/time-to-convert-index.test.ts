@@ -142,6 +142,8 @@ test("the index answers exactly once loaded, with first conversions, a click and
       return { link, id, ms: i === 0 ? openHour - 30 * MIN : firstMs - (i + 1) * MIN };
     }),
   );
+  // The click of a visitor first seen in the open hour (below), made before the index is loaded.
+  await click([{ link: shop, id: uuidOf(9001), ms: openHour - 2 * MIN }]);
   await expectExact(false, "step 1");
   await refreshJourneyReports(ch);
   await expectExact(true, "step 2");
@@ -160,6 +162,11 @@ test("the index answers exactly once loaded, with first conversions, a click and
     2,
   );
   await click([{ link: indexedUnclicked[0], id: indexedUnclicked[1], ms: Math.max(openHour + 10, now - 2 * MIN) }]);
+  // A visitor who came through a click of the last closed hour, first seen and converting in the open one.
+  await send([
+    ev(shop, uuidOf(9001), "page_view", openHour + 500),
+    ev(shop, uuidOf(9001), "conversion", Math.max(openHour + 600, now - MIN)),
+  ]);
   await expectExact(true, "step 3");
 }, 120_000);
 
