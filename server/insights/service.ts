@@ -10,6 +10,7 @@ import { AHEAD_MS, withComparison, type Window } from "../reports/compare";
 import type { Compare, PathsReport, RetentionReport } from "./model";
 import { BUNDLE_EVENT_TYPES, queryLabels, queryPaths, type PathRow } from "./paths-query";
 import { queryRetention, type RetentionRow } from "./retention-query";
+import { retentionIndexReader } from "../journey/read";
 
 export interface InsightDeps {
   db: DbOrTx;
@@ -149,12 +150,13 @@ export async function getRetention(
   const link = await ownedLink(deps.db, accountId, linkId);
   const weeks = q.weeks ?? 8;
   const window = { fromMs: mondayOf(nowMs) - (weeks - 1) * WEEK_MS, toMs: nowMs };
+  const index = retentionIndexReader(deps.ch, { accountId, linkId: link }, nowMs);
   return withComparison(
     q.compare,
     window,
     weeks * WEEK_MS,
     async (w): Promise<RetentionReport> => {
-      const rows = await queryRetention(deps.ch, accountId, link, w, weeks);
+      const rows = await queryRetention(deps.ch, accountId, link, w, weeks, index);
       return buildRetention(rows, weeks, w);
     },
     { aheadMs: AHEAD_MS },

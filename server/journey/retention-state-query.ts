@@ -163,3 +163,78 @@ export async function storeRetentionRange(ch: Clickhouse, l: { accountId: string
   );
   return true;
 }
+
+// The in-memory index's queries (retention-index.ts).
+const hi = (col: string) => `toUInt32(bitShiftRight(${col}, 32))`;
+const lo = (col: string) => `toUInt32(bitAnd(${col}, 4294967295))`;
+/**
+ * The link's bundles that ended before `end`: their count (what a report checks: cheap, an added bundle or
+ * an erasure moves it) and, with `sums`, the sums of their visitor hashes and end times too (what the
+ * job checks each round: an erasure and as many late bundles at once still move them; they read two
+ * whole columns, so a report does not).
+ */
+const fingerprintSql = (ch: Clickhouse, sums: boolean) =>
+  `(SELECT concat(toString(count())${sums ? ", ':', toString(sum(vh)), ':', toString(sum(toUnixTimestamp64Milli(ended)))" : ""})
+    FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END})`;
+
+/** The index's fingerprint: the count alone, and the count with the sums. */
+export async function retentionFingerprint(ch: Clickhouse, l: { accountId: string; linkId: string }, endMs: number) {
+  const [row] = await ch.query<{ f: string }>(`SELECT ${fingerprintSql(ch, true)} AS f`, {
+    account: l.accountId,
+    link: l.linkId,
+    end: endMs,
+  });
+  return row?.f ?? "";
+}
+
+/** The index's rows: per visitor (key halves, sorted), the first visit, the 64 weeks' bits from `anchor` and each set week's first start (ms into the week). */
+export interface RetentionIndexRows {
+  /** "count:sum of hashes:sum of ends". */
+  fingerprint: string;
+  h: number[];
+  l: number[];
+  first: number[];
+  wh: number[];
+  wl: number[];
+  wf: number[][];
+}
+
+/** Every visitor's state over the link's bundles that ended before `end`, with the fingerprint read first. */
+export async function loadRetentionIndexRows(
+  ch: Clickhouse,
+  l: { accountId: string; linkId: string },
+  endMs: number,
+  anchorMs: number,
+): Promise<RetentionIndexRows> {
+  const params = { account: l.accountId, link: l.linkId, end: endMs, anchor: anchorMs };
+  // Read before the rows: a bundle added meanwhile makes the index stale, never wrong.
+  const fingerprint = await retentionFingerprint(ch, l, endMs);
+  const [row] = await ch.query<Omit<RetentionIndexRows, "fingerprint">>(
+    `
+    SELECT groupArray(${hi("vh")}) AS h, groupArray(${lo("vh")}) AS l, groupArray(fm) AS first,
+      groupArray(${hi("w")}) AS wh, groupArray(${lo("w")}) AS wl, groupArray(wf) AS wf
+    FROM (
+      SELECT vh, min(f) AS fm, groupBitOr(if(wk >= 0, bitShiftLeft(toUInt64(1), toUInt8(wk)), toUInt64(0))) AS w,
+        arrayMap(x -> x.2, arraySort(groupArrayIf((wk, toUInt32(f - {anchor:Int64} - wk * ${WEEK_MS})), wk >= 0))) AS wf
+      FROM (
+        SELECT vh, if(started >= ${at("anchor")}, intDiv(toUnixTimestamp64Milli(started) - {anchor:Int64}, ${WEEK_MS}), -1) AS wk,
+          min(toUnixTimestamp64Milli(started)) AS f
+        FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END}
+        GROUP BY vh, wk)
+      GROUP BY vh
+      ORDER BY vh)`,
+    params,
+  );
+  return { fingerprint, ...(row ?? { h: [], l: [], first: [], wh: [], wl: [], wf: [] }) };
+}
+
+/** One call's read beside the index: the count of the bundles before `end` now, and every bundle that ended at or after `end` (key halves, start, end ms). */
+export async function readRetentionOpen(ch: Clickhouse, l: { accountId: string; linkId: string }, endMs: number) {
+  const [row] = await ch.query<{ f: string; open: [number, number, number, number][] }>(
+    `SELECT ${fingerprintSql(ch, false)} AS f,
+      (SELECT groupArray((${hi("vh")}, ${lo("vh")}, toUnixTimestamp64Milli(started), toUnixTimestamp64Milli(ended)))
+        FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${at("end")}) AS open`,
+    { account: l.accountId, link: l.linkId, end: endMs },
+  );
+  return { count: row?.f ?? "", open: (row?.open ?? []).map((b) => b.map(Number) as [number, number, number, number]) };
+}
