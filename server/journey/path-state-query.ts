@@ -14,6 +14,18 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { HOUR_MS } from "../reports/period";
 import { forwardFromBundles, forwardGoingOn, eventsOf, type SinceBundle, type VisitorStep } from "./path-combine";
 import { notePaths, type PathsDemand } from "./report-demand";
+import {
+  buildPathIndex,
+  findVisitor,
+  halves,
+  indexRows,
+  keepPathIndex,
+  type PathIndex,
+  type PathIndexRows,
+  pathIndexOf,
+  stepsOf,
+  u64,
+} from "./path-index";
 
 /** The order of the `types` codes in migration 0207 (1-based), as server/journey/funnel-query.ts keeps it. */
 export const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
@@ -196,6 +208,9 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     nowMs,
   );
   const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
+  // The job's in-memory index of the range when it holds it: no stored row read.
+  const idx = pathIndexOf(ch, indexKey(a, firstMs, endMs));
+  if (idx) return queryPathsIndexed(ch, idx, a, params);
   const bundles = ch.table("journey_event_bundles");
   const states = ch.table("journey_path_states");
   const forward = a.direction === "forward";
@@ -343,4 +358,116 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
     { ...params, bundles },
   );
   return true;
+}
+
+// The in-memory index (path-index.ts): loaded by the job, read by the reports.
+const hi = (col: string) => `toUInt32(bitShiftRight(${col}, 32))`;
+const lo = (col: string) => `toUInt32(bitAnd(${col}, 4294967295))`;
+const indexKey = (
+  a: { accountId: string; linkId: string; direction: PathDirection; steps: number; target: string },
+  firstMs: number,
+  endMs: number,
+) => `${a.accountId}/${a.linkId}/${pathsKey(a)}/${firstMs}/${endMs}`;
+
+/** Whether the job's in-memory index holds the range a report's window reads at `nowMs`. */
+export function pathIndexHeld(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()) {
+  const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
+  return pathIndexOf(ch, indexKey(a, firstMs, endMs)) !== undefined;
+}
+
+/**
+ * Loads the index of a paths report's range from its stored rows (when the range is stored and current),
+ * unless it is loaded with the same rows. Returns the index's key (null: nothing stored to load).
+ */
+export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = Date.now(), queries: Clickhouse = ch) {
+  const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - d.offsetMs;
+  const firstMs = endMs - d.lengthMs;
+  const params = { ...baseParams({ ...d, window: { fromMs: firstMs, toMs: endMs } }), paths: pathsKey(d), first: firstMs, end: endMs };
+  const [range] = await queries.query<{ rows: string; bundles: string; computed: string; current: string }>(
+    `
+    WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${queries.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, toString(r.2) AS bundles, r.3 AS computed,
+      (SELECT count() FROM ${queries.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+    params,
+  );
+  if (!range || Number(range.rows) === 0 || Number(range.bundles) !== Number(range.current)) return null;
+  const key = indexKey(d, firstMs, endMs);
+  const held = pathIndexOf(ch, key);
+  const computed = Number(range.computed);
+  if (held && held.computedMs === computed) return key;
+  const [rows] = await queries.query<PathIndexRows>(
+    `
+    SELECT (groupArray(${hi("vh")}), groupArray(${lo("vh")})) AS vh, (groupArray(${hi("sid")}), groupArray(${lo("sid")})) AS sid,
+      groupArray(toFloat64(t)) AS t, groupArray(k) AS k, groupArray(ty) AS ty, (groupArray(${hi("lb")}), groupArray(${lo("lb")})) AS lb,
+      groupArray(toFloat64(dt)) AS dt
+    FROM (SELECT vh, sid, t, k, ty, lb, dt FROM ${queries.table("journey_path_states")} WHERE ${KEY} AND computed_at = ${at("computed")} ORDER BY vh, k)`,
+    { ...params, computed },
+  );
+  keepPathIndex(ch, buildPathIndex(key, computed, String(range.bundles), rows));
+  return key;
+}
+
+/** The rows of a report from the in-memory index and one query, or null when the range's bundles changed since it was loaded. */
+async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, params: Record<string, unknown>): Promise<PathRow[] | null> {
+  const bundles = ch.table("journey_event_bundles");
+  const hitSql = "(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h))";
+  const forward = a.direction === "forward";
+  const [row] = await ch.query<{
+    current: string;
+    hash: string;
+    since: SinceBundle[];
+    fresh: [vh: string, k: number, ty: number, lb: string, nty: number, nlb: string, dt: number | string][];
+  }>(
+    `
+    WITH cityHash64({target:String}) AS h
+    SELECT toString(h) AS hash, (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
+      ${
+        forward
+          ? `(SELECT groupArray((toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
+            named_views, arrayMap(x -> toString(x), view_names))) FROM ${bundles} WHERE ${SINCE}) AS since, [] AS fresh`
+          : `[] AS since, (SELECT groupArray((toString(vh), k, ty, toString(lb), nty, toString(nlb), dt))
+            FROM (${visitorStepsSql(ch, a.direction, "", `vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql})`)})) AS fresh`
+      }`,
+    params,
+  );
+  if (!row || String(row.current) !== idx.bundles) return null;
+  if (!forward) {
+    // The visitors with a target event since and no stored path: their paths from all their bundles.
+    const added: VisitorStep[] = [];
+    for (const [vh, k, ty, lb, nty, nlb, dt] of row.fresh) {
+      if (findVisitor(idx, ...halves(vh)) >= 0) continue;
+      added.push({ k: Number(k), ty: Number(ty), lb: BigInt(lb), nty: Number(nty), nlb: BigInt(nlb), dt: Number(dt) });
+    }
+    return indexRows(idx, [], added);
+  }
+  const endMs = Number(params.end);
+  const bySession = new Map<string, SinceBundle[]>();
+  const byVisitor = new Map<string, SinceBundle[]>();
+  for (const b of row.since) {
+    bySession.set(`${b[0]}/${b[1]}`, [...(bySession.get(`${b[0]}/${b[1]}`) ?? []), b]);
+    byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
+  }
+  const h = BigInt(row.hash);
+  const tt = Number(params.tt);
+  const added: VisitorStep[] = [];
+  const removed: number[] = [];
+  for (const [vh, list] of byVisitor) {
+    const i = findVisitor(idx, ...halves(vh));
+    if (i < 0) {
+      // No stored path: a target event since gives one (its target and every event after it are since).
+      const hit = list.some((b) => b[4].some((ty, j) => ty === tt || BigInt(b[5][j]) === h) || b[7].some((nm) => BigInt(nm) === h));
+      if (!hit) continue;
+      const path = forwardFromBundles(list, { h, tt, fromMs: a.window.fromMs, toMs: a.window.toMs, steps: a.steps });
+      if (path) added.push(...path);
+      continue;
+    }
+    // A stored path shorter than `steps` whose session goes on since: its steps, then the session's events since.
+    const sid = u64(idx.sidHi[i], idx.sidLo[i]);
+    const going = bySession.get(`${vh}/${sid}`);
+    if (!going || idx.at[i + 1] - idx.at[i] >= a.steps) continue;
+    const later = going.flatMap((b) => eventsOf(b).events).filter((e) => e.ms >= endMs);
+    removed.push(i);
+    added.push(...forwardGoingOn(stepsOf(idx, i), idx.t[i], later, a.steps, a.window.toMs));
+  }
+  return indexRows(idx, removed, added);
 }
