@@ -12,7 +12,7 @@
 // (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { HOUR_MS } from "../reports/period";
-import { forwardFromBundles, forwardGoingOn, eventsOf, type SinceBundle, type VisitorStep } from "./path-combine";
+import { forwardFromBundles, forwardGoingOn, eventsOf, pathFromBundles, type SinceBundle, type VisitorStep } from "./path-combine";
 import { notePaths, type PathsDemand } from "./report-demand";
 import {
   buildPathIndex,
@@ -159,8 +159,17 @@ export function pathRangeOf(w: { fromMs: number; toMs: number }, nowMs: number) 
 }
 
 const KEY = `${LINK} AND paths = {paths:String} AND range_start = toDateTime(${at("first")}) AND range_end = toDateTime(${at("end")})`;
-/** The bundles of the stored range: those with an event before its end (their events before it are stored). */
-const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND started < ${at("end")}`;
+/**
+ * The count of the stored range's bundles: those with an event before its end (their events before it
+ * are stored), i.e. ended from its start on and started before its end: those that ended in the range
+ * (the sort key's range alone) and those since that started before its end (a few), so that no whole
+ * column of the range is read.
+ */
+const inRangeCount = (ch: Clickhouse) => {
+  const b = ch.table("journey_event_bundles");
+  return `((SELECT count() FROM ${b} WHERE ${LINK} AND ended >= ${at("first")} AND ended < ${at("end")})
+    + (SELECT count() FROM ${b} WHERE ${LINK} AND ended >= ${at("end")} AND started < ${at("end")}))`;
+};
 
 /** The range's latest row (its bundle count and computed_at, ms) and the bundles it now counts. */
 async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
@@ -168,7 +177,7 @@ async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
     `
     WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, r.2 AS bundles, r.3 AS computed,
-      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+      ${inRangeCount(ch)} AS current`,
     params,
   );
   return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
@@ -242,7 +251,7 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     WITH cityHash64({target:String}) AS h,
       (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed, toString(h) AS hash,
-      (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
+      ${inRangeCount(ch)} AS current,
       (SELECT groupArray(toString(vh)) FROM (
         SELECT DISTINCT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql}
           AND vh NOT IN (SELECT vh FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS fresh,
@@ -340,10 +349,7 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
   };
   if ((await storedRange(ch, params)) !== null) return false;
   // Counted before the paths are read: a bundle added meanwhile makes the range stale, never wrong.
-  const [{ bundles }] = await ch.query<{ bundles: string }>(
-    `SELECT count() AS bundles FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}`,
-    params,
-  );
+  const [{ bundles }] = await ch.query<{ bundles: string }>(`SELECT ${inRangeCount(ch)} AS bundles`, params);
   await ch.command(
     `
     INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt, t)
@@ -387,7 +393,7 @@ export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = D
     `
     WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${queries.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, toString(r.2) AS bundles, r.3 AS computed,
-      (SELECT count() FROM ${queries.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+      ${inRangeCount(queries)} AS current`,
     params,
   );
   if (!range || Number(range.rows) === 0 || Number(range.bundles) !== Number(range.current)) return null;
@@ -407,6 +413,10 @@ export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = D
   return key;
 }
 
+/** A bundle as path-combine.ts takes it (SinceBundle). */
+const SINCE_TUPLE = `(toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
+  named_views, arrayMap(x -> toString(x), view_names))`;
+
 /** The rows of a report from the in-memory index and one query, or null when the range's bundles changed since it was loaded. */
 async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, params: Record<string, unknown>): Promise<PathRow[] | null> {
   const bundles = ch.table("journey_event_bundles");
@@ -416,27 +426,30 @@ async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, p
     current: string;
     hash: string;
     since: SinceBundle[];
-    fresh: [vh: string, k: number, ty: number, lb: string, nty: number, nlb: string, dt: number | string][];
   }>(
     `
     WITH cityHash64({target:String}) AS h
-    SELECT toString(h) AS hash, (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
+    SELECT toString(h) AS hash, ${inRangeCount(ch)} AS current,
       ${
         forward
-          ? `(SELECT groupArray((toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
-            named_views, arrayMap(x -> toString(x), view_names))) FROM ${bundles} WHERE ${SINCE}) AS since, [] AS fresh`
-          : `[] AS since, (SELECT groupArray((toString(vh), k, ty, toString(lb), nty, toString(nlb), dt))
-            FROM (${visitorStepsSql(ch, a.direction, "", `vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql})`)})) AS fresh`
+          ? `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE}) AS since`
+          : `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} PREWHERE vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql})
+            WHERE ${LINK} AND ended >= ${at("from")} AND started < ${at("to")}) AS since`
       }`,
     params,
   );
   if (!row || String(row.current) !== idx.bundles) return null;
+  const h = BigInt(row.hash);
+  const tt = Number(params.tt);
   if (!forward) {
-    // The visitors with a target event since and no stored path: their paths from all their bundles.
+    // The visitors with a target event since and no stored path: their paths from all their bundles of the window.
+    const byVisitor = new Map<string, SinceBundle[]>();
+    for (const b of row.since) byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
     const added: VisitorStep[] = [];
-    for (const [vh, k, ty, lb, nty, nlb, dt] of row.fresh) {
+    for (const [vh, list] of byVisitor) {
       if (findVisitor(idx, ...halves(vh)) >= 0) continue;
-      added.push({ k: Number(k), ty: Number(ty), lb: BigInt(lb), nty: Number(nty), nlb: BigInt(nlb), dt: Number(dt) });
+      const path = pathFromBundles(list, { h, tt, fromMs: a.window.fromMs, toMs: a.window.toMs, steps: a.steps, direction: "backward" });
+      if (path) added.push(...path);
     }
     return indexRows(idx, [], added);
   }
@@ -447,8 +460,6 @@ async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, p
     bySession.set(`${b[0]}/${b[1]}`, [...(bySession.get(`${b[0]}/${b[1]}`) ?? []), b]);
     byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
   }
-  const h = BigInt(row.hash);
-  const tt = Number(params.tt);
   const added: VisitorStep[] = [];
   const removed: number[] = [];
   for (const [vh, list] of byVisitor) {
