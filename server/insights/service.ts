@@ -6,11 +6,11 @@ import { journeyStore } from "../reports/compared-store";
 import { resolveReportScope } from "../reports/scope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
-import { AHEAD_MS, withComparison, type Window } from "../reports/compare";
+import { AHEAD_MS, compareShiftMs, shiftWindow, withComparison, type Window } from "../reports/compare";
 import type { Compare, PathsReport, RetentionReport } from "./model";
 import { BUNDLE_EVENT_TYPES, queryLabels, queryPaths, type PathRow } from "./paths-query";
 import { queryRetention, type RetentionRow } from "./retention-query";
-import { retentionIndexReader } from "../journey/read";
+import { pathIndexHeld, retentionIndexReader } from "../journey/read";
 
 export interface InsightDeps {
   db: DbOrTx;
@@ -55,7 +55,24 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
     },
     {
       aheadMs: AHEAD_MS - (hourEnd - nowMs),
-      store: journeyStore(deps.ch, accountId, [link], "insights.paths", { target, direction, ...args }),
+      // The compared window's answer kept in the compared-window store, unless the journey job holds its
+      // range in memory (as exact, and cheaper than the store's read and fingerprint).
+      store:
+        q.compare &&
+        pathIndexHeld(
+          deps.ch,
+          {
+            accountId,
+            linkId: link,
+            window: shiftWindow(window, compareShiftMs(q.compare, PERIODS[period] * 1000)),
+            target,
+            direction,
+            steps: args.steps,
+          },
+          nowMs,
+        )
+          ? undefined
+          : journeyStore(deps.ch, accountId, [link], "insights.paths", { target, direction, ...args }),
     },
   );
 }

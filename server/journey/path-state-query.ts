@@ -60,6 +60,17 @@ const ms = "toInt64(toUnixTimestamp64Milli(started))";
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 
+/** The time of the first event of a bundle meeting `cond`, NONE without one. */
+const firstSql = (cond: string, lambda: string, columns: string) =>
+  `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${ms} + o, ${NONE}), ${columns})))`;
+/** A bundle's first target event of the window (NONE without one); needs `h` in a WITH. */
+const targetTimeSql = `least(${firstSql(
+  `(lb = h OR ty = {tt:UInt8}) AND ${ms} + o >= {from:Int64} AND ${ms} + o < {to:Int64}`,
+  "(o, ty, lb)",
+  "times, types, labels",
+)},
+  ${firstSql(`nm = h AND ${ms} + o >= {from:Int64} AND ${ms} + o < {to:Int64}`, "(o, nm)", "named_views, view_names")})`;
+
 /**
  * Per visitor of the bundles `extra` (and `prewhere`) narrow, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt, t),
  * sid the chosen session's, t the target's time.
@@ -69,7 +80,6 @@ function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string
   // A few visitors' bundles: their hashes first (PREWHERE), the arrays of those rows only.
   const bundles = ch.table("journey_event_bundles") + (prewhere ? ` PREWHERE ${prewhere}` : "");
   const scope = `${LINK} AND ended >= ${at("from")} AND started < ${at("to")}${extra}`;
-  const hit = "(lb = h OR ty = {tt:UInt8})";
   const inWindow = (x: string) => `${x} >= {from:Int64} AND ${x} < {to:Int64}`;
   // The target event: the first at T matching it, or (a page view's name matched) the page view at T.
   const i0 = `if(arrayFirstIndex(e -> e.1 = T AND (e.3 = h OR e.2 = {tt:UInt8}), ev) AS i1 > 0, i1, arrayFirstIndex(e -> e.1 = T AND e.2 = 1, ev))`;
@@ -78,14 +88,10 @@ function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string
       ? `arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 < {to:Int64}, arraySlice(ev, i0 + 1))`
       : `arrayReverse(arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 >= {from:Int64}, arraySlice(ev, 1, i0 - 1)))`;
   const time = `${ms} + o`;
-  /** The time of the first event of a bundle meeting `cond`, NONE without one. */
-  const first = (cond: string, lambda: string, columns: string) =>
-    `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${time}, ${NONE}), ${columns})))`;
   // Each visitor's session with their first target event of the window (ties: the lower session hash).
   const chosen = `
                 SELECT vh, argMin(sid, (tm, sid)) AS sid FROM (
-                  SELECT vh, sid, least(${first(`${hit} AND ${inWindow(time)}`, "(o, ty, lb)", "times, types, labels")},
-                    ${first(`nm = h AND ${inWindow(time)}`, "(o, nm)", "named_views, view_names")}) AS tm
+                  SELECT vh, sid, ${targetTimeSql} AS tm
                   FROM ${bundles} WHERE ${scope} AND tm != ${NONE})
                 GROUP BY vh`;
   return `
@@ -420,7 +426,6 @@ const SINCE_TUPLE = `(toString(vh), toString(sid), toUnixTimestamp64Milli(starte
 /** The rows of a report from the in-memory index and one query, or null when the range's bundles changed since it was loaded. */
 async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, params: Record<string, unknown>): Promise<PathRow[] | null> {
   const bundles = ch.table("journey_event_bundles");
-  const hitSql = "(arrayExists((ty, lb) -> lb = h OR ty = {tt:UInt8}, types, labels) OR has(view_names, h))";
   const forward = a.direction === "forward";
   const [row] = await ch.query<{
     current: string;
@@ -433,7 +438,12 @@ async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, p
       ${
         forward
           ? `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE}) AS since`
-          : `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} PREWHERE vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql})
+          : // The sessions with the first target event since of each visitor with one: of a visitor without a
+            // stored path (no target event before the range's end), the session their path comes from; its
+            // bundles are recent ones but for a long session, so few parts of the window's are read.
+            `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles}
+            PREWHERE (vh, sid) IN (SELECT vh, argMin(sid, (tm, sid)) FROM (
+              SELECT vh, sid, ${targetTimeSql} AS tm FROM ${bundles} WHERE ${SINCE} AND tm != ${NONE}) GROUP BY vh)
             WHERE ${LINK} AND ended >= ${at("from")} AND started < ${at("to")}) AS since`
       }`,
     params,
