@@ -62,16 +62,8 @@ export function eventsOf(b: SinceBundle) {
   return { events, named };
 }
 
-/**
- * A visitor's path from their bundles (forward: those since the range's end, as they have no target event
- * before it; backward: all their bundles of the window): the session with the first target event of the
- * window (ties: the lower session hash), from that event on (forward) or back (backward, events of the
- * window only). Null without a target event in the window.
- */
-export function pathFromBundles(
-  bundles: SinceBundle[],
-  t: { h: bigint; tt: number; fromMs: number; toMs: number; steps: number; direction?: "forward" | "backward" },
-): VisitorStep[] | null {
+/** The session with the first target event of the window among `bundles` (ties: the lower session hash), its events. */
+export function chosenSession(bundles: SinceBundle[], t: { h: bigint; tt: number; fromMs: number; toMs: number }) {
   const sessions = new Map<string, { events: PathEvent[]; named: { ms: number; nm: bigint }[] }>();
   for (const b of bundles) {
     const s = sessions.get(b[1]) ?? { events: [], named: [] };
@@ -91,7 +83,22 @@ export function pathFromBundles(
     const id = BigInt(sid);
     if (!chosen || tm < chosen.tm || (tm === chosen.tm && id < chosen.sid)) chosen = { sid: id, tm, events: s.events };
   }
+  return chosen;
+}
+
+/**
+ * A visitor's path from their bundles (forward: those since the range's end, as they have no target event
+ * before it; backward: all their bundles of the window): the session with the first target event of the
+ * window (ties: the lower session hash), from that event on (forward) or back (backward, events of the
+ * window only). Null without a target event in the window.
+ */
+export function pathFromBundles(
+  bundles: SinceBundle[],
+  t: { h: bigint; tt: number; fromMs: number; toMs: number; steps: number; direction?: "forward" | "backward" },
+): VisitorStep[] | null {
+  const chosen = chosenSession(bundles, t);
   if (!chosen) return null;
+  const hit = (e: PathEvent) => e.lb === t.h || e.ty === t.tt;
   const T = chosen.tm;
   const ev = chosen.events.filter((e) => STEP.has(e.ty) || hit(e)).sort(byTime);
   // The target event: the first at T matching it, or (a page view's name matched) the page view at T.

@@ -52,6 +52,12 @@ export interface PathIndex {
   lbLo: Uint32Array;
   dt: Float64Array;
   groups: Map<string, Group>;
+  /**
+   * Backward: every session (hash halves, sorted) with a bundle that ended in the range, and its first such
+   * bundle's end (ms): a visitor's new path comes from one session, whose stored-hours bundles are then
+   * read from that end on only (or not at all: a session not here has none).
+   */
+  sessions?: { hi: Uint32Array; lo: Uint32Array; firstEnd: Float64Array };
 }
 
 const stores = new WeakMap<Clickhouse, Map<string, PathIndex>>();
@@ -171,19 +177,29 @@ export function dropPathIndexes(ch: Clickhouse, keep: Set<string>) {
   for (const k of [...store.keys()]) if (!keep.has(k)) store.delete(k);
 }
 
-/** The position of visitor (hi, lo), or -1. */
-export function findVisitor(idx: PathIndex, hi: number, lo: number): number {
+/** The position of (hi, lo) in key halves sorted, or -1. */
+function findKey(keys: { hi: Uint32Array; lo: Uint32Array }, hi: number, lo: number): number {
   let a = 0;
-  let b = idx.hi.length - 1;
+  let b = keys.hi.length - 1;
   while (a <= b) {
     const m = (a + b) >>> 1;
-    const h = idx.hi[m];
-    const l = idx.lo[m];
+    const h = keys.hi[m];
+    const l = keys.lo[m];
     if (h === hi && l === lo) return m;
     if (h < hi || (h === hi && l < lo)) a = m + 1;
     else b = m - 1;
   }
   return -1;
+}
+
+/** The position of visitor (hi, lo), or -1. */
+export const findVisitor = (idx: PathIndex, hi: number, lo: number) => findKey(idx, hi, lo);
+
+/** The end of a session's first bundle in the range (ms), undefined when it has none there. */
+export function sessionFirstEnd(idx: PathIndex, sid: string): number | undefined {
+  if (!idx.sessions) return undefined;
+  const at = findKey(idx.sessions, ...halves(sid));
+  return at < 0 ? undefined : idx.sessions.firstEnd[at];
 }
 
 /** The median as quantileExact(0.5) gives it: the element at half the count, the upper middle of an even count. */

@@ -23,6 +23,7 @@ import {
   type PathIndex,
   type PathIndexRows,
   pathIndexOf,
+  sessionFirstEnd,
   stepsOf,
   u64,
 } from "./path-index";
@@ -422,7 +423,22 @@ export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = D
     FROM (SELECT vh, sid, t, k, ty, lb, dt FROM ${queries.table("journey_path_states")} WHERE ${KEY} AND computed_at = ${at("computed")} ORDER BY vh, k)`,
     { ...params, computed },
   );
-  keepPathIndex(ch, buildPathIndex(key, computed, String(range.bundles), rows));
+  const idx = buildPathIndex(key, computed, String(range.bundles), rows);
+  if (d.direction === "backward") {
+    // Read after the range's count: a bundle added since makes the range stale (unread), never this wrong.
+    const [sessions] = await queries.query<{ h: number[]; l: number[]; e: number[] }>(
+      `SELECT groupArray(${hi("sid")}) AS h, groupArray(${lo("sid")}) AS l, groupArray(e) AS e FROM (
+        SELECT sid, toFloat64(toUnixTimestamp64Milli(min(ended))) AS e FROM ${queries.table("journey_event_bundles")}
+        WHERE ${LINK} AND ended >= ${at("first")} AND ended < ${at("end")} GROUP BY sid ORDER BY sid)`,
+      params,
+    );
+    idx.sessions = {
+      hi: Uint32Array.from(sessions?.h ?? []),
+      lo: Uint32Array.from(sessions?.l ?? []),
+      firstEnd: Float64Array.from(sessions?.e ?? []),
+    };
+  }
+  keepPathIndex(ch, idx);
   return key;
 }
 
@@ -464,6 +480,46 @@ function batchedQuery<T>(ch: Clickhouse, sql: string, params: Record<string, unk
   });
 }
 
+/**
+ * Backward from the index: the visitors with a target event since and no stored path get theirs from the
+ * session of their first one, its bundles since and, when it has bundles in the stored hours (the index's
+ * sessions), those too, read from its first one's end on (a second query, only then).
+ */
+async function backwardIndexed(
+  ch: Clickhouse,
+  idx: PathIndex,
+  a: PathsArgs,
+  params: Record<string, unknown>,
+  since: SinceBundle[],
+  h: bigint,
+): Promise<PathRow[]> {
+  const t = { h, tt: Number(params.tt), fromMs: a.window.fromMs, toMs: a.window.toMs, steps: a.steps, direction: "backward" as const };
+  const byVisitor = new Map<string, SinceBundle[]>();
+  for (const b of since) byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
+  const fresh = [...byVisitor].filter(([vh]) => findVisitor(idx, ...halves(vh)) < 0);
+  // The sessions with bundles in the stored hours, and from when.
+  const earlier = fresh.flatMap(([vh, list]) => {
+    const sid = list[0][1];
+    const first = sessionFirstEnd(idx, sid);
+    return first === undefined ? [] : [{ vh, sid, first }];
+  });
+  if (earlier.length > 0) {
+    const rows = await ch.query<{ b: SinceBundle }>(
+      `SELECT ${SINCE_TUPLE} AS b FROM ${ch.table("journey_event_bundles")}
+      PREWHERE (vh, sid) IN (SELECT toUInt64(x.1), toUInt64(x.2) FROM (SELECT arrayJoin(arrayZip({vhs:Array(String)}, {sids:Array(String)})) AS x))
+      WHERE ${LINK} AND ended >= ${at("lo")} AND ended >= ${at("from")} AND ended < ${at("end")}`,
+      { ...params, vhs: earlier.map((e) => e.vh), sids: earlier.map((e) => e.sid), lo: earlier.reduce((m, e) => Math.min(m, e.first), Number.POSITIVE_INFINITY) },
+    );
+    for (const { b } of rows) byVisitor.get(b[0])?.push(b);
+  }
+  const added: VisitorStep[] = [];
+  for (const [vh] of fresh) {
+    const path = pathFromBundles(byVisitor.get(vh) ?? [], t);
+    if (path) added.push(...path);
+  }
+  return indexRows(idx, [], added);
+}
+
 /** A bundle as path-combine.ts takes it (SinceBundle). */
 const SINCE_TUPLE = `(toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
   named_views, arrayMap(x -> toString(x), view_names))`;
@@ -484,31 +540,18 @@ async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, p
       ${
         forward
           ? `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE}) AS since`
-          : // The sessions with the first target event since of each visitor with one: of a visitor without a
-            // stored path (no target event before the range's end), the session their path comes from; its
-            // bundles are recent ones but for a long session, so few parts of the window's are read.
-            `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles}
-            PREWHERE (vh, sid) IN (SELECT vh, argMin(sid, (tm, sid)) FROM (
-              SELECT vh, sid, ${targetTimeSql} AS tm FROM ${bundles} WHERE ${SINCE} AND tm != ${NONE}) GROUP BY vh)
-            WHERE ${LINK} AND ended >= ${at("from")} AND started < ${at("to")}) AS since`
+          : // The bundles since of each visitor's session with their first target event since: of a visitor
+            // without a stored path (no target event before the range's end), the session of their path.
+            `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE} AND (vh, sid) IN (
+              SELECT vh, argMin(sid, (tm, sid)) FROM (SELECT vh, sid, ${targetTimeSql} AS tm FROM ${bundles} WHERE ${SINCE} AND tm != ${NONE})
+              GROUP BY vh)) AS since`
       }`,
     params,
   );
   if (!row || String(row.current) !== idx.bundles) return null;
   const h = BigInt(row.hash);
   const tt = Number(params.tt);
-  if (!forward) {
-    // The visitors with a target event since and no stored path: their paths from all their bundles of the window.
-    const byVisitor = new Map<string, SinceBundle[]>();
-    for (const b of row.since) byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
-    const added: VisitorStep[] = [];
-    for (const [vh, list] of byVisitor) {
-      if (findVisitor(idx, ...halves(vh)) >= 0) continue;
-      const path = pathFromBundles(list, { h, tt, fromMs: a.window.fromMs, toMs: a.window.toMs, steps: a.steps, direction: "backward" });
-      if (path) added.push(...path);
-    }
-    return indexRows(idx, [], added);
-  }
+  if (!forward) return backwardIndexed(ch, idx, a, params, row.since, h);
   const endMs = Number(params.end);
   const bySession = new Map<string, SinceBundle[]>();
   const byVisitor = new Map<string, SinceBundle[]>();
