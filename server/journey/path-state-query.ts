@@ -508,7 +508,12 @@ async function backwardIndexed(
       `SELECT ${SINCE_TUPLE} AS b FROM ${ch.table("journey_event_bundles")}
       PREWHERE (vh, sid) IN (SELECT toUInt64(x.1), toUInt64(x.2) FROM (SELECT arrayJoin(arrayZip({vhs:Array(String)}, {sids:Array(String)})) AS x))
       WHERE ${LINK} AND ended >= ${at("lo")} AND ended >= ${at("from")} AND ended < ${at("end")}`,
-      { ...params, vhs: earlier.map((e) => e.vh), sids: earlier.map((e) => e.sid), lo: earlier.reduce((m, e) => Math.min(m, e.first), Number.POSITIVE_INFINITY) },
+      {
+        ...params,
+        vhs: earlier.map((e) => e.vh),
+        sids: earlier.map((e) => e.sid),
+        lo: earlier.reduce((m, e) => Math.min(m, e.first), Number.POSITIVE_INFINITY),
+      },
     );
     for (const { b } of rows) byVisitor.get(b[0])?.push(b);
   }

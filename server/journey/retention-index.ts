@@ -2,14 +2,15 @@
 // weeks they had a bundle in (64 weeks back from the index hour's week, each set week with its first
 // bundle's start), over the bundles that ended before the index's hour E, and the same grouped by
 // (first week, weeks) — a few thousand groups, from which a window's cohorts add up without a pass over
-// the visitors. The journey job loads it (retention-state-query.ts loadRetentionIndexRows) for the links
-// whose retention was asked lately; a report then reads, in one query, the fingerprint of the bundles that
-// ended before E and the bundles that ended since (the current hour, events dated ahead, late batches),
-// and combines them exactly as the stored state does (retention-state-query.ts): a visitor of the bundles
-// since has their grouped contribution taken out and their combined one (the earlier first visit, the
-// union of the weeks) put in. A compared window ends inside its last week L: week L counts only for the
-// visitors whose first bundle in it started before the window's end, and a first visit in L only before
-// it; those visitors are found by a pass over the visitors of that week (kept per week once asked).
+// the visitors. The journey job loads it for the links whose retention was asked lately, from the
+// per-visitor state it has just stored (retention-state-query.ts); a report then reads, in one query,
+// the count of the bundles that ended before E and the bundles that ended since (the current hour,
+// events dated ahead, late batches), and combines them exactly as the stored state does: a visitor of
+// the bundles since has their grouped contribution taken out and their combined one (the earlier first
+// visit, the union of the weeks) put in. A compared window ends inside its last week L: week L counts
+// only for the visitors whose first bundle in it started before the window's end, and a first visit in
+// L only before it; that week's visitors are kept ordered by that start (once asked), and the change the
+// cut makes is kept per window shape and moved with the window's end, visitor by visitor.
 //
 // The index is used only while the count of the bundles that ended before E still holds (a late event
 // adds a bundle, an erasure removes some); the job checks the count and the sums of their visitor hashes
@@ -19,7 +20,14 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { DAY_MS, HOUR_MS } from "../reports/period";
 import { noteRetention } from "./report-demand";
-import { anchorOf, type CohortRow, loadRetentionIndexRows, readRetentionOpen, retentionFingerprint } from "./retention-state-query";
+import {
+  anchorOf,
+  type CohortRow,
+  loadRetentionIndexRows,
+  type RetentionIndexRows,
+  readRetentionOpen,
+  retentionFingerprint,
+} from "./retention-state-query";
 
 const WEEK_MS = 7 * DAY_MS;
 const STORED_WEEKS = 64;
@@ -98,7 +106,7 @@ function find(idx: RetentionIndex, hi: number, lo: number): number {
   return -1;
 }
 
-function build(endMs: number, anchorMs: number, rows: Awaited<ReturnType<typeof loadRetentionIndexRows>>): RetentionIndex {
+function build(endMs: number, anchorMs: number, rows: RetentionIndexRows): RetentionIndex {
   const n = rows.h.length;
   const wfAt = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) wfAt[i + 1] = wfAt[i] + rows.wf[i].length;
@@ -140,8 +148,9 @@ function build(endMs: number, anchorMs: number, rows: Awaited<ReturnType<typeof 
 const sizeOf = (idx: RetentionIndex) => idx.hi.length;
 
 /**
- * Loads the link's index for the bundles that ended before the current hour, unless it is loaded for that
- * hour and its fingerprint holds. Memory only: returns nothing.
+ * Loads the link's index for the bundles that ended before the current hour from the state the job has
+ * just stored (storeRetentionRange), unless it is loaded for that hour and its fingerprint holds; drops it
+ * when that state is not current. Memory only: returns nothing.
  */
 export async function refreshRetentionIndex(
   ch: Clickhouse,
@@ -154,9 +163,10 @@ export async function refreshRetentionIndex(
   const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
   const held = store.get(key);
   if (held && held.endMs === endMs && (await retentionFingerprint(queries, l, endMs)) === held.fingerprint) return;
-  const anchorMs = anchorOf(endMs);
-  const idx = build(endMs, anchorMs, await loadRetentionIndexRows(queries, l, endMs, anchorMs));
+  const rows = await loadRetentionIndexRows(queries, l, endMs);
   store.delete(key);
+  if (!rows) return;
+  const idx = build(endMs, anchorOf(endMs), rows);
   if (sizeOf(idx) === 0 || sizeOf(idx) > MAX_INDEXED_VISITORS) return;
   store.set(key, idx);
   // The least recently loaded go first.

@@ -199,33 +199,31 @@ export interface RetentionIndexRows {
   wf: number[][];
 }
 
-/** Every visitor's state over the link's bundles that ended before `end`, with the fingerprint read first. */
+/**
+ * Every visitor's state over the link's bundles that ended before `end` as the job stored it (its latest
+ * range row for `end`), with the fingerprint read first; null when that range is not current (nothing to load).
+ */
 export async function loadRetentionIndexRows(
   ch: Clickhouse,
   l: { accountId: string; linkId: string },
   endMs: number,
-  anchorMs: number,
-): Promise<RetentionIndexRows> {
-  const params = { account: l.accountId, link: l.linkId, end: endMs, anchor: anchorMs };
+): Promise<RetentionIndexRows | null> {
+  const params = { account: l.accountId, link: l.linkId, end: endMs };
   // Read before the rows: a bundle added meanwhile makes the index stale, never wrong.
   const fingerprint = await retentionFingerprint(ch, l, endMs);
-  const [row] = await ch.query<Omit<RetentionIndexRows, "fingerprint">>(
-    `
-    SELECT groupArray(${hi("vh")}) AS h, groupArray(${lo("vh")}) AS l, groupArray(fm) AS first,
-      groupArray(${hi("w")}) AS wh, groupArray(${lo("w")}) AS wl, groupArray(wf) AS wf
-    FROM (
-      SELECT vh, min(f) AS fm, groupBitOr(if(wk >= 0, bitShiftLeft(toUInt64(1), toUInt8(wk)), toUInt64(0))) AS w,
-        arrayMap(x -> x.2, arraySort(groupArrayIf((wk, toUInt32(f - {anchor:Int64} - wk * ${WEEK_MS})), wk >= 0))) AS wf
-      FROM (
-        SELECT vh, if(started >= ${at("anchor")}, intDiv(toUnixTimestamp64Milli(started) - {anchor:Int64}, ${WEEK_MS}), -1) AS wk,
-          min(toUnixTimestamp64Milli(started)) AS f
-        FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END}
-        GROUP BY vh, wk)
-      GROUP BY vh
-      ORDER BY vh)`,
+  const [range] = await ch.query<{ bundles: string; computed: string }>(
+    `SELECT toString(argMax(bundles, computed_at)) AS bundles, toUnixTimestamp64Milli(max(computed_at)) AS computed
+    FROM ${ch.table("journey_retention_ranges")} WHERE ${LINK} AND range_end = toDateTime(${at("end")})`,
     params,
   );
-  return { fingerprint, ...(row ?? { h: [], l: [], first: [], wh: [], wl: [], wf: [] }) };
+  if (!range || Number(range.computed) <= 0 || range.bundles !== fingerprint.split(":")[0]) return null;
+  const [rows] = await ch.query<Omit<RetentionIndexRows, "fingerprint">>(
+    `SELECT groupArray(${hi("vh")}) AS h, groupArray(${lo("vh")}) AS l, groupArray(first_ms) AS first,
+      groupArray(${hi("weeks")}) AS wh, groupArray(${lo("weeks")}) AS wl, groupArray(week_firsts) AS wf
+    FROM (SELECT vh, first_ms, weeks, week_firsts FROM ${ch.table("journey_retention_states")} WHERE ${STATES} ORDER BY vh)`,
+    { ...params, computed: Number(range.computed) },
+  );
+  return { fingerprint, ...(rows ?? { h: [], l: [], first: [], wh: [], wl: [], wf: [] }) };
 }
 
 /** One call's read beside the index: the count of the bundles before `end` now, and every bundle that ended at or after `end` (key halves, start, end ms). */
