@@ -5,8 +5,10 @@
 // (new visitors and stored sessions going on), batches across the hour's start (one moves a visitor to
 // another session, one reaches into a stored session), events dated ahead, late events into stored hours
 // (after a late event or a batch across the hour's start the range is stale and not read until the job's
-// next round, which stores it again), before and after OPTIMIZE … FINAL. Reports only read: the rows are
-// written by the journey job's round.
+// next round, which stores it again), before and after OPTIMIZE … FINAL, and after an erasure. Each answer
+// is checked from the job's in-memory index (path-index.ts), from the stored rows alone (a client without
+// it) and with every window asked at once (one statement). Reports only read: the rows are written by the
+// journey job's round.
 import { beforeAll, expect, test } from "bun:test";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
 import { toJourneyRow } from "../../server/ingest/journey/rows";
@@ -308,5 +310,16 @@ test("stored paths give the raw rows and the events' own, with the current hour,
     await ch.command(`SYSTEM START MERGES ${ch.table(table)}`);
     await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
   }
+  await expectExact(true);
+
+  // An erasure (a visitor's bundles removed): the ranges holding them are stale (the in-memory ones too)
+  // until the job's next round.
+  const erased = events.filter((e) => e.visitor_id === "v20");
+  expect(erased.length).toBeGreaterThan(0);
+  await ch.command(`ALTER TABLE ${ch.table("journey_event_bundles")} DELETE WHERE vh = cityHash64('v20') SETTINGS mutations_sync = 2`);
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== "v20"));
+  late.push(...erased.map((e) => e.at));
+  await expectExact(true);
+  await round();
   await expectExact(true);
 }, 300_000);

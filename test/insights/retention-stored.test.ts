@@ -2,7 +2,9 @@
 // server/journey/retention-state-query.ts) must give the answer of the raw bundles and of the events
 // sent: after the job's round, with events of the current hour on top (new visitors and returning ones),
 // after late events dated into stored weeks (the state is then stale and not read until the next round),
-// with compare=previous (a window ending inside a week), and after forced merges.
+// with compare=previous (a window ending inside a week), and after forced merges; the job's in-memory
+// index (retention-index.ts) the same, also with batches across the hour's start, visitors either side of
+// each compared window's end and an erasure.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { queryRetentionStored, retentionIndexReader } from "../../server/journey/read";
 import { queryRetentionRaw } from "../../server/insights/retention-query";
