@@ -205,6 +205,45 @@ export function sessionFirstEnd(idx: PathIndex, sid: string): number | undefined
 /** The median as quantileExact(0.5) gives it: the element at half the count, the upper middle of an even count. */
 const median = (xs: ArrayLike<number>) => (xs.length ? xs[Math.floor(xs.length / 2)] : 0);
 
+/** How many of the sorted `a` are ≤ x. */
+function upperBound(a: Float64Array, x: number) {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The median (as `median`) of the sorted `base` with the values `out` taken out (one each; all in `base`)
+ * and `added` put in, without copying `base`: the smallest value with more than half the count at or
+ * below it is found by a binary search over `base` and a look at the few added.
+ */
+export function medianChanged(base: Float64Array, out: number[], added: number[]): number {
+  const n = base.length - out.length + added.length;
+  if (n <= 0) return 0;
+  const need = Math.floor(n / 2) + 1;
+  const atOrBelow = (x: number) => {
+    let c = upperBound(base, x);
+    for (const o of out) if (o <= x) c--;
+    for (const i of added) if (i <= x) c++;
+    return c;
+  };
+  let lo = 0;
+  let hi = base.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (atOrBelow(base[mid]) >= need) hi = mid;
+    else lo = mid + 1;
+  }
+  let best = lo < base.length ? base[lo] : Number.POSITIVE_INFINITY;
+  for (const i of added) if (i < best && atOrBelow(i) >= need) best = i;
+  return best;
+}
+
 /** The report's rows: the index's, less the rows of the visitors `removed` (indices), with `added` rows. */
 export function indexRows(idx: PathIndex, removed: number[], added: VisitorStep[]): PathRow[] {
   const changes = new Map<string, { g: Omit<Group, "dts">; out: number[]; in: number[]; dn: number }>();
@@ -238,14 +277,8 @@ export function indexRows(idx: PathIndex, removed: number[], added: VisitorStep[
   for (const [key, c] of changes) {
     const n = c.g.n + c.dn;
     if (n <= 0) continue;
-    // The group's step times with those taken out removed (one each) and those put in added.
-    const kept = [...(idx.groups.get(key)?.dts ?? [])];
-    for (const x of c.out) {
-      const at = kept.indexOf(x);
-      if (at >= 0) kept.splice(at, 1);
-    }
-    const all = kept.concat(c.in).sort((a, b) => a - b);
-    rows.push({ k: c.g.k, ty: c.g.ty, lb: c.g.lb, nty: c.g.nty, nlb: c.g.nlb, n, medianMs: median(all) });
+    const dts = idx.groups.get(key)?.dts ?? new Float64Array(0);
+    rows.push({ k: c.g.k, ty: c.g.ty, lb: c.g.lb, nty: c.g.nty, nlb: c.g.nlb, n, medianMs: medianChanged(dts, c.out, c.in) });
   }
   return rows;
 }
