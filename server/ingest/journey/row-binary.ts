@@ -30,14 +30,25 @@ const OPEN_BRACKET = 0x5b;
 const str = (v: unknown) => (typeof v === "string" ? v : "");
 const num = (v: unknown) => (typeof v === "number" ? v : null);
 
+// A batch's rows share their received time, and events sent without a time take it: parsed once.
+let lastTime = "";
+let lastMs = 0;
+function timeMs(text: string): number {
+  if (text !== lastTime) {
+    lastMs = chTimeMs(text);
+    lastTime = text;
+  }
+  return lastMs;
+}
+
 /**
  * One row in JOURNEY_COLUMNS order. A row of the previous version (no has_revenue, migration 0210) gets
  * the value the column's default would give it.
  */
 export function writeJourneyRowBinary(w: RowBinaryWriter, r: JourneyRow) {
   w.uuid(str(r[0]));
-  w.i64(chTimeMs(str(r[1])));
-  w.i64(chTimeMs(str(r[2])));
+  w.i64(timeMs(str(r[1])));
+  w.i64(timeMs(str(r[2])));
   w.uuid(str(r[3]));
   w.uuid(str(r[4]));
   for (let i = 5; i <= 10; i++) w.string(str(r[i]));
@@ -77,7 +88,13 @@ export function journeyBinaryLine(records: readonly JourneyRecord[]): Buffer | n
     if (!Array.isArray(r) || r.length !== JOURNEY_COLUMNS.length) return null;
     writeJourneyRowBinary(lineWriter, r);
   }
-  return Buffer.from(`rb1,${records.length},${lineWriter.bytes().toString("base64")}\n`, "latin1");
+  const head = `rb1,${records.length},`;
+  const data = lineWriter.bytes().toString("base64");
+  const line = Buffer.allocUnsafe(head.length + data.length + 1);
+  line.write(head, 0, "ascii");
+  line.write(data, head.length, "ascii");
+  line[line.length - 1] = NEWLINE;
+  return line;
 }
 
 /** Where a binary line's count and data are, or null for a JSON line; throws on a layout this version does not know. */
