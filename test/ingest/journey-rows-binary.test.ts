@@ -315,6 +315,19 @@ describe.skipIf(!!testClickhouseUrl)("the embedded journey flusher", () => {
   });
 });
 
+test("the text flusher (a ClickHouse server) stores a chunk of binary and JSON lines, as the embedded one left it, once", async () => {
+  const account = crypto.randomUUID();
+  const rows = rowsOf(account, edgeEvents(crypto.randomUUID()));
+  const { sinkRaw } = journeyStream(t.runtime.deps.ch);
+  const chunk = () => Buffer.concat([journeyBinaryLine(rows.slice(0, 3))!, Buffer.from(`${JSON.stringify([rows[3]])}\n`)]);
+  expect(await sinkRaw(chunk(), `moved-${account}`)).toBe(4);
+  expect(await sinkRaw(chunk(), `moved-${account}`)).toBe(4);
+  expect(await counts(account)).toEqual([4, 4, 4]);
+  const textAccount = crypto.randomUUID();
+  await insertText(rowsOf(textAccount, edgeEvents(crypto.randomUUID())), `text-${textAccount}`);
+  expect(await stored(account)).toEqual(await stored(textAccount));
+});
+
 test("with a ClickHouse server, or a data directory file() would misread, the spool keeps JSON lines", () => {
   const ch = t.runtime.deps.ch;
   expect(journeyStream(ch).appendLine).toBeUndefined();
