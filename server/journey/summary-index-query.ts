@@ -115,6 +115,11 @@ export interface OpenBundles extends BundleCounts {
   ended: number[];
   /** Each bundle's last conversion, ms (0: none); empty unless asked. */
   converted: number[];
+  /**
+   * The events dated from `until` on (the rollups' open hours): every such event is in a bundle that
+   * ended at or after `until`, so they are counted from these bundles' event times.
+   */
+  events: number;
   /** The values of the caller's `beside` columns. */
   beside: Record<string, unknown>;
 }
@@ -124,6 +129,9 @@ export interface Beside {
   columns: string[];
   params: Record<string, unknown>;
 }
+
+/** The open bundles' events dated from `until` on. */
+const OPEN_EVENTS = `sum(arrayCount(o -> toUnixTimestamp64Milli(started) + o >= {until:Int64}, times))`;
 
 export async function readOpenBundles(
   ch: Clickhouse,
@@ -136,11 +144,11 @@ export async function readOpenBundles(
   const cols = [hi("vh"), lo("vh"), hi("sid"), lo("sid"), ms("started"), ms("ended"), converters ? LAST_CONVERSION : "0"];
   const [row] = await ch.query<Record<string, unknown>>(
     `SELECT (SELECT count() FROM ${b} AND ended < ${at("until")}) AS closed,
-      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}`,
+      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${OPEN_EVENTS}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}`,
     { ...beside.params, account: s.accountId, scope: s.scope, until: untilMs },
   );
-  const open = (row?.open ?? [[], [], [], [], [], [], []]) as number[][];
-  const [vhHi, vhLo, sidHi, sidLo, started, ended, converted] = open;
+  const open = (row?.open ?? [[], [], [], [], [], [], [], 0]) as [...number[][], number | string];
+  const [vhHi, vhLo, sidHi, sidLo, started, ended, converted] = open as number[][];
   return {
     closed: Number(row?.closed ?? 0),
     spanning: started.filter((t) => t < untilMs).length,
@@ -151,6 +159,7 @@ export async function readOpenBundles(
     started,
     ended,
     converted: converters ? converted : [],
+    events: Number(open[7] ?? 0),
     beside: row ?? {},
   };
 }
