@@ -5,6 +5,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { ENDED_IN_RANGE, type LinkRange, type PageArgs } from "./link-range";
+import { indexedSessions, type SessionSpan } from "./summary-index";
 
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 /** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
@@ -98,6 +99,85 @@ function periodSessions(ch: Clickhouse, visitorId?: string) {
       GROUP BY session_id)${visitorId !== undefined ? " WHERE first_visitor = {visitor:String}" : ""}`;
 }
 
+/** The figures FIGURES gives, in the order the indexed page reads them (after the key's two halves). */
+const ROW_FIELDS = [
+  "session_id",
+  "s_started",
+  "entry",
+  "first_visitor",
+  "s_ended",
+  "exit",
+  "n_events",
+  "n_views",
+  "n_conversions",
+  "dev",
+  "ctry",
+];
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const AT = (param: string) => `fromUnixTimestamp64Milli({${param}:Int64}, 'UTC')`;
+/** Sessions named by their keys' halves ({<name>_hi}, {<name>_lo}) with a bundle that ended at or after {<name>_from}. */
+const named = (name: string) =>
+  `(ended >= ${AT(`${name}_from`)} AND has(arrayMap((a, b) -> bitOr(bitShiftLeft(toUInt64(a), 32), toUInt64(b)), {${name}_hi:Array(UInt32)}, {${name}_lo:Array(UInt32)}), sid))`;
+const namedParams = (name: string, sessions: SessionSpan[], none: number) => ({
+  [`${name}_from`]: sessions.length ? Math.min(...sessions.map((x) => x.ended)) : none,
+  [`${name}_hi`]: sessions.map((x) => x.hi),
+  [`${name}_lo`]: sessions.map((x) => x.lo),
+});
+/** The rows (key halves, then ROW_FIELDS) of the sessions with a bundle matching `which`, as an array. */
+const keyedRowsSql = (ch: Clickhouse, which: string) => `
+  SELECT groupArray((k_hi, k_lo, ${ROW_FIELDS.join(", ")})) FROM (
+    SELECT ${FIGURES}, toUInt32(bitShiftRight(cityHash64(session_id), 32)) AS k_hi, toUInt32(bitAnd(cityHash64(session_id), 4294967295)) AS k_lo FROM (
+      SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (
+        SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND (${which}))
+      GROUP BY session_id))`;
+const keyedRows = (into: Map<string, SessionRow>, rows: unknown) => {
+  for (const [hi, lo, ...values] of (rows ?? []) as (string | number)[][]) {
+    into.set(`${hi}:${lo}`, Object.fromEntries(ROW_FIELDS.map((f, i) => [f, values[i]])));
+  }
+};
+const startedMs = (row: SessionRow) => Date.parse(chTimeToIso(String(row.s_started)));
+
+/**
+ * The page from the link's summary index (summary-index.ts indexedSessions). One statement reads the
+ * open bundles and beside them the rows of the sessions likely on the page: the `want` open sessions
+ * whose open bundles began last and the index's `want` newest. A session of the page whose row that did
+ * not read (an older session still running has open bundles that began late) is read by a second one.
+ * Every session is checked against its row (its first event), and the page ordered as the general query
+ * orders it (first event, newest first, then session id). Null when the index cannot answer; `rows` null
+ * when it gave the total but not the page.
+ */
+async function indexedPage(ch: Clickhouse, r: LinkRange, page: PageArgs): Promise<{ rows: SessionRow[] | null; total: number } | null> {
+  const want = page.page * page.limit;
+  const bundles = ch.table("journey_event_bundles");
+  const openLast = `(ended >= ${AT("until")} AND sid IN (
+    SELECT sid FROM ${bundles} WHERE ${LINK} AND ended >= ${AT("until")} AND sid != 0 GROUP BY sid ORDER BY min(started) DESC LIMIT {want:UInt32}))`;
+  const found = await indexedSessions(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, want, (untilMs, newest) => ({
+    columns: [`(${keyedRowsSql(ch, `${openLast} OR ${named("newest")}`)}) AS page_rows`],
+    params: { link: r.linkId, want, ...namedParams("newest", newest, untilMs) },
+  }));
+  if (!found) return null;
+  if (!found.newest) return { rows: null, total: found.total };
+  const read = new Map<string, SessionRow>();
+  keyedRows(read, found.beside.page_rows);
+  const missing = found.newest.filter((x) => !read.has(`${x.hi}:${x.lo}`));
+  if (missing.length) {
+    const [more] = await ch.query<{ rows: unknown }>(`SELECT (${keyedRowsSql(ch, named("missing"))}) AS rows`, {
+      account: r.accountId,
+      link: r.linkId,
+      ...namedParams("missing", missing, 0),
+    });
+    keyedRows(read, more?.rows);
+  }
+  const rows: SessionRow[] = [];
+  for (const x of found.newest) {
+    const row = read.get(`${x.hi}:${x.lo}`);
+    if (!row || startedMs(row) !== x.started) return { rows: null, total: found.total };
+    rows.push(row);
+  }
+  rows.sort((a, b) => startedMs(b) - startedMs(a) || byteOrder(String(a.session_id), String(b.session_id)));
+  return { rows: rows.slice(want - page.limit, want), total: found.total };
+}
+
 export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: PageArgs, visitorId?: string) {
   const p = {
     account: r.accountId,
@@ -113,13 +193,16 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
       `${periodSessions(ch, visitorId)} ORDER BY s_started DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       p,
     ));
+  const indexed = visitorId === undefined && r.toMs === undefined ? await indexedPage(ch, r, page) : null;
   // Sessions with a bundle ending in the period, counted on the bundles keyed by their end; sent
   // beside the page's reads (a ClickHouse server, and chDB, run them at once).
   const [rows, [count]] = await Promise.all([
-    pageRows(),
-    visitorId === undefined
-      ? ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
-      : ch.query<{ n: string }>(`SELECT count() AS n FROM (${periodSessions(ch, visitorId)})`, p),
+    indexed?.rows ?? pageRows(),
+    indexed
+      ? [{ n: String(indexed.total) }]
+      : visitorId === undefined
+        ? ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
+        : ch.query<{ n: string }>(`SELECT count() AS n FROM (${periodSessions(ch, visitorId)})`, p),
   ]);
   const items = rows.map((s) => {
     const started = chTimeToIso(String(s.s_started));
