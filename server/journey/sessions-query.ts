@@ -117,56 +117,42 @@ const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffe
 const AT = (param: string) => `fromUnixTimestamp64Milli({${param}:Int64}, 'UTC')`;
 /** Sessions named by their keys' halves ({<name>_hi}, {<name>_lo}) with a bundle that ended at or after {<name>_from}. */
 const named = (name: string) =>
-  `(ended >= ${AT(`${name}_from`)} AND has(arrayMap((a, b) -> bitOr(bitShiftLeft(toUInt64(a), 32), toUInt64(b)), {${name}_hi:Array(UInt32)}, {${name}_lo:Array(UInt32)}), sid))`;
-const namedParams = (name: string, sessions: SessionSpan[], none: number) => ({
-  [`${name}_from`]: sessions.length ? Math.min(...sessions.map((x) => x.ended)) : none,
+  `ended >= ${AT(`${name}_from`)} AND has(arrayMap((a, b) -> bitOr(bitShiftLeft(toUInt64(a), 32), toUInt64(b)), {${name}_hi:Array(UInt32)}, {${name}_lo:Array(UInt32)}), sid)`;
+const namedParams = (name: string, sessions: SessionSpan[]) => ({
+  [`${name}_from`]: Math.min(...sessions.map((x) => x.ended)),
   [`${name}_hi`]: sessions.map((x) => x.hi),
   [`${name}_lo`]: sessions.map((x) => x.lo),
 });
-/** The rows (key halves, then ROW_FIELDS) of the sessions with a bundle matching `which`, as an array. */
+/**
+ * The rows (FIGURES and the key's halves k_hi, k_lo) of the sessions with a bundle matching `which`.
+ */
 const keyedRowsSql = (ch: Clickhouse, which: string) => `
-  SELECT groupArray((k_hi, k_lo, ${ROW_FIELDS.join(", ")})) FROM (
-    SELECT ${FIGURES}, toUInt32(bitShiftRight(cityHash64(session_id), 32)) AS k_hi, toUInt32(bitAnd(cityHash64(session_id), 4294967295)) AS k_lo FROM (
-      SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (
-        SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND (${which}))
-      GROUP BY session_id))`;
-const keyedRows = (into: Map<string, SessionRow>, rows: unknown) => {
-  for (const [hi, lo, ...values] of (rows ?? []) as (string | number)[][]) {
-    into.set(`${hi}:${lo}`, Object.fromEntries(ROW_FIELDS.map((f, i) => [f, values[i]])));
-  }
-};
+  SELECT ${FIGURES}, toUInt32(bitShiftRight(cityHash64(session_id), 32)) AS k_hi, toUInt32(bitAnd(cityHash64(session_id), 4294967295)) AS k_lo FROM (
+    SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (
+      SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND ${which})
+    GROUP BY session_id)`;
 const startedMs = (row: SessionRow) => Date.parse(chTimeToIso(String(row.s_started)));
 
 /**
- * The page from the link's summary index (summary-index.ts indexedSessions). One statement reads the
- * open bundles and beside them the rows of the sessions likely on the page: the `want` open sessions
- * whose open bundles began last and the index's `want` newest. A session of the page whose row that did
- * not read (an older session still running has open bundles that began late) is read by a second one.
- * Every session is checked against its row (its first event), and the page ordered as the general query
- * orders it (first event, newest first, then session id). Null when the index cannot answer; `rows` null
- * when it gave the total but not the page.
+ * The page from the link's summary index (summary-index.ts indexedSessions: one statement reads the
+ * open bundles), then the rows of its sessions (a second one, by their keys near their last bundle's
+ * end). Every session is checked against its row (its first event), and the page ordered as the
+ * general query orders it (first event, newest first, then session id). Null when the index cannot
+ * answer; `rows` null when it gave the total but not the page.
  */
 async function indexedPage(ch: Clickhouse, r: LinkRange, page: PageArgs): Promise<{ rows: SessionRow[] | null; total: number } | null> {
   const want = page.page * page.limit;
-  const bundles = ch.table("journey_event_bundles");
-  const openLast = `(ended >= ${AT("until")} AND sid IN (
-    SELECT sid FROM ${bundles} WHERE ${LINK} AND ended >= ${AT("until")} AND sid != 0 GROUP BY sid ORDER BY min(started) DESC LIMIT {want:UInt32}))`;
-  const found = await indexedSessions(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, want, (untilMs, newest) => ({
-    columns: [`(${keyedRowsSql(ch, `${openLast} OR ${named("newest")}`)}) AS page_rows`],
-    params: { link: r.linkId, want, ...namedParams("newest", newest, untilMs) },
-  }));
+  const found = await indexedSessions(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, want);
   if (!found) return null;
   if (!found.newest) return { rows: null, total: found.total };
   const read = new Map<string, SessionRow>();
-  keyedRows(read, found.beside.page_rows);
-  const missing = found.newest.filter((x) => !read.has(`${x.hi}:${x.lo}`));
-  if (missing.length) {
-    const [more] = await ch.query<{ rows: unknown }>(`SELECT (${keyedRowsSql(ch, named("missing"))}) AS rows`, {
+  if (found.newest.length) {
+    const rows = await ch.query<SessionRow>(keyedRowsSql(ch, named("page")), {
       account: r.accountId,
       link: r.linkId,
-      ...namedParams("missing", missing, 0),
+      ...namedParams("page", found.newest),
     });
-    keyedRows(read, more?.rows);
+    for (const row of rows) read.set(`${row.k_hi}:${row.k_lo}`, row);
   }
   const rows: SessionRow[] = [];
   for (const x of found.newest) {

@@ -431,21 +431,17 @@ export interface IndexedSessions {
    * sure (a page deeper than it keeps): the caller reads them from the bundles.
    */
   newest: SessionSpan[] | null;
-  beside: Record<string, unknown>;
 }
 
 /**
  * A link's sessions list from its index and the open bundles: the period [h, now)'s count and its
- * newest sessions. `beside` gives more columns for the statement that reads the open bundles, given
- * the index's hour and its newest sessions (to read their rows speculatively). Null when the index is
- * missing, stale or does not reach back to h, as for indexedFigures.
+ * newest sessions. Null when the index is missing, stale or does not reach back to h, as for indexedFigures.
  */
 export async function indexedSessions(
   ch: Clickhouse,
   s: IndexScope,
   h: number,
   want: number,
-  beside: (untilMs: number, newest: SessionSpan[]) => Beside,
   nowMs = Date.now(),
 ): Promise<IndexedSessions | null> {
   const idx = storeOf(ch).get(keyOf(s));
@@ -455,7 +451,7 @@ export async function indexedSessions(
   const [sStarted, sEnded] = indexed.values;
   const top = newestIndexed(idx, indexed);
   const spanAt = (at: number): SessionSpan => ({ hi: indexed.hi[at], lo: indexed.lo[at], started: sStarted[at], ended: sEnded[at] });
-  const open = await readOpenBundles(ch, s, idx.untilMs, false, beside(idx.untilMs, top.at.slice(0, want).map(spanAt)));
+  const open = await readOpenBundles(ch, s, idx.untilMs, false);
   if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
 
   // Every session with an open bundle (with its whole span), then the newest indexed ones without one.
@@ -472,9 +468,5 @@ export async function indexedSessions(
   // top.bound: the page is sure when its last session began after that.
   const last = inPeriod[Math.min(want, inPeriod.length) - 1];
   const sure = inPeriod.length >= want ? last.started > top.bound : top.bound === Number.NEGATIVE_INFINITY;
-  return {
-    total: sessions,
-    newest: sure ? inPeriod.filter((c) => c.started >= (last?.started ?? 0)) : null,
-    beside: open.beside,
-  };
+  return { total: sessions, newest: sure ? inPeriod.filter((c) => c.started >= (last?.started ?? 0)) : null };
 }

@@ -25,6 +25,8 @@ for (const m of ["query", "command"] as const) {
   (ch as unknown as Record<string, unknown>)[m] = async (q: string, p?: Record<string, unknown>) => {
     const s = performance.now();
     if (m === "query" && recording) sqls.push([q, p]);
+    if (m === "query" && recording && process.env.PROBE_DUMP)
+      Bun.write(`${process.env.PROBE_DUMP}-${sqls.length}.json`, JSON.stringify([q, p]));
     try {
       return await orig(q, p);
     } finally {
