@@ -5,6 +5,7 @@ import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
 import { countJourneyVisitors } from "./visitors-query";
 import { indexedFigures } from "./summary-index";
+import { SMALL_READS } from "./summary-index-query";
 import { topOfSum, type ValueCounts } from "./top-values";
 import { DAY_MS } from "../reports/period";
 import { importedDaysSql } from "../imports/read";
@@ -227,7 +228,8 @@ export async function listJourneyEvents(
       if(has_revenue, revenue_cents, NULL) AS revenue_cents, properties, ${OPTIONAL_TEXT.join(", ")},
       (SELECT count() FROM ${t} WHERE ${where}) AS total
     FROM ${t} WHERE ${where} AND timestamp >= page_from
-    ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
+    ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}
+    ${SMALL_READS}`,
     { ...p, want },
   );
   // A page past the last one has no row to carry the total.

@@ -6,6 +6,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { ENDED_IN_RANGE, type LinkRange, type PageArgs } from "./link-range";
 import { indexedSessions, type SessionSpan } from "./summary-index";
+import { SMALL_READS } from "./summary-index-query";
 
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 /** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
@@ -130,7 +131,8 @@ const keyedRowsSql = (ch: Clickhouse, which: string) => `
   SELECT ${FIGURES}, toUInt32(bitShiftRight(cityHash64(session_id), 32)) AS k_hi, toUInt32(bitAnd(cityHash64(session_id), 4294967295)) AS k_lo FROM (
     SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (
       SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND ${which})
-    GROUP BY session_id)`;
+    GROUP BY session_id)
+  ${SMALL_READS}`;
 const startedMs = (row: SessionRow) => Date.parse(chTimeToIso(String(row.s_started)));
 
 /**
