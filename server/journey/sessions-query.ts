@@ -5,7 +5,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { ENDED_IN_RANGE, type LinkRange, type PageArgs } from "./link-range";
-import { indexedSessions, type SessionSpan } from "./summary-index";
+import { indexedSessions, summaryIndexHour, type SessionSpan } from "./summary-index";
 import { SMALL_READS } from "./summary-index-query";
 
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
@@ -135,25 +135,39 @@ const keyedRowsSql = (ch: Clickhouse, which: string) => `
   ${SMALL_READS}`;
 const startedMs = (row: SessionRow) => Date.parse(chTimeToIso(String(row.s_started)));
 
+/** The `want` sessions whose bundles that ended at or after {until} began last (ties included: they are ordered by id later). */
+const openLast = (ch: Clickhouse) => `ended >= ${AT("until")} AND sid IN (
+  SELECT sid FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${AT("until")} AND sid != 0
+  GROUP BY sid ORDER BY min(started) DESC LIMIT {want:UInt32} WITH TIES)`;
+
 /**
  * The page from the link's summary index (summary-index.ts indexedSessions: one statement reads the
- * open bundles), then the rows of its sessions (a second one, by their keys near their last bundle's
- * end). Every session is checked against its row (its first event), and the page ordered as the
- * general query orders it (first event, newest first, then session id). Null when the index cannot
- * answer; `rows` null when it gave the total but not the page.
+ * open bundles). Beside it, a second statement reads the rows of the sessions most likely on the page
+ * (those of the open bundles that began last: a busy link's newest sessions); a session of the page
+ * whose row that did not read (an indexed one, or one that began before the open hour) is read after,
+ * by its key near its last bundle's end. Every session is checked against its row (its first event),
+ * and the page ordered as the general query orders it (first event, newest first, then session id).
+ * Null when the index cannot answer; `rows` null when it gave the total but not the page.
  */
 async function indexedPage(ch: Clickhouse, r: LinkRange, page: PageArgs): Promise<{ rows: SessionRow[] | null; total: number } | null> {
   const want = page.page * page.limit;
-  const found = await indexedSessions(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, want);
+  const scope = { accountId: r.accountId, scope: r.linkId };
+  const until = summaryIndexHour(ch, scope);
+  const p = { account: r.accountId, link: r.linkId, until, want };
+  const likely = until === null ? Promise.resolve([]) : ch.query<SessionRow>(keyedRowsSql(ch, openLast(ch)), p);
+  // A failed speculative read leaves the rows to the read by key below.
+  const [found, read] = await Promise.all([
+    indexedSessions(ch, scope, r.fromMs, want),
+    likely.then(
+      (rows) => new Map(rows.map((row) => [`${row.k_hi}:${row.k_lo}`, row])),
+      () => new Map<string, SessionRow>(),
+    ),
+  ]);
   if (!found) return null;
   if (!found.newest) return { rows: null, total: found.total };
-  const read = new Map<string, SessionRow>();
-  if (found.newest.length) {
-    const rows = await ch.query<SessionRow>(keyedRowsSql(ch, named("page")), {
-      account: r.accountId,
-      link: r.linkId,
-      ...namedParams("page", found.newest),
-    });
+  const missing = found.newest.filter((x) => !read.has(`${x.hi}:${x.lo}`));
+  if (missing.length) {
+    const rows = await ch.query<SessionRow>(keyedRowsSql(ch, named("page")), { ...p, ...namedParams("page", missing) });
     for (const row of rows) read.set(`${row.k_hi}:${row.k_lo}`, row);
   }
   const rows: SessionRow[] = [];

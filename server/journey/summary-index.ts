@@ -414,6 +414,9 @@ export async function indexedFigures(
   };
 }
 
+/** The hour of the scope's index (its open part starts there), or null without one. */
+export const summaryIndexHour = (ch: Clickhouse, s: IndexScope): number | null => storeOf(ch).get(keyOf(s))?.untilMs ?? null;
+
 /** A session: its key (cityHash64 of its id, as two halves), first event and last bundle end, ms. */
 export interface SessionSpan {
   hi: number;
