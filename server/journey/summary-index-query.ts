@@ -146,12 +146,22 @@ export async function readOpenBundles(
   untilMs: number,
   converters: boolean,
   beside: Beside = { columns: [], params: {} },
+  /** Without the visitors (their keys read as 0) and the open events (0): the sessions list's read. */
+  sessionsOnly = false,
 ): Promise<OpenBundles> {
   const b = bundlesOf(ch, s);
-  const cols = [hi("vh"), lo("vh"), hi("sid"), lo("sid"), ms("started"), ms("ended"), converters ? LAST_CONVERSION : "0"];
+  const cols = [
+    sessionsOnly ? "0" : hi("vh"),
+    sessionsOnly ? "0" : lo("vh"),
+    hi("sid"),
+    lo("sid"),
+    ms("started"),
+    ms("ended"),
+    converters ? LAST_CONVERSION : "0",
+  ];
   const [row] = await ch.query<Record<string, unknown>>(
     `SELECT (SELECT count() FROM ${b} AND ended < ${at("until")}) AS closed,
-      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${OPEN_EVENTS}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}
+      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${sessionsOnly ? "0" : OPEN_EVENTS}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}
     ${SMALL_READS}`,
     { ...beside.params, account: s.accountId, scope: s.scope, until: untilMs },
   );

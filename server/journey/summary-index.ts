@@ -454,7 +454,7 @@ export async function indexedSessions(
   const [sStarted, sEnded] = indexed.values;
   const top = newestIndexed(idx, indexed);
   const spanAt = (at: number): SessionSpan => ({ hi: indexed.hi[at], lo: indexed.lo[at], started: sStarted[at], ended: sEnded[at] });
-  const open = await readOpenBundles(ch, s, idx.untilMs, false);
+  const open = await readOpenBundles(ch, s, idx.untilMs, false, undefined, true);
   if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
 
   // Every session with an open bundle (with its whole span), then the newest indexed ones without one.
