@@ -99,6 +99,7 @@ async function indexedSummary(ch: Clickhouse, r: LinkRange) {
   // The link's imported days (imports/read.ts) are read in the same statement: the summary shows them beside.
   const figures = await indexedFigures(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, {
     converters: false,
+    openEvents: true,
     beside: (untilMs) => {
       const open = { ...r, fromMs: untilMs };
       return {

@@ -146,9 +146,10 @@ export async function readOpenBundles(
   untilMs: number,
   converters: boolean,
   beside: Beside = { columns: [], params: {} },
-  /** Without the visitors (their keys read as 0) and the open events (0): the sessions list's read. */
-  sessionsOnly = false,
+  /** What else to read: the visitors (else their keys read as 0) and the open events (else 0). */
+  read: { visitors: boolean; events: boolean } = { visitors: true, events: false },
 ): Promise<OpenBundles> {
+  const sessionsOnly = !read.visitors;
   const b = bundlesOf(ch, s);
   const cols = [
     sessionsOnly ? "0" : hi("vh"),
@@ -161,7 +162,7 @@ export async function readOpenBundles(
   ];
   const [row] = await ch.query<Record<string, unknown>>(
     `SELECT (SELECT count() FROM ${b} AND ended < ${at("until")}) AS closed,
-      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${sessionsOnly ? "0" : OPEN_EVENTS}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}
+      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${read.events ? OPEN_EVENTS : "0"}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}
     ${SMALL_READS}`,
     { ...beside.params, account: s.accountId, scope: s.scope, until: untilMs },
   );

@@ -347,12 +347,14 @@ export interface IndexedFigures {
   memo: Map<string, unknown>;
   /** The values of the caller's `beside` columns. */
   beside: Record<string, unknown>;
-  /** The events dated from the index's hour on (the rollups' open hours). */
+  /** The events dated from the index's hour on (the rollups' open hours); 0 unless asked (FigureOptions.openEvents). */
   openEvents: number;
 }
 
 export interface FigureOptions {
   converters: boolean;
+  /** Whether to count the events dated from the index's hour on (IndexedFigures.openEvents). */
+  openEvents?: boolean;
   /** More columns for the same statement, given the index's hour (null: nothing beside). */
   beside?: (untilMs: number) => Beside;
 }
@@ -372,7 +374,10 @@ export async function indexedFigures(
   const idx = storeOf(ch).get(keyOf(s));
   noteSummary(ch, s, nowMs);
   if (!idx || h < idx.sinceMs || h > idx.untilMs) return null;
-  const open = await readOpenBundles(ch, s, idx.untilMs, options.converters, options.beside?.(idx.untilMs));
+  const open = await readOpenBundles(ch, s, idx.untilMs, options.converters, options.beside?.(idx.untilMs), {
+    visitors: true,
+    events: options.openEvents ?? false,
+  });
   if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
   const store = storeOf(ch);
   store.delete(keyOf(s));
@@ -454,7 +459,7 @@ export async function indexedSessions(
   const [sStarted, sEnded] = indexed.values;
   const top = newestIndexed(idx, indexed);
   const spanAt = (at: number): SessionSpan => ({ hi: indexed.hi[at], lo: indexed.lo[at], started: sStarted[at], ended: sEnded[at] });
-  const open = await readOpenBundles(ch, s, idx.untilMs, false, undefined, true);
+  const open = await readOpenBundles(ch, s, idx.untilMs, false, undefined, { visitors: false, events: false });
   if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
 
   // Every session with an open bundle (with its whole span), then the newest indexed ones without one.
