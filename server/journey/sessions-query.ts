@@ -125,20 +125,22 @@ const namedParams = (name: string, sessions: SessionSpan[]) => ({
   [`${name}_lo`]: sessions.map((x) => x.lo),
 });
 /**
- * The rows (FIGURES and the key's halves k_hi, k_lo) of the sessions with a bundle matching `which`.
+ * The rows (FIGURES and the key's halves k_hi, k_lo) of the sessions whose ids `ids` selects.
  */
-const keyedRowsSql = (ch: Clickhouse, which: string) => `
+const keyedRowsSql = (ch: Clickhouse, ids: string) => `
   SELECT ${FIGURES}, toUInt32(bitShiftRight(cityHash64(session_id), 32)) AS k_hi, toUInt32(bitAnd(cityHash64(session_id), 4294967295)) AS k_lo FROM (
-    SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (
-      SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND ${which})
+    SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (${ids})
     GROUP BY session_id)
   ${SMALL_READS}`;
+/** The ids of the sessions named by their keys ({<name>_…}, `named`). */
+const namedIds = (ch: Clickhouse, name: string) =>
+  `SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND ${named(name)}`;
 const startedMs = (row: SessionRow) => Date.parse(chTimeToIso(String(row.s_started)));
 
 /** The `want` sessions whose bundles that ended at or after {until} began last (ties included: they are ordered by id later). */
-const openLast = (ch: Clickhouse) => `ended >= ${AT("until")} AND sid IN (
-  SELECT sid FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${AT("until")} AND sid != 0
-  GROUP BY sid ORDER BY min(started) DESC LIMIT {want:UInt32} WITH TIES)`;
+const openLast = (ch: Clickhouse) => `
+  SELECT any(session_id) FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${AT("until")} AND sid != 0
+  GROUP BY sid ORDER BY min(started) DESC LIMIT {want:UInt32} WITH TIES`;
 
 /**
  * The page from the link's summary index (summary-index.ts indexedSessions: one statement reads the
@@ -167,7 +169,7 @@ async function indexedPage(ch: Clickhouse, r: LinkRange, page: PageArgs): Promis
   if (!found.newest) return { rows: null, total: found.total };
   const missing = found.newest.filter((x) => !read.has(`${x.hi}:${x.lo}`));
   if (missing.length) {
-    const rows = await ch.query<SessionRow>(keyedRowsSql(ch, named("page")), { ...p, ...namedParams("page", missing) });
+    const rows = await ch.query<SessionRow>(keyedRowsSql(ch, namedIds(ch, "page")), { ...p, ...namedParams("page", missing) });
     for (const row of rows) read.set(`${row.k_hi}:${row.k_lo}`, row);
   }
   const rows: SessionRow[] = [];
