@@ -2,6 +2,8 @@
 // `bun run bench journey` data directory (BENCH_DATA_DIR): every ClickHouse and Postgres query the call
 // makes (its start and its time, in ms from the request's start) and the whole call, for the last of
 // a few calls of each path (the first ones warm caches and the journey job runs once before them).
+// PROBE_DUMP=<prefix> also writes each ClickHouse query of the measured calls, with its parameters, to
+// <prefix>-<n>.json. The runtime's background jobs run meanwhile: read the "alone" times.
 import { loadConfig } from "../../server/config";
 import { openRuntime } from "../../server/runtime";
 import { readFileSync } from "node:fs";
