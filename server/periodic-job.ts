@@ -1,6 +1,7 @@
 // A Job (feature.ts) that runs one task every so often. Rounds never overlap: the timer and runOnce
 // queue behind the round in progress.
 import type { Job } from "./feature";
+import type { Clickhouse } from "./storage/clickhouse/client";
 
 export interface PeriodicJobOptions {
   everyMs: number;
@@ -41,6 +42,30 @@ export function periodicJob(opts: PeriodicJobOptions): Job {
       for (const t of intervals) clearInterval(t);
       await running;
       await opts.finish?.();
+    },
+  };
+}
+
+/**
+ * A periodic job whose rounds query ClickHouse through a client of their own (`forBackground`): under the
+ * jobs' time limit, not the reports' (a job may read months of rows), and given up at stop.
+ */
+export function backgroundQueryJob(ch: Clickhouse, limitMs: number, options: (queries: Clickhouse) => PeriodicJobOptions): Job {
+  const stop = new AbortController();
+  const queries = ch.forBackground({ limitMs, signal: stop.signal });
+  const opts = options(queries);
+  const job = periodicJob({
+    ...opts,
+    finish: async () => {
+      await opts.finish?.();
+      await queries.close();
+    },
+  });
+  return {
+    ...job,
+    stop: () => {
+      stop.abort();
+      return job.stop();
     },
   };
 }

@@ -175,7 +175,7 @@ function openIngest(config: Config, { logger, metrics, pg, ch }: Stores) {
       onError: (stream, err) => logger.error({ msg: "spool flush failed", stream, error: String(err) }),
       onStored: (stream, count) => metrics.eventsStored.inc({ stream }, count),
     },
-    { clicks: clickFlusher.stream, journey: journeyStream(ch) },
+    { clicks: clickFlusher.stream, journey: journeyStream(ch, { dataDir: config.dataDir }) },
   );
   for (const s of streams.all) metrics.watchSpool(s);
   metrics.watchClickFlusher(clickFlusher);

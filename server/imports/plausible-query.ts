@@ -64,15 +64,21 @@ export interface ImportedConversionFigures {
 const NO_OWN_DATA = "2999-12-31";
 const num = (v: unknown) => Number(v ?? 0);
 
-/** Null when the link has no imported days (most links: one read of a small table); else the first own day. */
-async function cutoff(ch: Clickhouse, accountId: string, linkId: string) {
+/**
+ * The number of a link's imported days ({account:UUID}, {link:UUID}), as SQL: a caller may read it in a
+ * statement of its own and pass it to importedJourneyFigures.
+ */
+export const importedDaysSql = (ch: Clickhouse) =>
+  `SELECT count() FROM ${ch.table("imported_daily")} WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND kind = 'visitors'`;
+
+/**
+ * Null when the link has no imported days (most links: one read of a small table, or none when the
+ * caller read `importedDays` already); else the first own day.
+ */
+async function cutoff(ch: Clickhouse, accountId: string, linkId: string, importedDays?: number) {
   const p = { account: accountId, link: linkId };
-  const [imported] = await ch.query<{ n: string }>(
-    `SELECT count() AS n FROM ${ch.table("imported_daily")}
-     WHERE account_id = {account:UUID} AND link_id = {link:UUID} AND kind = 'visitors'`,
-    p,
-  );
-  if (!num(imported?.n)) return null;
+  const n = importedDays ?? num((await ch.query<{ n: string }>(`SELECT (${importedDaysSql(ch)}) AS n`, p))[0]?.n);
+  if (!n) return null;
   // In the table's key order (account, link, timestamp), LIMIT 1 reads the link's first granule only.
   const [own] = await ch.query<{ day: string }>(
     `SELECT toString(toDate(timestamp, 'UTC')) AS day FROM ${ch.table("journey_events")}
@@ -84,9 +90,17 @@ async function cutoff(ch: Clickhouse, accountId: string, linkId: string) {
 
 const WHERE = "account_id = {account:UUID} AND link_id = {link:UUID} AND day < {before:Date}";
 
-/** The journey summary's `imported`: null when the link has no imported days before its own data. */
-export async function importedJourneyFigures(ch: Clickhouse, accountId: string, linkId: string): Promise<ImportedJourneyFigures | null> {
-  const c = await cutoff(ch, accountId, linkId);
+/**
+ * The journey summary's `imported`: null when the link has no imported days before its own data.
+ * `importedDays`: the link's count of them, when the caller read it (importedDaysSql).
+ */
+export async function importedJourneyFigures(
+  ch: Clickhouse,
+  accountId: string,
+  linkId: string,
+  importedDays?: number,
+): Promise<ImportedJourneyFigures | null> {
+  const c = await cutoff(ch, accountId, linkId, importedDays);
   if (!c) return null;
   const t = ch.table("imported_daily");
   const [days, tops] = await Promise.all([

@@ -5,6 +5,7 @@ export { importedClickCounts } from "./repository";
 export {
   importedConversionFigures,
   importedJourneyFigures,
+  importedDaysSql,
   type ImportedConversionFigures,
   type ImportedJourneyFigures,
 } from "./plausible-query";

@@ -14,6 +14,53 @@ export function chunkInsertSettings(rows: number, token: string) {
   };
 }
 
+/**
+ * Parsing and the views' work stay on the calling thread (the click flush worker, at background
+ * priority; the journey flusher's one insert at a time) instead of ClickHouse's thread pools, whose
+ * threads run at normal priority.
+ */
+const IN_CALLING_THREAD = { input_format_parallel_parsing: 0, max_threads: 1, max_insert_threads: 1, parallel_view_processing: 0 };
+
+const TOKEN = /^[A-Za-z0-9_.-]+$/;
+
+/** `INSERT INTO table (columns) SETTINGS <the chunk's>`; tokens are the spool's own, checked anyway. */
+export function insertHead(
+  table: string,
+  columns: readonly string[],
+  rows: number,
+  token: string,
+  more: Record<string, string> = {},
+): string {
+  if (!TOKEN.test(token)) throw new Error(`unexpected deduplication token ${JSON.stringify(token)}`);
+  const settings = Object.entries({ ...chunkInsertSettings(rows, token), ...IN_CALLING_THREAD, ...more })
+    .map(([k, v]) => `${k} = ${typeof v === "number" ? v : `'${v}'`}`)
+    .join(", ");
+  return `INSERT INTO ${table} (${columns.join(", ")}) SETTINGS ${settings}`;
+}
+
+/** An absolute path without quotes, backslashes or file()'s glob characters (`*?{}[]`). */
+export const PLAIN_PATH = /^\/[A-Za-z0-9_.\/-]+$/;
+
+/**
+ * The embedded insert of a chunk's RowBinary rows, which ClickHouse reads from `file` itself (chDB's
+ * raw insert takes text formats only). `file` is the flusher's own, under the data directory, never a
+ * path from a request. `deduplicate_insert_select = 'force_enable'`: the chunk's token applies to an
+ * INSERT … SELECT only while ClickHouse deems the SELECT's result stable; should a version stop
+ * deeming a file's rows so, the insert fails (and the spool retries it) rather than storing a replay twice.
+ */
+export function insertFromFileStatement(
+  table: string,
+  columns: readonly string[],
+  structure: string,
+  file: string,
+  rows: number,
+  token: string,
+): string {
+  if (!PLAIN_PATH.test(file)) throw new Error(`unexpected insert file path ${JSON.stringify(file)}`);
+  const head = insertHead(table, columns, rows, token, { deduplicate_insert_select: "force_enable" });
+  return `${head} SELECT * FROM file('${file}', 'RowBinary', '${structure.replaceAll("'", "\\'")}', 'none')`;
+}
+
 /** A sink that inserts each chunk's records as rows of `table` (JSONEachRow). */
 export function clickhouseSink<T, Row extends object>(
   ch: Clickhouse,

@@ -24,6 +24,8 @@ export interface StreamEntry<T> {
   onOverBound?: (over: boolean) => void;
   /** See SpoolOptions.gatherMs. */
   gatherMs?: number;
+  /** See SpoolOptions.appendLine. */
+  appendLine?: (records: readonly T[]) => Buffer | null;
 }
 
 /** A stream's own line format for single records (SpoolOptions.encoder), and its reader of chunks. */
@@ -34,7 +36,7 @@ export interface LineFormat<T> {
 
 export interface StreamEntries {
   clicks: StreamEntry<RawClick> & LineFormat<RawClick>;
-  journey: StreamEntry<JourneyRecord>;
+  journey: StreamEntry<JourneyRecord> & Partial<LineFormat<JourneyRecord>>;
 }
 
 export interface Streams {
@@ -64,7 +66,7 @@ export interface StreamOptions {
 export function openStreams(opts: StreamOptions, entries: StreamEntries): Streams {
   const open = <T>(
     name: string,
-    { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound, gatherMs, encoder, parse }: StreamEntry<T> & Partial<LineFormat<T>>,
+    { sink, sinkRaw, reconcile, maxChunkBytes, onOverBound, gatherMs, encoder, parse, appendLine }: StreamEntry<T> & Partial<LineFormat<T>>,
   ) =>
     new Spool<T>({
       dir: join(opts.dataDir, "spool", name),
@@ -76,6 +78,7 @@ export function openStreams(opts: StreamOptions, entries: StreamEntries): Stream
       maxChunkBytes,
       reconcile,
       encoder,
+      appendLine,
       parse,
       sink: async (records, token) => {
         await sink(records, token);

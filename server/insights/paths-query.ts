@@ -21,20 +21,39 @@ export async function queryPaths(ch: Clickhouse, a: PathsArgs, nowMs = Date.now(
   return (await queryPathsStored(ch, a, nowMs)) ?? (await queryPathsRaw(ch, a));
 }
 
+/** Labels found per link ("kind:hash" → page URL or event name), kept per ClickHouse client: a hash's value never changes. */
+const labelCache = new WeakMap<Clickhouse, Map<string, Map<string, string>>>();
+/** Labels kept per link; past it the link's are dropped and found again. */
+const MAX_LABELS = 20_000;
+
 /**
  * The page URLs and event names behind label hashes, from the top values' rollups of the window's days
- * (migrations 0200, 0206), which hold every page URL and event name the link had.
+ * (migrations 0200, 0206), which hold every page URL and event name the link had. A label once found is
+ * kept (the hash of a value is that value's, whatever the window): only hashes not seen yet are read.
  */
 export async function queryLabels(ch: Clickhouse, accountId: string, linkId: string, w: Window, hashes: string[]) {
-  if (hashes.length === 0) return new Map<string, string>();
-  const rows = await ch.query<{ kind: string; h: string; label: string }>(
-    `
+  let links = labelCache.get(ch);
+  if (!links) {
+    links = new Map();
+    labelCache.set(ch, links);
+  }
+  let known = links.get(`${accountId}/${linkId}`);
+  if (!known || known.size > MAX_LABELS) {
+    known = new Map();
+    links.set(`${accountId}/${linkId}`, known);
+  }
+  const missing = hashes.filter((h) => !known.has(`page:${h}`) && !known.has(`event:${h}`));
+  if (missing.length > 0) {
+    const rows = await ch.query<{ kind: string; h: string; label: string }>(
+      `
     SELECT kind, toString(cityHash64(value)) AS h, any(value) AS label FROM ${ch.table("journey_tops_daily")}
     WHERE account_id = {account:UUID} AND link_id = {link:UUID}
       AND day >= toDate(fromUnixTimestamp64Milli({from:Int64}, 'UTC')) AND day <= toDate(fromUnixTimestamp64Milli({to:Int64}, 'UTC'))
       AND toString(cityHash64(value)) IN {hashes:Array(String)}
     GROUP BY kind, h`,
-    { account: accountId, link: linkId, from: w.fromMs, to: w.toMs, hashes },
-  );
-  return new Map(rows.map((r) => [`${r.kind}:${r.h}`, r.label]));
+      { account: accountId, link: linkId, from: w.fromMs, to: w.toMs, hashes: missing },
+    );
+    for (const r of rows) known.set(`${r.kind}:${r.h}`, r.label);
+  }
+  return known;
 }

@@ -4,7 +4,7 @@
 // week when they have an event in it before the window's end.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Window } from "../reports/compare";
-import { queryRetentionStored } from "../journey/read";
+import { queryRetentionStored, type RetentionIndexReader } from "../journey/read";
 
 export interface RetentionRow {
   /** The cohort's Monday, YYYY-MM-DD. */
@@ -23,9 +23,20 @@ const WEEK_MS = 604_800_000;
  * visitors and their returns. Each visitor's active weeks of the window are one bit each (week i after
  * the window's start), so the per-visitor work is a min and a bitwise or.
  */
-export async function queryRetention(ch: Clickhouse, accountId: string, linkId: string, w: Window, weeks: number): Promise<RetentionRow[]> {
-  // The journey job's stored per-visitor state when it is current (the same answer); the bundles otherwise.
-  const rows = (await queryRetentionStored(ch, accountId, linkId, w, weeks)) ?? (await queryRetentionRaw(ch, accountId, linkId, w, weeks));
+export async function queryRetention(
+  ch: Clickhouse,
+  accountId: string,
+  linkId: string,
+  w: Window,
+  weeks: number,
+  index?: RetentionIndexReader,
+): Promise<RetentionRow[]> {
+  // The journey job's in-memory index, or its stored per-visitor state, when current (the same answer);
+  // the bundles otherwise.
+  const rows =
+    (await index?.(w, weeks)) ??
+    (await queryRetentionStored(ch, accountId, linkId, w, weeks)) ??
+    (await queryRetentionRaw(ch, accountId, linkId, w, weeks));
   return rows.map((r) => {
     const c = Number(r.c);
     const returns = new Map<number, number>();

@@ -6,10 +6,11 @@ import { journeyStore } from "../reports/compared-store";
 import { resolveReportScope } from "../reports/scope";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
-import { AHEAD_MS, withComparison, type Window } from "../reports/compare";
+import { AHEAD_MS, compareShiftMs, shiftWindow, withComparison, type Window } from "../reports/compare";
 import type { Compare, PathsReport, RetentionReport } from "./model";
 import { BUNDLE_EVENT_TYPES, queryLabels, queryPaths, type PathRow } from "./paths-query";
 import { queryRetention, type RetentionRow } from "./retention-query";
+import { notePathsWindow, pathIndexHeld, retentionIndexReader } from "../journey/read";
 
 export interface InsightDeps {
   db: DbOrTx;
@@ -37,13 +38,23 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
   if ((q.start === undefined) === (q.end === undefined)) throw validationError("query.start", "give either start or end (not both)");
   const link = await ownedLink(deps.db, accountId, linkId);
   const period = q.period ?? "30d";
-  const direction = q.start !== undefined ? "forward" : "backward";
+  const direction: "forward" | "backward" = q.start !== undefined ? "forward" : "backward";
   const target = (q.start ?? q.end) as string;
   const args = { steps: q.steps ?? 5, limit: q.limit ?? 10 };
   // The compared window ends on a whole hour, the hour holding now counted whole (as the rolling reports'
   // do), so its answer is kept for the hour (reports/compared-store.ts); the current one ends a day after now.
   const hourEnd = Math.ceil(nowMs / HOUR_MS) * HOUR_MS;
   const window = { fromMs: periodStartMs(period, nowMs), toMs: hourEnd };
+  // The compared window's range is noted for the journey job even when the store answers it.
+  const compared = q.compare && {
+    accountId,
+    linkId: link,
+    window: shiftWindow(window, compareShiftMs(q.compare, PERIODS[period] * 1000)),
+    target,
+    direction,
+    steps: args.steps,
+  };
+  if (compared) notePathsWindow(deps.ch, compared, nowMs);
   return withComparison(
     q.compare,
     window,
@@ -54,7 +65,12 @@ export async function getPaths(deps: InsightDeps, accountId: string, linkId: str
     },
     {
       aheadMs: AHEAD_MS - (hourEnd - nowMs),
-      store: journeyStore(deps.ch, accountId, [link], "insights.paths", { target, direction, ...args }),
+      // The compared window's answer kept in the compared-window store, unless the journey job holds its
+      // range in memory (as exact, and cheaper than the store's read and fingerprint).
+      store:
+        compared && pathIndexHeld(deps.ch, compared, nowMs)
+          ? undefined
+          : journeyStore(deps.ch, accountId, [link], "insights.paths", { target, direction, ...args }),
     },
   );
 }
@@ -149,12 +165,13 @@ export async function getRetention(
   const link = await ownedLink(deps.db, accountId, linkId);
   const weeks = q.weeks ?? 8;
   const window = { fromMs: mondayOf(nowMs) - (weeks - 1) * WEEK_MS, toMs: nowMs };
+  const index = retentionIndexReader(deps.ch, { accountId, linkId: link }, nowMs);
   return withComparison(
     q.compare,
     window,
     weeks * WEEK_MS,
     async (w): Promise<RetentionReport> => {
-      const rows = await queryRetention(deps.ch, accountId, link, w, weeks);
+      const rows = await queryRetention(deps.ch, accountId, link, w, weeks, index);
       return buildRetention(rows, weeks, w);
     },
     { aheadMs: AHEAD_MS },

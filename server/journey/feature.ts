@@ -4,12 +4,12 @@
 // days' state the reports read (report-cache-job.ts, every minute).
 import { join } from "node:path";
 import type { Config } from "../config";
-import type { Feature, Job } from "../feature";
+import type { Feature } from "../feature";
 import type { Auth } from "../http/auth";
 import type { Logger } from "../http/logger";
 import type { Metrics } from "../http/metrics";
 import type { Streams } from "../ingest/streams";
-import { jobs, periodicJob } from "../periodic-job";
+import { backgroundQueryJob, jobs, periodicJob } from "../periodic-job";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Kv } from "../storage/kv";
 import type { Postgres } from "../storage/postgres/client";
@@ -71,9 +71,6 @@ export const journeyFeature: Feature<JourneyFeatureDeps> = {
         idempotency.close();
       },
     });
-    // The job's queries under the jobs' own limit, given up at shutdown.
-    const stop = new AbortController();
-    const jobCh = deps.ch.forBackground({ limitMs: deps.config.clickhouse.jobQueryTimeoutMs, signal: stop.signal });
     const refreshFailed = (f: RefreshFailure) =>
       deps.logger.error({
         msg: "journey report state not refreshed",
@@ -83,20 +80,12 @@ export const journeyFeature: Feature<JourneyFeatureDeps> = {
         ...(f.steps ? { steps: f.steps.join(",") } : {}),
         error: String(f.error),
       });
-    const reportsJob = periodicJob({
+    const reportsJob = backgroundQueryJob(deps.ch, deps.config.clickhouse.jobQueryTimeoutMs, (queries) => ({
       everyMs: REPORT_CACHE_EVERY_MS,
       firstAfterMs: 10_000,
       onError: (err) => deps.logger.error({ msg: "journey report state not refreshed", error: String(err) }),
-      run: (stopping) => refreshJourneyReports(deps.ch, { stopping, queries: jobCh, onFailure: refreshFailed }),
-      finish: () => jobCh.close(),
-    });
-    const stopReports: Job = {
-      ...reportsJob,
-      stop: () => {
-        stop.abort();
-        return reportsJob.stop();
-      },
-    };
-    return { routes, job: jobs(usageJob, stopReports) };
+      run: (stopping) => refreshJourneyReports(deps.ch, { stopping, queries, onFailure: refreshFailed }),
+    }));
+    return { routes, job: jobs(usageJob, reportsJob) };
   },
 };

@@ -1,6 +1,7 @@
-// Forward paths computed here rather than in SQL, for the few visitors of the current hour whose stored
-// path (path-state-query.ts) they change or who have none: as the paths SQL builds them, from the events
-// of the bundles since the stored range's end and, for a stored path that goes on, its stored steps.
+// Paths computed here rather than in SQL, for the few visitors of the current hour whose stored path
+// (path-state-query.ts) they change or who have none: as the paths SQL builds them, forward from the
+// events of the bundles since the stored range's end and, for a stored path that goes on, its stored
+// steps; backward from all the visitor's bundles of the window.
 // Labels are 64-bit hashes, kept as bigint.
 
 /** An event: its time (ms), type code (migration 0207) and label hash. */
@@ -34,7 +35,10 @@ export type SinceBundle = [
 const STEP = new Set([1, 4, 5]);
 const byTime = (x: PathEvent, y: PathEvent) => x.ms - y.ms || x.ty - y.ty || (x.lb < y.lb ? -1 : x.lb > y.lb ? 1 : 0);
 
-/** The rows of a path that starts with `kept` and goes on with `later` (sorted), repeats collapsed, up to `steps`. */
+/**
+ * The rows of a path that starts with `kept` and goes on with `later` (in the path's order: time order
+ * forward, reversed backward), repeats collapsed, up to `steps`.
+ */
 export function forwardSteps(kept: PathEvent[], later: PathEvent[], steps: number): VisitorStep[] {
   const p = [...kept];
   for (const e of later) {
@@ -58,15 +62,8 @@ export function eventsOf(b: SinceBundle) {
   return { events, named };
 }
 
-/**
- * A visitor's forward path from their bundles since the range's end alone (they have no target event
- * before it): the session with the first target event of the window (ties: the lower session hash), from
- * that event on. Null without a target event in the window.
- */
-export function forwardFromBundles(
-  bundles: SinceBundle[],
-  t: { h: bigint; tt: number; fromMs: number; toMs: number; steps: number },
-): VisitorStep[] | null {
+/** The session with the first target event of the window among `bundles` (ties: the lower session hash), its events. */
+export function chosenSession(bundles: SinceBundle[], t: { h: bigint; tt: number; fromMs: number; toMs: number }) {
   const sessions = new Map<string, { events: PathEvent[]; named: { ms: number; nm: bigint }[] }>();
   for (const b of bundles) {
     const s = sessions.get(b[1]) ?? { events: [], named: [] };
@@ -86,16 +83,41 @@ export function forwardFromBundles(
     const id = BigInt(sid);
     if (!chosen || tm < chosen.tm || (tm === chosen.tm && id < chosen.sid)) chosen = { sid: id, tm, events: s.events };
   }
+  return chosen;
+}
+
+/**
+ * A visitor's path from their bundles (forward: those since the range's end, as they have no target event
+ * before it; backward: all their bundles of the window): the session with the first target event of the
+ * window (ties: the lower session hash), from that event on (forward) or back (backward, events of the
+ * window only). Null without a target event in the window.
+ */
+export function pathFromBundles(
+  bundles: SinceBundle[],
+  t: { h: bigint; tt: number; fromMs: number; toMs: number; steps: number; direction?: "forward" | "backward" },
+): VisitorStep[] | null {
+  const chosen = chosenSession(bundles, t);
   if (!chosen) return null;
+  const hit = (e: PathEvent) => e.lb === t.h || e.ty === t.tt;
   const T = chosen.tm;
   const ev = chosen.events.filter((e) => STEP.has(e.ty) || hit(e)).sort(byTime);
   // The target event: the first at T matching it, or (a page view's name matched) the page view at T.
   let i0 = ev.findIndex((e) => e.ms === T && hit(e));
   if (i0 < 0) i0 = ev.findIndex((e) => e.ms === T && e.ty === 1);
   if (i0 < 0) return null;
-  const later = ev.slice(i0 + 1).filter((e) => STEP.has(e.ty) && e.ms < t.toMs);
-  return forwardSteps([ev[i0]], later, t.steps);
+  const next =
+    t.direction === "backward"
+      ? ev
+          .slice(0, i0)
+          .filter((e) => STEP.has(e.ty) && e.ms >= t.fromMs)
+          .reverse()
+      : ev.slice(i0 + 1).filter((e) => STEP.has(e.ty) && e.ms < t.toMs);
+  return forwardSteps([ev[i0]], next, t.steps);
 }
+
+/** A visitor's forward path from their bundles since the range's end alone (pathFromBundles). */
+export const forwardFromBundles = (bundles: SinceBundle[], t: { h: bigint; tt: number; fromMs: number; toMs: number; steps: number }) =>
+  pathFromBundles(bundles, { ...t, direction: "forward" });
 
 /**
  * A stored forward path shorter than `steps` (its rows, the target's time `t0`) that goes on with the

@@ -12,8 +12,21 @@
 // (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { HOUR_MS } from "../reports/period";
-import { forwardFromBundles, forwardGoingOn, eventsOf, type SinceBundle, type VisitorStep } from "./path-combine";
+import { forwardFromBundles, forwardGoingOn, eventsOf, pathFromBundles, type SinceBundle, type VisitorStep } from "./path-combine";
 import { notePaths, type PathsDemand } from "./report-demand";
+import {
+  buildPathIndex,
+  findVisitor,
+  halves,
+  indexRows,
+  keepPathIndex,
+  type PathIndex,
+  type PathIndexRows,
+  pathIndexOf,
+  sessionFirstEnd,
+  stepsOf,
+  u64,
+} from "./path-index";
 
 /** The order of the `types` codes in migration 0207 (1-based), as server/journey/funnel-query.ts keeps it. */
 export const BUNDLE_EVENT_TYPES = ["page_view", "scroll_depth", "time_on_page", "custom", "conversion"] as const;
@@ -48,6 +61,17 @@ const ms = "toInt64(toUnixTimestamp64Milli(started))";
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 
+/** The time of the first event of a bundle meeting `cond`, NONE without one. */
+const firstSql = (cond: string, lambda: string, columns: string) =>
+  `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${ms} + o, ${NONE}), ${columns})))`;
+/** A bundle's first target event of the window (NONE without one); needs `h` in a WITH. */
+const targetTimeSql = `least(${firstSql(
+  `(lb = h OR ty = {tt:UInt8}) AND ${ms} + o >= {from:Int64} AND ${ms} + o < {to:Int64}`,
+  "(o, ty, lb)",
+  "times, types, labels",
+)},
+  ${firstSql(`nm = h AND ${ms} + o >= {from:Int64} AND ${ms} + o < {to:Int64}`, "(o, nm)", "named_views, view_names")})`;
+
 /**
  * Per visitor of the bundles `extra` (and `prewhere`) narrow, a row per step of their path: (vh, sid, k, ty, lb, nty, nlb, dt, t),
  * sid the chosen session's, t the target's time.
@@ -57,7 +81,6 @@ function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string
   // A few visitors' bundles: their hashes first (PREWHERE), the arrays of those rows only.
   const bundles = ch.table("journey_event_bundles") + (prewhere ? ` PREWHERE ${prewhere}` : "");
   const scope = `${LINK} AND ended >= ${at("from")} AND started < ${at("to")}${extra}`;
-  const hit = "(lb = h OR ty = {tt:UInt8})";
   const inWindow = (x: string) => `${x} >= {from:Int64} AND ${x} < {to:Int64}`;
   // The target event: the first at T matching it, or (a page view's name matched) the page view at T.
   const i0 = `if(arrayFirstIndex(e -> e.1 = T AND (e.3 = h OR e.2 = {tt:UInt8}), ev) AS i1 > 0, i1, arrayFirstIndex(e -> e.1 = T AND e.2 = 1, ev))`;
@@ -66,14 +89,10 @@ function visitorStepsSql(ch: Clickhouse, direction: PathDirection, extra: string
       ? `arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 < {to:Int64}, arraySlice(ev, i0 + 1))`
       : `arrayReverse(arrayFilter(e -> e.2 IN ${STEP_TYPES} AND e.1 >= {from:Int64}, arraySlice(ev, 1, i0 - 1)))`;
   const time = `${ms} + o`;
-  /** The time of the first event of a bundle meeting `cond`, NONE without one. */
-  const first = (cond: string, lambda: string, columns: string) =>
-    `arrayMin(arrayConcat([${NONE}], arrayMap(${lambda} -> if(${cond}, ${time}, ${NONE}), ${columns})))`;
   // Each visitor's session with their first target event of the window (ties: the lower session hash).
   const chosen = `
                 SELECT vh, argMin(sid, (tm, sid)) AS sid FROM (
-                  SELECT vh, sid, least(${first(`${hit} AND ${inWindow(time)}`, "(o, ty, lb)", "times, types, labels")},
-                    ${first(`nm = h AND ${inWindow(time)}`, "(o, nm)", "named_views, view_names")}) AS tm
+                  SELECT vh, sid, ${targetTimeSql} AS tm
                   FROM ${bundles} WHERE ${scope} AND tm != ${NONE})
                 GROUP BY vh`;
   return `
@@ -147,8 +166,17 @@ export function pathRangeOf(w: { fromMs: number; toMs: number }, nowMs: number) 
 }
 
 const KEY = `${LINK} AND paths = {paths:String} AND range_start = toDateTime(${at("first")}) AND range_end = toDateTime(${at("end")})`;
-/** The bundles of the stored range: those with an event before its end (their events before it are stored). */
-const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND started < ${at("end")}`;
+/**
+ * The count of the stored range's bundles: those with an event before its end (their events before it
+ * are stored), i.e. ended from its start on and started before its end: those that ended in the range
+ * (the sort key's range alone) and those since that started before its end (a few), so that no whole
+ * column of the range is read.
+ */
+const inRangeCount = (ch: Clickhouse) => {
+  const b = ch.table("journey_event_bundles");
+  return `((SELECT count() FROM ${b} WHERE ${LINK} AND ended >= ${at("first")} AND ended < ${at("end")})
+    + (SELECT count() FROM ${b} WHERE ${LINK} AND ended >= ${at("end")} AND started < ${at("end")}))`;
+};
 
 /** The range's latest row (its bundle count and computed_at, ms) and the bundles it now counts. */
 async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
@@ -156,7 +184,7 @@ async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
     `
     WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, r.2 AS bundles, r.3 AS computed,
-      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current`,
+      ${inRangeCount(ch)} AS current`,
     params,
   );
   return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
@@ -181,21 +209,11 @@ const SINCE = `${LINK} AND ended >= ${at("end")} AND ended < ${at("rawTo")} AND 
 export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()): Promise<PathRow[] | null> {
   const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
   if (firstMs >= endMs) return null;
-  const nowHour = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-  notePaths(
-    ch,
-    {
-      accountId: a.accountId,
-      linkId: a.linkId,
-      target: a.target,
-      direction: a.direction,
-      steps: a.steps,
-      lengthMs: endMs - firstMs,
-      offsetMs: nowHour - endMs,
-    },
-    nowMs,
-  );
+  notePathsWindow(ch, a, nowMs);
   const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
+  // The job's in-memory index of the range when it holds it: no stored row read.
+  const idx = pathIndexOf(ch, indexKey(a, firstMs, endMs));
+  if (idx) return queryPathsIndexed(ch, idx, a, params);
   const bundles = ch.table("journey_event_bundles");
   const states = ch.table("journey_path_states");
   const forward = a.direction === "forward";
@@ -227,7 +245,7 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     WITH cityHash64({target:String}) AS h,
       (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
     SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed, toString(h) AS hash,
-      (SELECT count() FROM ${bundles} WHERE ${IN_RANGE}) AS current,
+      ${inRangeCount(ch)} AS current,
       (SELECT groupArray(toString(vh)) FROM (
         SELECT DISTINCT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql}
           AND vh NOT IN (SELECT vh FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS fresh,
@@ -325,10 +343,7 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
   };
   if ((await storedRange(ch, params)) !== null) return false;
   // Counted before the paths are read: a bundle added meanwhile makes the range stale, never wrong.
-  const [{ bundles }] = await ch.query<{ bundles: string }>(
-    `SELECT count() AS bundles FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}`,
-    params,
-  );
+  const [{ bundles }] = await ch.query<{ bundles: string }>(`SELECT ${inRangeCount(ch)} AS bundles`, params);
   await ch.command(
     `
     INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt, t)
@@ -343,4 +358,231 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
     { ...params, bundles },
   );
   return true;
+}
+
+// The in-memory index (path-index.ts): loaded by the job, read by the reports.
+const hi = (col: string) => `toUInt32(bitShiftRight(${col}, 32))`;
+const lo = (col: string) => `toUInt32(bitAnd(${col}, 4294967295))`;
+const indexKey = (
+  a: { accountId: string; linkId: string; direction: PathDirection; steps: number; target: string },
+  firstMs: number,
+  endMs: number,
+) => `${a.accountId}/${a.linkId}/${pathsKey(a)}/${firstMs}/${endMs}`;
+
+/** Notes a report's window for the job (its range stored and held in memory): every read of it does. */
+export function notePathsWindow(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()) {
+  const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
+  if (firstMs >= endMs) return;
+  const nowHour = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+  notePaths(
+    ch,
+    {
+      accountId: a.accountId,
+      linkId: a.linkId,
+      target: a.target,
+      direction: a.direction,
+      steps: a.steps,
+      lengthMs: endMs - firstMs,
+      offsetMs: nowHour - endMs,
+    },
+    nowMs,
+  );
+}
+
+/** Whether the job's in-memory index holds the range a report's window reads at `nowMs`. */
+export function pathIndexHeld(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()) {
+  const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
+  return pathIndexOf(ch, indexKey(a, firstMs, endMs)) !== undefined;
+}
+
+/**
+ * Loads the index of a paths report's range from its stored rows (when the range is stored and current),
+ * unless it is loaded with the same rows. Returns the index's key (null: nothing stored to load).
+ */
+export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = Date.now(), queries: Clickhouse = ch) {
+  const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - d.offsetMs;
+  const firstMs = endMs - d.lengthMs;
+  const params = { ...baseParams({ ...d, window: { fromMs: firstMs, toMs: endMs } }), paths: pathsKey(d), first: firstMs, end: endMs };
+  const [range] = await queries.query<{ rows: string; bundles: string; computed: string; current: string }>(
+    `
+    WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${queries.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, toString(r.2) AS bundles, r.3 AS computed,
+      ${inRangeCount(queries)} AS current`,
+    params,
+  );
+  if (!range || Number(range.rows) === 0 || Number(range.bundles) !== Number(range.current)) return null;
+  const key = indexKey(d, firstMs, endMs);
+  const held = pathIndexOf(ch, key);
+  const computed = Number(range.computed);
+  if (held && held.computedMs === computed) return key;
+  const [rows] = await queries.query<PathIndexRows>(
+    `
+    SELECT (groupArray(${hi("vh")}), groupArray(${lo("vh")})) AS vh, (groupArray(${hi("sid")}), groupArray(${lo("sid")})) AS sid,
+      groupArray(toFloat64(t)) AS t, groupArray(k) AS k, groupArray(ty) AS ty, (groupArray(${hi("lb")}), groupArray(${lo("lb")})) AS lb,
+      groupArray(toFloat64(dt)) AS dt
+    FROM (SELECT vh, sid, t, k, ty, lb, dt FROM ${queries.table("journey_path_states")} WHERE ${KEY} AND computed_at = ${at("computed")} ORDER BY vh, k)`,
+    { ...params, computed },
+  );
+  const idx = buildPathIndex(key, computed, String(range.bundles), rows);
+  if (d.direction === "backward") {
+    // Read after the range's count: a bundle added since makes the range stale (unread), never this wrong.
+    const [sessions] = await queries.query<{ h: number[]; l: number[]; e: number[] }>(
+      `SELECT groupArray(${hi("sid")}) AS h, groupArray(${lo("sid")}) AS l, groupArray(e) AS e FROM (
+        SELECT sid, toFloat64(toUnixTimestamp64Milli(min(ended))) AS e FROM ${queries.table("journey_event_bundles")}
+        WHERE ${LINK} AND ended >= ${at("first")} AND ended < ${at("end")} GROUP BY sid ORDER BY sid)`,
+      params,
+    );
+    idx.sessions = {
+      hi: Uint32Array.from(sessions?.h ?? []),
+      lo: Uint32Array.from(sessions?.l ?? []),
+      firstEnd: Float64Array.from(sessions?.e ?? []),
+    };
+  }
+  keepPathIndex(ch, idx);
+  return key;
+}
+
+/**
+ * The queries of the indexed reports asked at once (a report and its comparison: both windows start in
+ * the same tick) run as one statement, each part's parameters renamed: one round trip instead of two.
+ */
+interface BatchPart {
+  sql: string;
+  params: Record<string, unknown>;
+  done: (r: Promise<unknown[]>) => void;
+}
+const pending = new WeakMap<Clickhouse, BatchPart[]>();
+
+function batchedQuery<T>(ch: Clickhouse, sql: string, params: Record<string, unknown>): Promise<T[]> {
+  let parts = pending.get(ch);
+  if (!parts) {
+    const list: BatchPart[] = [];
+    parts = list;
+    pending.set(ch, list);
+    queueMicrotask(() => {
+      pending.delete(ch);
+      if (list.length === 1) return list[0].done(ch.query(list[0].sql, list[0].params));
+      const all: Record<string, unknown> = {};
+      const union = list
+        .map((p, i) => {
+          for (const [k, v] of Object.entries(p.params)) all[`${k}_${i}`] = v;
+          return `SELECT ${i} AS part, * FROM (${p.sql.replace(/\{(\w+):/g, (_: string, name: string) => `{${name}_${i}:`)})`;
+        })
+        .join("\nUNION ALL\n");
+      const rows = ch.query<{ part: number }>(union, all);
+      list.forEach((p, i) => {
+        p.done(rows.then((rs) => rs.filter((r) => Number(r.part) === i)));
+      });
+    });
+  }
+  return new Promise<T[]>((resolve, reject) => {
+    parts.push({ sql, params, done: (r) => r.then((rows) => resolve(rows as T[]), reject) });
+  });
+}
+
+/**
+ * Backward from the index: the visitors with a target event since and no stored path get theirs from the
+ * session of their first one, its bundles since and, when it has bundles in the stored hours (the index's
+ * sessions), those too, read from its first one's end on (a second query, only then).
+ */
+async function backwardIndexed(
+  ch: Clickhouse,
+  idx: PathIndex,
+  a: PathsArgs,
+  params: Record<string, unknown>,
+  since: SinceBundle[],
+  h: bigint,
+): Promise<PathRow[]> {
+  const t = { h, tt: Number(params.tt), fromMs: a.window.fromMs, toMs: a.window.toMs, steps: a.steps, direction: "backward" as const };
+  const byVisitor = new Map<string, SinceBundle[]>();
+  for (const b of since) byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
+  const fresh = [...byVisitor].filter(([vh]) => findVisitor(idx, ...halves(vh)) < 0);
+  // The sessions with bundles in the stored hours, and from when.
+  const earlier = fresh.flatMap(([vh, list]) => {
+    const sid = list[0][1];
+    const first = sessionFirstEnd(idx, sid);
+    return first === undefined ? [] : [{ vh, sid, first }];
+  });
+  if (earlier.length > 0) {
+    const rows = await ch.query<{ b: SinceBundle }>(
+      `SELECT ${SINCE_TUPLE} AS b FROM ${ch.table("journey_event_bundles")}
+      PREWHERE (vh, sid) IN (SELECT toUInt64(x.1), toUInt64(x.2) FROM (SELECT arrayJoin(arrayZip({vhs:Array(String)}, {sids:Array(String)})) AS x))
+      WHERE ${LINK} AND ended >= ${at("lo")} AND ended >= ${at("from")} AND ended < ${at("end")}`,
+      {
+        ...params,
+        vhs: earlier.map((e) => e.vh),
+        sids: earlier.map((e) => e.sid),
+        lo: earlier.reduce((m, e) => Math.min(m, e.first), Number.POSITIVE_INFINITY),
+      },
+    );
+    for (const { b } of rows) byVisitor.get(b[0])?.push(b);
+  }
+  const added: VisitorStep[] = [];
+  for (const [vh] of fresh) {
+    const path = pathFromBundles(byVisitor.get(vh) ?? [], t);
+    if (path) added.push(...path);
+  }
+  return indexRows(idx, [], added);
+}
+
+/** A bundle as path-combine.ts takes it (SinceBundle). */
+const SINCE_TUPLE = `(toString(vh), toString(sid), toUnixTimestamp64Milli(started), times, types, arrayMap(x -> toString(x), labels),
+  named_views, arrayMap(x -> toString(x), view_names))`;
+
+/** The rows of a report from the in-memory index and one query, or null when the range's bundles changed since it was loaded. */
+async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, params: Record<string, unknown>): Promise<PathRow[] | null> {
+  const bundles = ch.table("journey_event_bundles");
+  const forward = a.direction === "forward";
+  const [row] = await batchedQuery<{
+    current: string;
+    hash: string;
+    since: SinceBundle[];
+  }>(
+    ch,
+    `
+    WITH cityHash64({target:String}) AS h
+    SELECT toString(h) AS hash, ${inRangeCount(ch)} AS current,
+      ${
+        forward
+          ? `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE}) AS since`
+          : // The bundles since of each visitor's session with their first target event since: of a visitor
+            // without a stored path (no target event before the range's end), the session of their path.
+            `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE} AND (vh, sid) IN (
+              SELECT vh, argMin(sid, (tm, sid)) FROM (SELECT vh, sid, ${targetTimeSql} AS tm FROM ${bundles} WHERE ${SINCE} AND tm != ${NONE})
+              GROUP BY vh)) AS since`
+      }`,
+    params,
+  );
+  if (!row || String(row.current) !== idx.bundles) return null;
+  const h = BigInt(row.hash);
+  const tt = Number(params.tt);
+  if (!forward) return backwardIndexed(ch, idx, a, params, row.since, h);
+  const endMs = Number(params.end);
+  const bySession = new Map<string, SinceBundle[]>();
+  const byVisitor = new Map<string, SinceBundle[]>();
+  for (const b of row.since) {
+    bySession.set(`${b[0]}/${b[1]}`, [...(bySession.get(`${b[0]}/${b[1]}`) ?? []), b]);
+    byVisitor.set(b[0], [...(byVisitor.get(b[0]) ?? []), b]);
+  }
+  const added: VisitorStep[] = [];
+  const removed: number[] = [];
+  for (const [vh, list] of byVisitor) {
+    const i = findVisitor(idx, ...halves(vh));
+    if (i < 0) {
+      // No stored path: a target event since gives one (its target and every event after it are since).
+      const hit = list.some((b) => b[4].some((ty, j) => ty === tt || BigInt(b[5][j]) === h) || b[7].some((nm) => BigInt(nm) === h));
+      if (!hit) continue;
+      const path = forwardFromBundles(list, { h, tt, fromMs: a.window.fromMs, toMs: a.window.toMs, steps: a.steps });
+      if (path) added.push(...path);
+      continue;
+    }
+    // A stored path shorter than `steps` whose session goes on since: its steps, then the session's events since.
+    const sid = u64(idx.sidHi[i], idx.sidLo[i]);
+    const going = bySession.get(`${vh}/${sid}`);
+    if (!going || idx.at[i + 1] - idx.at[i] >= a.steps) continue;
+    const later = going.flatMap((b) => eventsOf(b).events).filter((e) => e.ms >= endMs);
+    removed.push(i);
+    added.push(...forwardGoingOn(stepsOf(idx, i), idx.t[i], later, a.steps, a.window.toMs));
+  }
+  return indexRows(idx, removed, added);
 }

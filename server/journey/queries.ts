@@ -5,8 +5,10 @@ import { countFunnelLevels } from "./funnel-query";
 import type { LinkRange, PageArgs } from "./link-range";
 import { countJourneyVisitors } from "./visitors-query";
 import { indexedFigures } from "./summary-index";
+import { SMALL_READS } from "./summary-index-query";
 import { topOfSum, type ValueCounts } from "./top-values";
 import { DAY_MS } from "../reports/period";
+import { importedDaysSql } from "../imports/read";
 
 export type { LinkRange };
 
@@ -59,7 +61,7 @@ async function topValues(ch: Clickhouse, r: LinkRange) {
 
 /**
  * Every page URL's and event name's count of the period by kind (the top values' input), and its events,
- * as SQL; `hourlyOnly`: from the hourly rollups alone (they hold every hour: cheaper for a few hours).
+ * as SQL (the open hours' events are counted from the open bundles, summary-index-query.ts); `hourlyOnly`: from the hourly rollups alone (they hold every hour: cheaper for a few hours).
  */
 const valueCountsSql = (ch: Clickhouse, r: LinkRange, hourlyOnly = false) =>
   `SELECT kind, value, sum(count) AS n FROM (${
@@ -67,10 +69,8 @@ const valueCountsSql = (ch: Clickhouse, r: LinkRange, hourlyOnly = false) =>
       ? `SELECT kind, value, count FROM ${ch.table("journey_tops_hourly")} WHERE ${HOURLY}`
       : rollups(r, "kind, value, count", ch.table("journey_tops_hourly"), ch.table("journey_tops_daily"))
   }) GROUP BY kind, value`;
-const eventsSql = (ch: Clickhouse, r: LinkRange, hourlyOnly = false) =>
-  hourlyOnly
-    ? `SELECT sum(events) FROM ${ch.table("journey_visitors_hourly")} WHERE ${HOURLY}`
-    : `SELECT sum(events) FROM (${rollups(r, "events", ch.table("journey_visitors_hourly"), ch.table("journey_visitors_daily"))})`;
+const eventsSql = (ch: Clickhouse, r: LinkRange) =>
+  `SELECT sum(events) FROM (${rollups(r, "events", ch.table("journey_visitors_hourly"), ch.table("journey_visitors_daily"))})`;
 
 function toValueCounts(rows: [string, string, string | number][]): ValueCounts {
   const out: ValueCounts = { page: new Map(), event: new Map() };
@@ -96,14 +96,16 @@ async function closedRollups(ch: Clickhouse, r: LinkRange) {
  * that reads the open bundles; null when the index cannot answer (the exact queries do).
  */
 async function indexedSummary(ch: Clickhouse, r: LinkRange) {
+  // The link's imported days (imports/read.ts) are read in the same statement: the summary shows them beside.
   const figures = await indexedFigures(ch, { accountId: r.accountId, scope: r.linkId }, r.fromMs, {
     converters: false,
+    openEvents: true,
     beside: (untilMs) => {
       const open = { ...r, fromMs: untilMs };
       return {
         columns: [
-          `(${eventsSql(ch, open, true)}) AS open_events`,
           `(SELECT groupArray((kind, value, n)) FROM (${valueCountsSql(ch, open, true)})) AS open_tops`,
+          `(${importedDaysSql(ch)}) AS imported_days`,
         ],
         params: params(open),
       };
@@ -123,21 +125,34 @@ async function indexedSummary(ch: Clickhouse, r: LinkRange) {
   // Kept only while small: the counts of every page and event name of the period.
   if (c.values.page.size + c.values.event.size > MEMO_MAX_VALUES) figures.memo.delete(key);
   const open = toValueCounts((figures.beside.open_tops ?? []) as [string, string, string][]);
-  return {
+  const summary = {
     total_visitors: figures.visitors,
     total_sessions: figures.sessions,
-    total_events: c.events + Number(figures.beside.open_events ?? 0),
+    total_events: c.events + figures.openEvents,
     avg_session_duration_seconds: Math.round(finite(figures.avgSessionSeconds) * 100) / 100,
     top_pages: topOfSum(c.values.page, open.page).map((x) => ({ url: x.value, count: x.count })),
     top_events: topOfSum(c.values.event, open.event).map((x) => ({ name: x.value, count: x.count })),
   };
+  return { summary, importedDays: Number(figures.beside.imported_days ?? 0) };
 }
 
-export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
+/**
+ * The summary, and the link's number of imported days when it was read beside it (the indexed
+ * summary reads it in its statement; undefined otherwise).
+ */
+export async function getJourneySummaryAndImports(ch: Clickhouse, r: LinkRange) {
   if (r.toMs === undefined) {
     const indexed = await indexedSummary(ch, r);
     if (indexed) return indexed;
   }
+  return { summary: await exactSummary(ch, r), importedDays: undefined };
+}
+
+export async function getJourneySummary(ch: Clickhouse, r: LinkRange) {
+  return (await getJourneySummaryAndImports(ch, r)).summary;
+}
+
+async function exactSummary(ch: Clickhouse, r: LinkRange) {
   // Four independent reads, sent together: a ClickHouse server runs them at once.
   const [events, { visitors }, [sessions], tops] = await Promise.all([
     countEvents(ch, r),
@@ -201,15 +216,25 @@ export async function listJourneyEvents(
     limit: page.limit,
     offset: (page.page - 1) * page.limit,
   };
+  // One statement. ORDER BY timestamp DESC alone reads the table in key order and stops early, while the
+  // event_id tie-break does not: so the page's last position's time (the `want` newest events' oldest,
+  // or the period start when it has fewer) is found first, and the page is sorted among the events from
+  // that time on, which hold every event of the page, ties included.
+  const want = page.page * page.limit;
   const rows = await ch.query<Record<string, unknown>>(
     `
+    WITH (SELECT if(count() < {want:UInt32}, fromUnixTimestamp64Milli({from:Int64}, 'UTC'), min(timestamp)) FROM (
+      SELECT timestamp FROM ${t} WHERE ${where} ORDER BY timestamp DESC LIMIT {want:UInt32})) AS page_from
     SELECT event_id AS id, link_id, visitor_id, event_type, page_url, scroll_percent, time_on_page, timestamp,
-      if(has_revenue, revenue_cents, NULL) AS revenue_cents, properties, ${OPTIONAL_TEXT.join(", ")}
-    FROM ${t} WHERE ${where}
-    ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
-    p,
+      if(has_revenue, revenue_cents, NULL) AS revenue_cents, properties, ${OPTIONAL_TEXT.join(", ")},
+      (SELECT count() FROM ${t} WHERE ${where}) AS total
+    FROM ${t} WHERE ${where} AND timestamp >= page_from
+    ORDER BY timestamp DESC, event_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}
+    ${SMALL_READS}`,
+    { ...p, want },
   );
-  const [count] = await ch.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${where}`, p);
+  // A page past the last one has no row to carry the total.
+  const count = rows.length ? { n: rows[0].total } : (await ch.query<{ n: string }>(`SELECT count() AS n FROM ${t} WHERE ${where}`, p))[0];
   const items = rows.map((e) => {
     const item: Record<string, unknown> = {
       id: e.id,

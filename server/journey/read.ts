@@ -9,7 +9,16 @@
 export { readJourneyUsage } from "./repository";
 export { getFunnel } from "./service";
 export { queryRetentionStored } from "./retention-state-query";
-export { BUNDLE_EVENT_TYPES, queryPathsRaw, queryPathsStored, type PathRow, type PathsArgs } from "./path-state-query";
+export { retentionIndexReader, type RetentionIndexReader } from "./retention-index";
+export {
+  BUNDLE_EVENT_TYPES,
+  notePathsWindow,
+  pathIndexHeld,
+  queryPathsRaw,
+  queryPathsStored,
+  type PathRow,
+  type PathsArgs,
+} from "./path-state-query";
 export { countFromBundles, countJourneyVisitors, countJourneyVisitorsByLink, countSummaryVisitors } from "./visitors-query";
 export { getAccountTopPages, type TopPage } from "./top-pages-query";
 export type { Beside } from "./summary-index-query";

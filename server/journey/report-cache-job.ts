@@ -17,8 +17,10 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { refreshConversionIndexes } from "../conversions/read";
 import { refreshClosedDays, storedScopes } from "./closed-days-query";
 import { storeFunnelRange } from "./funnel-cache-query";
-import { storePathRange } from "./path-state-query";
+import { refreshPathIndex, storePathRange } from "./path-state-query";
+import { dropPathIndexes } from "./path-index";
 import { storeRetentionRange } from "./retention-state-query";
+import { dropRetentionIndexes, refreshRetentionIndex } from "./retention-index";
 import { DEMAND_TTL_MS, demandOf, recentDemand } from "./report-demand";
 import { dropSummaryIndexes, refreshSummaryIndex } from "./summary-index";
 
@@ -92,13 +94,28 @@ export async function refreshJourneyReports(ch: Clickhouse, opts: RefreshOptions
     if (stopping?.aborted) return wrote;
     await attempt({ what: "funnel", accountId: f.accountId, linkId: f.linkId, steps: f.steps }, () => storeFunnelRange(queries, f, nowMs));
   }
-  for (const r of recentDemand(demand.retention, nowMs)) {
+  const retention = recentDemand(demand.retention, nowMs);
+  dropRetentionIndexes(ch, retention);
+  for (const r of retention) {
     if (stopping?.aborted) return wrote;
-    await attempt({ what: "retention", accountId: r.accountId, linkId: r.linkId }, () => storeRetentionRange(queries, r, nowMs));
+    await attempt({ what: "retention", accountId: r.accountId, linkId: r.linkId }, async () => {
+      const wrote = await storeRetentionRange(queries, r, nowMs);
+      // Memory only (the index is kept per reports' client, retention-index.ts).
+      await refreshRetentionIndex(ch, r, nowMs, queries);
+      return wrote;
+    });
   }
+  // The paths indexes (memory, path-index.ts) of the ranges stored now; the others are dropped.
+  const pathIndexes = new Set<string>();
   for (const p of recentDemand(demand.paths, nowMs)) {
     if (stopping?.aborted) return wrote;
-    await attempt({ what: "paths", accountId: p.accountId, linkId: p.linkId }, () => storePathRange(queries, p, nowMs));
+    await attempt({ what: "paths", accountId: p.accountId, linkId: p.linkId }, async () => {
+      const stored = await storePathRange(queries, p, nowMs);
+      const key = await refreshPathIndex(ch, p, nowMs, queries);
+      if (key) pathIndexes.add(key);
+      return stored;
+    });
   }
+  dropPathIndexes(ch, pathIndexes);
   return wrote;
 }

@@ -163,3 +163,76 @@ export async function storeRetentionRange(ch: Clickhouse, l: { accountId: string
   );
   return true;
 }
+
+// The in-memory index's queries (retention-index.ts).
+const hi = (col: string) => `toUInt32(bitShiftRight(${col}, 32))`;
+const lo = (col: string) => `toUInt32(bitAnd(${col}, 4294967295))`;
+/**
+ * The link's bundles that ended before `end`: their count (what a report checks: cheap, an added bundle or
+ * an erasure moves it) and, with `sums`, the sums of their visitor hashes and end times too (what the
+ * job checks each round: an erasure and as many late bundles at once still move them; they read two
+ * whole columns, so a report does not).
+ */
+const fingerprintSql = (ch: Clickhouse, sums: boolean) =>
+  `(SELECT concat(toString(count())${sums ? ", ':', toString(sum(vh)), ':', toString(sum(toUnixTimestamp64Milli(ended)))" : ""})
+    FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END})`;
+
+/** The index's fingerprint: the count alone, and the count with the sums. */
+export async function retentionFingerprint(ch: Clickhouse, l: { accountId: string; linkId: string }, endMs: number) {
+  const [row] = await ch.query<{ f: string }>(`SELECT ${fingerprintSql(ch, true)} AS f`, {
+    account: l.accountId,
+    link: l.linkId,
+    end: endMs,
+  });
+  return row?.f ?? "";
+}
+
+/** The index's rows: per visitor (key halves, sorted), the first visit, the 64 weeks' bits from `anchor` and each set week's first start (ms into the week). */
+export interface RetentionIndexRows {
+  /** "count:sum of hashes:sum of ends". */
+  fingerprint: string;
+  h: number[];
+  l: number[];
+  first: number[];
+  wh: number[];
+  wl: number[];
+  wf: number[][];
+}
+
+/**
+ * Every visitor's state over the link's bundles that ended before `end` as the job stored it (its latest
+ * range row for `end`), with the fingerprint read first; null when that range is not current (nothing to load).
+ */
+export async function loadRetentionIndexRows(
+  ch: Clickhouse,
+  l: { accountId: string; linkId: string },
+  endMs: number,
+): Promise<RetentionIndexRows | null> {
+  const params = { account: l.accountId, link: l.linkId, end: endMs };
+  // Read before the rows: a bundle added meanwhile makes the index stale, never wrong.
+  const fingerprint = await retentionFingerprint(ch, l, endMs);
+  const [range] = await ch.query<{ bundles: string; computed: string }>(
+    `SELECT toString(argMax(bundles, computed_at)) AS bundles, toUnixTimestamp64Milli(max(computed_at)) AS computed
+    FROM ${ch.table("journey_retention_ranges")} WHERE ${LINK} AND range_end = toDateTime(${at("end")})`,
+    params,
+  );
+  if (!range || Number(range.computed) <= 0 || range.bundles !== fingerprint.split(":")[0]) return null;
+  const [rows] = await ch.query<Omit<RetentionIndexRows, "fingerprint">>(
+    `SELECT groupArray(${hi("vh")}) AS h, groupArray(${lo("vh")}) AS l, groupArray(first_ms) AS first,
+      groupArray(${hi("weeks")}) AS wh, groupArray(${lo("weeks")}) AS wl, groupArray(week_firsts) AS wf
+    FROM (SELECT vh, first_ms, weeks, week_firsts FROM ${ch.table("journey_retention_states")} WHERE ${STATES} ORDER BY vh)`,
+    { ...params, computed: Number(range.computed) },
+  );
+  return { fingerprint, ...(rows ?? { h: [], l: [], first: [], wh: [], wl: [], wf: [] }) };
+}
+
+/** One call's read beside the index: the count of the bundles before `end` now, and every bundle that ended at or after `end` (key halves, start, end ms). */
+export async function readRetentionOpen(ch: Clickhouse, l: { accountId: string; linkId: string }, endMs: number) {
+  const [row] = await ch.query<{ f: string; open: [number, number, number, number][] }>(
+    `SELECT ${fingerprintSql(ch, false)} AS f,
+      (SELECT groupArray((${hi("vh")}, ${lo("vh")}, toUnixTimestamp64Milli(started), toUnixTimestamp64Milli(ended)))
+        FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${at("end")}) AS open`,
+    { account: l.accountId, link: l.linkId, end: endMs },
+  );
+  return { count: row?.f ?? "", open: (row?.open ?? []).map((b) => b.map(Number) as [number, number, number, number]) };
+}

@@ -47,11 +47,16 @@ async function compared<R extends object>(
 
 export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; compare?: Compare }) {
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
-  // Another product's days before our own data (imports/plausible-query.ts), beside our counts, never in them.
-  const [summary, imported] = await Promise.all([
-    compared(deps.ch, range, q, { name: "journey.summary", params: null }, (r) => queries.getJourneySummary(deps.ch, r)),
-    importedJourneyFigures(deps.ch, accountId, range.linkId),
-  ]);
+  // Another product's days before our own data (imports/plausible-query.ts), beside our counts, never
+  // in them. The current window's summary reads how many the link has in its own statement, when it can.
+  let importedDays: number | undefined;
+  const summary = await compared(deps.ch, range, q, { name: "journey.summary", params: null }, async (r) => {
+    if (r !== range) return queries.getJourneySummary(deps.ch, r);
+    const both = await queries.getJourneySummaryAndImports(deps.ch, r);
+    importedDays = both.importedDays;
+    return both.summary;
+  });
+  const imported = await importedJourneyFigures(deps.ch, accountId, range.linkId, importedDays);
   return { ...summary, imported };
 }
 

@@ -5,6 +5,8 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { chTimeToIso } from "../storage/clickhouse/format";
 import { ENDED_IN_RANGE, type LinkRange, type PageArgs } from "./link-range";
+import { indexedSessions, summaryIndexHour, type SessionSpan } from "./summary-index";
+import { SMALL_READS } from "./summary-index-query";
 
 const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 /** Bundles (migration 0207) of the period's sessions: every session with an event in the period. */
@@ -98,6 +100,88 @@ function periodSessions(ch: Clickhouse, visitorId?: string) {
       GROUP BY session_id)${visitorId !== undefined ? " WHERE first_visitor = {visitor:String}" : ""}`;
 }
 
+/** The figures FIGURES gives, in the order the indexed page reads them (after the key's two halves). */
+const ROW_FIELDS = [
+  "session_id",
+  "s_started",
+  "entry",
+  "first_visitor",
+  "s_ended",
+  "exit",
+  "n_events",
+  "n_views",
+  "n_conversions",
+  "dev",
+  "ctry",
+];
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const AT = (param: string) => `fromUnixTimestamp64Milli({${param}:Int64}, 'UTC')`;
+/** Sessions named by their keys' halves ({<name>_hi}, {<name>_lo}) with a bundle that ended at or after {<name>_from}. */
+const named = (name: string) =>
+  `ended >= ${AT(`${name}_from`)} AND has(arrayMap((a, b) -> bitOr(bitShiftLeft(toUInt64(a), 32), toUInt64(b)), {${name}_hi:Array(UInt32)}, {${name}_lo:Array(UInt32)}), sid)`;
+const namedParams = (name: string, sessions: SessionSpan[]) => ({
+  [`${name}_from`]: Math.min(...sessions.map((x) => x.ended)),
+  [`${name}_hi`]: sessions.map((x) => x.hi),
+  [`${name}_lo`]: sessions.map((x) => x.lo),
+});
+/**
+ * The rows (FIGURES and the key's halves k_hi, k_lo) of the sessions whose ids `ids` selects.
+ */
+const keyedRowsSql = (ch: Clickhouse, ids: string) => `
+  SELECT ${FIGURES}, toUInt32(bitShiftRight(cityHash64(session_id), 32)) AS k_hi, toUInt32(bitAnd(cityHash64(session_id), 4294967295)) AS k_lo FROM (
+    SELECT ${MERGED} FROM ${ch.table("journey_sessions_v2")} WHERE ${LINK} AND session_id IN (${ids})
+    GROUP BY session_id)
+  ${SMALL_READS}`;
+/** The ids of the sessions named by their keys ({<name>_…}, `named`). */
+const namedIds = (ch: Clickhouse, name: string) =>
+  `SELECT session_id FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND sid != 0 AND ${named(name)}`;
+const startedMs = (row: SessionRow) => Date.parse(chTimeToIso(String(row.s_started)));
+
+/** The `want` sessions whose bundles that ended at or after {until} began last (ties included: they are ordered by id later). */
+const openLast = (ch: Clickhouse) => `
+  SELECT any(session_id) FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${AT("until")} AND sid != 0
+  GROUP BY sid ORDER BY min(started) DESC LIMIT {want:UInt32} WITH TIES`;
+
+/**
+ * The page from the link's summary index (summary-index.ts indexedSessions: one statement reads the
+ * open bundles). Beside it, a second statement reads the rows of the sessions most likely on the page
+ * (those of the open bundles that began last: a busy link's newest sessions); a session of the page
+ * whose row that did not read (an indexed one, or one that began before the open hour) is read after,
+ * by its key near its last bundle's end. Every session is checked against its row (its first event),
+ * and the page ordered as the general query orders it (first event, newest first, then session id).
+ * Null when the index cannot answer; `rows` null when it gave the total but not the page.
+ */
+async function indexedPage(ch: Clickhouse, r: LinkRange, page: PageArgs): Promise<{ rows: SessionRow[] | null; total: number } | null> {
+  const want = page.page * page.limit;
+  const scope = { accountId: r.accountId, scope: r.linkId };
+  const until = summaryIndexHour(ch, scope);
+  const p = { account: r.accountId, link: r.linkId, until, want };
+  const likely = until === null ? Promise.resolve([]) : ch.query<SessionRow>(keyedRowsSql(ch, openLast(ch)), p);
+  // A failed speculative read leaves the rows to the read by key below.
+  const [found, read] = await Promise.all([
+    indexedSessions(ch, scope, r.fromMs, want),
+    likely.then(
+      (rows) => new Map(rows.map((row) => [`${row.k_hi}:${row.k_lo}`, row])),
+      () => new Map<string, SessionRow>(),
+    ),
+  ]);
+  if (!found) return null;
+  if (!found.newest) return { rows: null, total: found.total };
+  const missing = found.newest.filter((x) => !read.has(`${x.hi}:${x.lo}`));
+  if (missing.length) {
+    const rows = await ch.query<SessionRow>(keyedRowsSql(ch, namedIds(ch, "page")), { ...p, ...namedParams("page", missing) });
+    for (const row of rows) read.set(`${row.k_hi}:${row.k_lo}`, row);
+  }
+  const rows: SessionRow[] = [];
+  for (const x of found.newest) {
+    const row = read.get(`${x.hi}:${x.lo}`);
+    if (!row || startedMs(row) !== x.started) return { rows: null, total: found.total };
+    rows.push(row);
+  }
+  rows.sort((a, b) => startedMs(b) - startedMs(a) || byteOrder(String(a.session_id), String(b.session_id)));
+  return { rows: rows.slice(want - page.limit, want), total: found.total };
+}
+
 export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: PageArgs, visitorId?: string) {
   const p = {
     account: r.accountId,
@@ -113,13 +197,16 @@ export async function listJourneySessions(ch: Clickhouse, r: LinkRange, page: Pa
       `${periodSessions(ch, visitorId)} ORDER BY s_started DESC, session_id LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       p,
     ));
+  const indexed = visitorId === undefined && r.toMs === undefined ? await indexedPage(ch, r, page) : null;
   // Sessions with a bundle ending in the period, counted on the bundles keyed by their end; sent
   // beside the page's reads (a ClickHouse server, and chDB, run them at once).
   const [rows, [count]] = await Promise.all([
-    pageRows(),
-    visitorId === undefined
-      ? ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
-      : ch.query<{ n: string }>(`SELECT count() AS n FROM (${periodSessions(ch, visitorId)})`, p),
+    indexed?.rows ?? pageRows(),
+    indexed
+      ? [{ n: String(indexed.total) }]
+      : visitorId === undefined
+        ? ch.query<{ n: string }>(`SELECT uniqExact(sid) AS n FROM ${ch.table("journey_event_bundles")} WHERE ${SESSION_BUNDLES}`, p)
+        : ch.query<{ n: string }>(`SELECT count() AS n FROM (${periodSessions(ch, visitorId)})`, p),
   ]);
   const items = rows.map((s) => {
     const started = chTimeToIso(String(s.s_started));

@@ -115,6 +115,11 @@ export interface OpenBundles extends BundleCounts {
   ended: number[];
   /** Each bundle's last conversion, ms (0: none); empty unless asked. */
   converted: number[];
+  /**
+   * The events dated from `until` on (the rollups' open hours): every such event is in a bundle that
+   * ended at or after `until`, so they are counted from these bundles' event times.
+   */
+  events: number;
   /** The values of the caller's `beside` columns. */
   beside: Record<string, unknown>;
 }
@@ -125,22 +130,44 @@ export interface Beside {
   params: Record<string, unknown>;
 }
 
+/**
+ * For statements of a few small reads (a key range of a few thousand rows each, or a count the key
+ * answers): one thread each, as a thread pool's start costs more than such a read (in chDB, about
+ * 2 ms of 4 per read on the journey bench).
+ */
+export const SMALL_READS = "SETTINGS max_threads = 1";
+
+/** The open bundles' events dated from `until` on. */
+const OPEN_EVENTS = `sum(arrayCount(o -> toUnixTimestamp64Milli(started) + o >= {until:Int64}, times))`;
+
 export async function readOpenBundles(
   ch: Clickhouse,
   s: IndexScope,
   untilMs: number,
   converters: boolean,
   beside: Beside = { columns: [], params: {} },
+  /** What else to read: the visitors (else their keys read as 0) and the open events (else 0). */
+  read: { visitors: boolean; events: boolean } = { visitors: true, events: false },
 ): Promise<OpenBundles> {
+  const sessionsOnly = !read.visitors;
   const b = bundlesOf(ch, s);
-  const cols = [hi("vh"), lo("vh"), hi("sid"), lo("sid"), ms("started"), ms("ended"), converters ? LAST_CONVERSION : "0"];
+  const cols = [
+    sessionsOnly ? "0" : hi("vh"),
+    sessionsOnly ? "0" : lo("vh"),
+    hi("sid"),
+    lo("sid"),
+    ms("started"),
+    ms("ended"),
+    converters ? LAST_CONVERSION : "0",
+  ];
   const [row] = await ch.query<Record<string, unknown>>(
     `SELECT (SELECT count() FROM ${b} AND ended < ${at("until")}) AS closed,
-      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}`,
+      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${read.events ? OPEN_EVENTS : "0"}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}
+    ${SMALL_READS}`,
     { ...beside.params, account: s.accountId, scope: s.scope, until: untilMs },
   );
-  const open = (row?.open ?? [[], [], [], [], [], [], []]) as number[][];
-  const [vhHi, vhLo, sidHi, sidLo, started, ended, converted] = open;
+  const open = (row?.open ?? [[], [], [], [], [], [], [], 0]) as [...number[][], number | string];
+  const [vhHi, vhLo, sidHi, sidLo, started, ended, converted] = open as number[][];
   return {
     closed: Number(row?.closed ?? 0),
     spanning: started.filter((t) => t < untilMs).length,
@@ -151,6 +178,7 @@ export async function readOpenBundles(
     started,
     ended,
     converted: converters ? converted : [],
+    events: Number(open[7] ?? 0),
     beside: row ?? {},
   };
 }

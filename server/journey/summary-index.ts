@@ -34,6 +34,7 @@ import {
   type KeyedRows,
   loadSessionRows,
   loadVisitorRows,
+  type OpenBundles,
   readOpenBundles,
 } from "./summary-index-query";
 
@@ -64,6 +65,41 @@ interface SummaryIndex {
   totals: Map<number, ClosedTotals>;
   /** What callers keep per period start beside the index (the rollups' closed hours). */
   memo: Map<string, unknown>;
+  /** The NEWEST_INDEXED sessions with the latest first events, found on first use. */
+  newest?: NewestIndexed;
+}
+
+/** Sessions of the index by first event, newest first, and the first event of those left out (a bound). */
+interface NewestIndexed {
+  at: number[];
+  /** No session left out began after this (ms); -Infinity when none is left out. */
+  bound: number;
+}
+/** The sessions list's pages read from the index reach this deep (sessions-query.ts NEWEST_SESSIONS_MAX). */
+export const NEWEST_INDEXED = 512;
+
+/** The index's NEWEST_INDEXED sessions with the latest first events (one pass, kept with the index). */
+function newestIndexed(idx: SummaryIndex, sessions: Keyed): NewestIndexed {
+  if (idx.newest) return idx.newest;
+  const [started] = sessions.values;
+  let keep: number[] = [];
+  let floor = Number.NEGATIVE_INFINITY;
+  const byStart = (a: number, b: number) => started[b] - started[a];
+  for (let i = 0; i < started.length; i++) {
+    if (started[i] < floor) continue;
+    keep.push(i);
+    if (keep.length >= 4 * NEWEST_INDEXED) {
+      keep.sort(byStart);
+      keep = keep.slice(0, NEWEST_INDEXED);
+      floor = started[keep[keep.length - 1]];
+    }
+  }
+  keep.sort(byStart);
+  // Sessions tied with the last one kept may have been left out: the bound is then that start itself.
+  const at = keep.slice(0, NEWEST_INDEXED);
+  const bound = at.length < started.length ? started[at[at.length - 1]] : Number.NEGATIVE_INFINITY;
+  idx.newest = { at, bound };
+  return idx.newest;
 }
 
 const stores = new WeakMap<Clickhouse, Map<string, SummaryIndex>>();
@@ -249,6 +285,57 @@ function closedTotals(idx: SummaryIndex, h: number): ClosedTotals {
   return t;
 }
 
+/** The open bundles' sessions: key → [a bundle's position, first event, last end] over their open bundles. */
+function openSpans(open: OpenBundles) {
+  const spans = new Map<string, [number, number, number]>();
+  for (let i = 0; i < open.ended.length; i++) {
+    if (open.sidHi[i] === 0 && open.sidLo[i] === 0) continue;
+    const k = `${open.sidHi[i]}:${open.sidLo[i]}`;
+    const e = spans.get(k);
+    if (!e) spans.set(k, [i, open.started[i], open.ended[i]]);
+    else {
+      e[1] = Math.min(e[1], open.started[i]);
+      e[2] = Math.max(e[2], open.ended[i]);
+    }
+  }
+  return spans;
+}
+
+/**
+ * The period's sessions and their summed span: the closed totals with each open session's indexed span
+ * (if counted) replaced by its whole span; `each` sees every open session's whole span.
+ */
+function withOpenSessions(
+  indexed: Keyed,
+  h: number,
+  t: ClosedTotals,
+  open: OpenBundles,
+  spans: Map<string, [number, number, number]>,
+  each?: (at: number, i: number, started: number, ended: number) => void,
+) {
+  let { sessions, sessionMs } = t;
+  const [sStarted, sEnded] = indexed.values;
+  for (const [i, started0, ended0] of spans.values()) {
+    let started = started0;
+    let ended = ended0;
+    const at = find(indexed, open.sidHi[i], open.sidLo[i]);
+    if (at >= 0) {
+      if (sEnded[at] >= h) {
+        sessions--;
+        sessionMs -= sEnded[at] - Math.max(sStarted[at], h);
+      }
+      started = Math.min(started, sStarted[at]);
+      ended = Math.max(ended, sEnded[at]);
+    }
+    if (ended >= h) {
+      sessions++;
+      sessionMs += ended - Math.max(started, h);
+    }
+    each?.(at, i, started, ended);
+  }
+  return { sessions, sessionMs };
+}
+
 export interface IndexedFigures {
   visitors: number;
   converters: number;
@@ -260,10 +347,14 @@ export interface IndexedFigures {
   memo: Map<string, unknown>;
   /** The values of the caller's `beside` columns. */
   beside: Record<string, unknown>;
+  /** The events dated from the index's hour on (the rollups' open hours); 0 unless asked (FigureOptions.openEvents). */
+  openEvents: number;
 }
 
 export interface FigureOptions {
   converters: boolean;
+  /** Whether to count the events dated from the index's hour on (IndexedFigures.openEvents). */
+  openEvents?: boolean;
   /** More columns for the same statement, given the index's hour (null: nothing beside). */
   beside?: (untilMs: number) => Beside;
 }
@@ -283,13 +374,17 @@ export async function indexedFigures(
   const idx = storeOf(ch).get(keyOf(s));
   noteSummary(ch, s, nowMs);
   if (!idx || h < idx.sinceMs || h > idx.untilMs) return null;
-  const open = await readOpenBundles(ch, s, idx.untilMs, options.converters, options.beside?.(idx.untilMs));
+  const open = await readOpenBundles(ch, s, idx.untilMs, options.converters, options.beside?.(idx.untilMs), {
+    visitors: true,
+    events: options.openEvents ?? false,
+  });
   if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
   const store = storeOf(ch);
   store.delete(keyOf(s));
   store.set(keyOf(s), idx);
   const t = closedTotals(idx, h);
-  let { visitors, converters, sessions, sessionMs } = t;
+  let { visitors, converters } = t;
+  let { sessions, sessionMs } = t;
 
   // Open visitors and converters not already counted from the index.
   const lastEnd = new Map<string, [number, number, number]>();
@@ -311,37 +406,7 @@ export async function indexedFigures(
   }
 
   // Open sessions: each replaces its indexed span (if counted) by the span with its open bundles.
-  if (idx.sessions) {
-    const spans = new Map<string, [number, number, number]>();
-    for (let i = 0; i < open.ended.length; i++) {
-      if (open.sidHi[i] === 0 && open.sidLo[i] === 0) continue;
-      const k = `${open.sidHi[i]}:${open.sidLo[i]}`;
-      const e = spans.get(k);
-      if (!e) spans.set(k, [i, open.started[i], open.ended[i]]);
-      else {
-        e[1] = Math.min(e[1], open.started[i]);
-        e[2] = Math.max(e[2], open.ended[i]);
-      }
-    }
-    const [sStarted, sEnded] = idx.sessions.values;
-    for (const [i, started0, ended0] of spans.values()) {
-      let started = started0;
-      let ended = ended0;
-      const at = find(idx.sessions, open.sidHi[i], open.sidLo[i]);
-      if (at >= 0) {
-        if (sEnded[at] >= h) {
-          sessions--;
-          sessionMs -= sEnded[at] - Math.max(sStarted[at], h);
-        }
-        started = Math.min(started, sStarted[at]);
-        ended = Math.max(ended, sEnded[at]);
-      }
-      if (ended >= h) {
-        sessions++;
-        sessionMs += ended - Math.max(started, h);
-      }
-    }
-  }
+  if (idx.sessions) ({ sessions, sessionMs } = withOpenSessions(idx.sessions, h, t, open, openSpans(open)));
   return {
     visitors,
     converters: options.converters ? converters : 0,
@@ -350,5 +415,66 @@ export async function indexedFigures(
     untilMs: idx.untilMs,
     memo: idx.memo,
     beside: open.beside,
+    openEvents: open.events,
   };
+}
+
+/** The hour of the scope's index (its open part starts there), or null without one. */
+export const summaryIndexHour = (ch: Clickhouse, s: IndexScope): number | null => storeOf(ch).get(keyOf(s))?.untilMs ?? null;
+
+/** A session: its key (cityHash64 of its id, as two halves), first event and last bundle end, ms. */
+export interface SessionSpan {
+  hi: number;
+  lo: number;
+  started: number;
+  ended: number;
+}
+
+export interface IndexedSessions {
+  /** Sessions with a bundle ending at or after h (those the sessions list counts). */
+  total: number;
+  /**
+   * The `want` sessions of the period with the latest first events, and every other as late as the last
+   * of them (ties, which the caller orders by id), newest first; null when the index cannot tell them for
+   * sure (a page deeper than it keeps): the caller reads them from the bundles.
+   */
+  newest: SessionSpan[] | null;
+}
+
+/**
+ * A link's sessions list from its index and the open bundles: the period [h, now)'s count and its
+ * newest sessions. Null when the index is missing, stale or does not reach back to h, as for indexedFigures.
+ */
+export async function indexedSessions(
+  ch: Clickhouse,
+  s: IndexScope,
+  h: number,
+  want: number,
+  nowMs = Date.now(),
+): Promise<IndexedSessions | null> {
+  const idx = storeOf(ch).get(keyOf(s));
+  noteSummary(ch, s, nowMs);
+  if (!idx?.sessions || h < idx.sinceMs || h > idx.untilMs || want > NEWEST_INDEXED) return null;
+  const indexed = idx.sessions;
+  const [sStarted, sEnded] = indexed.values;
+  const top = newestIndexed(idx, indexed);
+  const spanAt = (at: number): SessionSpan => ({ hi: indexed.hi[at], lo: indexed.lo[at], started: sStarted[at], ended: sEnded[at] });
+  const open = await readOpenBundles(ch, s, idx.untilMs, false, undefined, { visitors: false, events: false });
+  if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
+
+  // Every session with an open bundle (with its whole span), then the newest indexed ones without one.
+  const candidates: SessionSpan[] = [];
+  const withOpen = new Set<number>();
+  const spans = openSpans(open);
+  const { sessions } = withOpenSessions(indexed, h, closedTotals(idx, h), open, spans, (at, i, started, ended) => {
+    if (at >= 0) withOpen.add(at);
+    candidates.push({ hi: open.sidHi[i], lo: open.sidLo[i], started, ended });
+  });
+  for (const at of top.at) if (!withOpen.has(at)) candidates.push(spanAt(at));
+  const inPeriod = candidates.filter((c) => c.ended >= h).sort((a, b) => b.started - a.started);
+  // A session not among the candidates is an indexed one without open bundles that began at or before
+  // top.bound: the page is sure when its last session began after that.
+  const last = inPeriod[Math.min(want, inPeriod.length) - 1];
+  const sure = inPeriod.length >= want ? last.started > top.bound : top.bound === Number.NEGATIVE_INFINITY;
+  return { total: sessions, newest: sure ? inPeriod.filter((c) => c.started >= (last?.started ?? 0)) : null };
 }

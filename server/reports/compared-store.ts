@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { Window } from "./compare";
-import { bundlesFingerprint, readComparedWindow, storeComparedWindow } from "./compared-windows-query";
+import { bundlesFingerprint, readComparedWindow, readWithBundlesFingerprint, storeComparedWindow } from "./compared-windows-query";
 
 /** Part of every key: a version whose answers differ in shape or meaning stores under keys of its own. */
 const STORE_VERSION = 1;
@@ -20,6 +20,8 @@ export interface ComparedStore {
   params: unknown;
   /** A cheap fingerprint of the rows the window's answer is computed from, read before computing it. */
   fingerprint: (w: Window) => Promise<string>;
+  /** The fingerprint and the stored answer under `key` in one read, where the store can. */
+  readWithFingerprint?: (w: Window, key: string) => Promise<{ fingerprint: string; stored?: { fingerprint: string; answer: string } }>;
 }
 
 /** The stored answer of `w` when its fingerprint still holds; otherwise `compute()`, stored. */
@@ -28,10 +30,16 @@ export async function storedAnswer<R>(store: ComparedStore, w: Window, compute: 
     .update(JSON.stringify([STORE_VERSION, store.report, store.params, w.fromMs, w.toMs]))
     .digest("hex");
   // A store that cannot be read (no grant on the table, a failure) leaves the answer computed, exactly.
-  const [stored, fingerprint] = await Promise.all([
-    readComparedWindow(store.ch, store.accountId, store.report, key).catch(() => undefined),
-    store.fingerprint(w).catch(() => null),
-  ]);
+  const [stored, fingerprint] = await (store.readWithFingerprint
+    ? store.readWithFingerprint(w, key).then(
+        (x) => [x.stored, x.fingerprint] as const,
+        // The store's table cannot be read (no grant): the fingerprint alone, as below.
+        async () => [undefined, await store.fingerprint(w).catch(() => null)] as const,
+      )
+    : Promise.all([
+        readComparedWindow(store.ch, store.accountId, store.report, key).catch(() => undefined),
+        store.fingerprint(w).catch(() => null),
+      ]));
   if (fingerprint === null) return compute();
   if (stored && stored.fingerprint === fingerprint) return JSON.parse(stored.answer) as R;
   // The fingerprint was read first: rows added while computing make the next read compute again.
@@ -59,4 +67,5 @@ export const journeyStore = (
   report,
   params: [linkIds ? [...linkIds].sort() : null, params],
   fingerprint: (w) => bundlesFingerprint(ch, accountId, linkIds, w),
+  readWithFingerprint: (w, key) => readWithBundlesFingerprint(ch, accountId, linkIds, w, report, key),
 });

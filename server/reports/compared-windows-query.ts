@@ -40,13 +40,41 @@ export async function storeComparedWindow(
  * pass 2^53).
  */
 export async function bundlesFingerprint(ch: Clickhouse, accountId: string, linkIds: readonly string[] | undefined, w: Window) {
-  const [row] = await ch.query<{ n: string; vhs: string; ends: string }>(
-    `
-    SELECT count() AS n, toString(sum(vh)) AS vhs, toString(sum(toUnixTimestamp64Milli(ended))) AS ends
+  const [row] = await ch.query<{ fp: [string, string, string] }>(
+    `SELECT (${FINGERPRINT(ch, linkIds)}) AS fp`,
+    fingerprintParams(accountId, linkIds, w),
+  );
+  return fingerprintOf(row?.fp);
+}
+
+const FINGERPRINT = (ch: Clickhouse, linkIds: readonly string[] | undefined) => `
+    SELECT (count(), toString(sum(vh)), toString(sum(toUnixTimestamp64Milli(ended))))
     FROM ${ch.table("journey_event_bundles")}
     WHERE account_id = {account:UUID}${linkIds ? " AND link_id IN {links:Array(UUID)}" : ""}
-      AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ended < fromUnixTimestamp64Milli({end:Int64}, 'UTC')`,
-    { account: accountId, links: linkIds ?? [], from: w.fromMs, end: w.toMs + DAY_MS },
+      AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ended < fromUnixTimestamp64Milli({end:Int64}, 'UTC')`;
+const fingerprintParams = (accountId: string, linkIds: readonly string[] | undefined, w: Window) => ({
+  account: accountId,
+  links: linkIds ?? [],
+  from: w.fromMs,
+  end: w.toMs + DAY_MS,
+});
+const fingerprintOf = (fp: [string | number, string, string] | undefined) => `bundles:${fp?.[0] ?? 0}:${fp?.[1] ?? 0}:${fp?.[2] ?? 0}`;
+
+/** bundlesFingerprint and readComparedWindow in one statement (one round trip). */
+export async function readWithBundlesFingerprint(
+  ch: Clickhouse,
+  accountId: string,
+  linkIds: readonly string[] | undefined,
+  w: Window,
+  report: string,
+  key: string,
+) {
+  const [row] = await ch.query<{ fp: [string, string, string]; stored: [string, string][] }>(
+    `SELECT (${FINGERPRINT(ch, linkIds)}) AS fp,
+      (SELECT groupArray((fingerprint, answer)) FROM (
+        SELECT fingerprint, answer FROM ${ch.table("compared_windows")} WHERE ${KEY} ORDER BY computed_at DESC LIMIT 1)) AS stored`,
+    { ...fingerprintParams(accountId, linkIds, w), report, key },
   );
-  return `bundles:${row?.n ?? 0}:${row?.vhs ?? 0}:${row?.ends ?? 0}`;
+  const [stored] = row?.stored ?? [];
+  return { fingerprint: fingerprintOf(row?.fp), stored: stored ? { fingerprint: stored[0], answer: stored[1] } : undefined };
 }

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseJsonBody } from "../../server/http/json-body";
 import { toJourneyRow } from "../../server/ingest/journey/rows";
+import { journeyBinaryLine } from "../../server/ingest/journey/row-binary";
 import { validateIngestBody } from "../../server/journey/validate";
 import { chTime } from "../../server/storage/clickhouse/format";
 import { cpuSeconds, startServer, table } from "./lib-server";
@@ -62,7 +63,7 @@ const pieces = {
   parse: perEvent(() => parseJsonBody(body)),
   validate: perEvent(() => validateIngestBody(JSON.parse(body), null, Date.now())) - perEvent(() => JSON.parse(body)),
   rows: perEvent(toRows),
-  line: perEvent(() => Buffer.from(`${JSON.stringify(rows)}\n`)),
+  line: perEvent(() => journeyBinaryLine(rows)),
 };
 
 // (2) The request path in the server, the flusher paused.

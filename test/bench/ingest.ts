@@ -4,8 +4,8 @@
 // until the last accepted event is queryable, the server's peak memory and its CPU per accepted event
 // (every thread, over the load and the drain after it). Beside it, measured in the same run: a bare
 // Bun.serve that reads the same POST body and answers 202 (same wrk script and connections), and a
-// fresh embedded chDB with our tables and views inserting as many events' rows as JSONCompactEachRow
-// chunks, as the flusher hands them over (the raw work); ratios are ours ÷ those. Then it stops the
+// fresh embedded chDB with our tables and views storing as many events' rows through the flusher's own
+// sink, from binary spool lines into RowBinary through file() (the raw work); ratios are ours ÷ those. Then it stops the
 // server and counts in its ClickHouse that every accepted event is stored exactly once, in the events
 // table and in the hourly rollup. Targets: ≥ 100,000 events/s on 2 cores, queryable within 2 s.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -140,7 +140,7 @@ table([
   },
 ]);
 console.log(
-  `\nchDB alone, the raw insert of ${accepted} events' rows (${insert.chunks} chunks of JSONCompactEachRow, our tables and views): ` +
+  `\nchDB alone, the raw insert of ${accepted} events' rows (${insert.chunks} chunks of binary spool lines, RowBinary through file(), our tables and views): ` +
     `${insertCpuUs.toFixed(2)} µs CPU/event, ${Math.round(accepted / insert.seconds)} events/s on one insert at a time.`,
 );
 console.log(

@@ -6,8 +6,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { insertJourneyRows } from "../../server/ingest/journey/repository";
-import { spoolLinesToRows, toJourneyRow } from "../../server/ingest/journey/rows";
+import { toJourneyRow } from "../../server/ingest/journey/rows";
+import { journeyBinaryLine } from "../../server/ingest/journey/row-binary";
+import { journeyStream } from "../../server/ingest/journey/sink";
 import { openClickhouse } from "../../server/storage/clickhouse/client";
 import { chTime } from "../../server/storage/clickhouse/format";
 
@@ -24,28 +25,29 @@ function cpu(): { user: number; system: number } {
 }
 
 const accountId = crypto.randomUUID();
-/** `rows` events as the spool holds them (one line per 100-event batch), turned into the insert's input. */
-function chunk(rows: number): { bytes: Buffer; rows: number } {
-  const lines: string[] = [];
+/** `rows` events as the spool holds them with embedded chDB (one binary line per 100-event batch). */
+function chunk(rows: number): Buffer {
+  const lines: Buffer[] = [];
   for (let made = 0; made < rows; made += batch.length) {
     const now = Date.now();
     const received = chTime(now);
     const events = batch.slice(0, rows - made);
-    lines.push(`${JSON.stringify(events.map((e) => toJourneyRow(crypto.randomUUID(), now, received, accountId, e)))}\n`);
+    lines.push(journeyBinaryLine(events.map((e) => toJourneyRow(crypto.randomUUID(), now, received, accountId, e)))!);
   }
-  const bytes = Buffer.from(lines.join(""));
-  return { bytes, rows: spoolLinesToRows(bytes) };
+  return Buffer.concat(lines);
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "svc-bench-chdb-costs-"));
 const ch = await openClickhouse({ database: "bench", dataDir });
 let token = 0;
+// The flusher's own sink: the chunk decoded to RowBinary, written to a file, read through file().
+const { sinkRaw } = journeyStream(ch, { dataDir });
 
 /** CPU µs per insert of chunks of `rows` rows (user, system), the inputs made before the clock starts. */
 async function perInsert(rows: number, inserts: number): Promise<{ user: number; system: number }> {
   const chunks = Array.from({ length: inserts }, () => chunk(rows));
   const before = cpu();
-  for (const c of chunks) await insertJourneyRows(ch, c.bytes, c.rows, `costs-${token++}`);
+  for (const c of chunks) await sinkRaw(c, `costs-${token++}`);
   const after = cpu();
   return { user: ((after.user - before.user) * 1e6) / inserts, system: ((after.system - before.system) * 1e6) / inserts };
 }

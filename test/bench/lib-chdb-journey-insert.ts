@@ -1,13 +1,15 @@
 // The raw work behind journey ingest, for the ingest bench's baseline: `argv[2]` events (the batch in the
-// JSON file `argv[3]`, repeated with new ids) become the spool's lines, cut into the flusher's 16 MB
-// chunks and turned into JSONCompactEachRow as the flusher does, then inserted one chunk at a time into
-// a fresh embedded chDB with our tables and views. Only the inserts are timed; prints
+// JSON file `argv[3]`, repeated with new ids) become the spool's lines (binary, as the ingest route
+// writes them with embedded chDB), cut into the flusher's 16 MB chunks and stored one chunk at a time by
+// the flusher's own sink (decoded to RowBinary, read through file()) into a fresh embedded chDB with our
+// tables and views. Only the sink is timed; prints
 // `{"events":…,"cpuSeconds":…,"seconds":…}` (CPU of every thread of this process).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { insertJourneyRows } from "../../server/ingest/journey/repository";
-import { spoolLinesToRows, toJourneyRow } from "../../server/ingest/journey/rows";
+import { toJourneyRow } from "../../server/ingest/journey/rows";
+import { journeyBinaryLine } from "../../server/ingest/journey/row-binary";
+import { journeyStream } from "../../server/ingest/journey/sink";
 import { chTime } from "../../server/storage/clickhouse/format";
 import { openClickhouse } from "../../server/storage/clickhouse/client";
 import { cpuSeconds } from "./lib-server";
@@ -21,12 +23,11 @@ const ch = await openClickhouse({ database: "bench", dataDir });
 const accountId = crypto.randomUUID();
 
 // One spool line per accepted batch, as the ingest route writes it.
-const chunks: { bytes: Buffer; rows: number }[] = [];
-let lines: string[] = [];
+const chunks: Buffer[] = [];
+let lines: Buffer[] = [];
 let size = 0;
 const cut = () => {
-  const bytes = Buffer.from(lines.join(""));
-  chunks.push({ bytes, rows: spoolLinesToRows(bytes) });
+  chunks.push(Buffer.concat(lines));
   lines = [];
   size = 0;
 };
@@ -34,7 +35,7 @@ for (let made = 0; made < total; made += batch.length) {
   const now = Date.now();
   const received = chTime(now);
   const events = batch.slice(0, total - made);
-  const line = `${JSON.stringify(events.map((e) => toJourneyRow(crypto.randomUUID(), now, received, accountId, e)))}\n`;
+  const line = journeyBinaryLine(events.map((e) => toJourneyRow(crypto.randomUUID(), now, received, accountId, e)))!;
   if (size + line.length > CHUNK_BYTES) cut();
   lines.push(line);
   size += line.length;
@@ -43,7 +44,8 @@ if (lines.length) cut();
 
 const cpuBefore = cpuSeconds(process.pid);
 const started = performance.now();
-for (const [i, c] of chunks.entries()) await insertJourneyRows(ch, c.bytes, c.rows, `bench-${i}`);
+const { sinkRaw } = journeyStream(ch, { dataDir });
+for (const [i, c] of chunks.entries()) await sinkRaw(c, `bench-${i}`);
 const seconds = (performance.now() - started) / 1000;
 const cpu = cpuSeconds(process.pid) - cpuBefore;
 

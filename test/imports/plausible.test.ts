@@ -2,6 +2,7 @@
 // journey and conversion summaries show the file's figures beside (never inside) our own, for the days
 // before the link's first own event only; a re-import creates nothing twice; a bad zip, a missing
 // file, a bad row or a zip bomb is a 400 that stores nothing; another account's link is 404.
+import { indexedFigures } from "../../server/journey/summary-index";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -193,7 +194,14 @@ describe("POST /imports: Plausible", () => {
     });
     expect(Number(raw.n)).toBe(ROWS);
     // Another link of the account shows none of it.
-    expect((await summary(key, await newLink(key))).imported).toBeNull();
+    const other = await newLink(key);
+    expect((await summary(key, other)).imported).toBeNull();
+    // The same once the journey job has loaded the links' summary index (the summary then reads the
+    // imported days' count in its own statement).
+    await t.runtime.jobs.journey.runOnce();
+    expect(await indexedFigures(ch, { accountId, scope: link }, Date.now() - 86_400_000, { converters: false })).not.toBeNull();
+    expect((await summary(key, link)).imported).toEqual(s.imported);
+    expect((await summary(key, other)).imported).toBeNull();
   });
 
   test("only the days before the link's first own event are shown", async () => {

@@ -5,12 +5,14 @@
 // (new visitors and stored sessions going on), batches across the hour's start (one moves a visitor to
 // another session, one reaches into a stored session), events dated ahead, late events into stored hours
 // (after a late event or a batch across the hour's start the range is stale and not read until the job's
-// next round, which stores it again), before and after OPTIMIZE … FINAL. Reports only read: the rows are
-// written by the journey job's round.
+// next round, which stores it again), before and after OPTIMIZE … FINAL, and after an erasure. Each answer
+// is checked from the job's in-memory index (path-index.ts), from the stored rows alone (a client without
+// it) and with every window asked at once (one statement). Reports only read: the rows are written by the
+// journey job's round.
 import { beforeAll, expect, test } from "bun:test";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
 import { toJourneyRow } from "../../server/ingest/journey/rows";
-import { queryPathsRaw, queryPathsStored, type PathRow } from "../../server/journey/read";
+import { pathIndexHeld, queryPathsRaw, queryPathsStored, type PathRow } from "../../server/journey/read";
 import { refreshJourneyReports } from "../../server/journey/report-cache-job";
 import type { Clickhouse } from "../../server/storage/clickhouse/client";
 import { chTime } from "../../server/storage/clickhouse/format";
@@ -126,11 +128,31 @@ async function expectExact(stored: boolean) {
       expect({ ...label, rows: shape(await queryPathsRaw(ch, a)) }).toEqual({ ...label, rows: want });
       const endMs = Math.floor(Math.min(window.toMs, NOW) / HOUR) * HOUR;
       const fresh = stored && !late.some((at) => at >= window.fromMs && at < endMs);
+      // After a round the job holds the range in memory too (path-index.ts): the stored query reads it.
+      expect({ ...label, indexed: pathIndexHeld(ch, a, NOW) }).toEqual({ ...label, indexed: stored });
       const viaStored = await queryPathsStored(ch, a, NOW);
       expect({ ...label, stored: viaStored !== null }).toEqual({ ...label, stored: fresh });
       if (viaStored) expect({ ...label, rows: shape(viaStored) }).toEqual({ ...label, rows: want });
+      // The stored rows alone (a client without the index, as another instance): the same answer.
+      const viaRows = await queryPathsStored({ ...ch }, a, NOW);
+      expect({ ...label, stored: viaRows !== null }).toEqual({ ...label, stored: fresh });
+      if (viaRows) expect({ ...label, rows: shape(viaRows) }).toEqual({ ...label, rows: want });
     }
   }
+  // Every case and window asked at once (as a report and its comparison are): the indexed reads run as one
+  // statement, each its own answer.
+  const asked = CASES.flatMap(([days, target, direction, steps]) =>
+    windows(days).map((window) => ({ accountId: account, linkId: link, window, target, direction, steps })),
+  );
+  const answers = await Promise.all(asked.map((a) => queryPathsStored(ch, a, NOW)));
+  asked.forEach((a, i) => {
+    const label = { target: a.target, direction: a.direction, from: new Date(a.window.fromMs).toISOString() };
+    const endMs = Math.floor(Math.min(a.window.toMs, NOW) / HOUR) * HOUR;
+    const fresh = stored && !late.some((at) => at >= a.window.fromMs && at < endMs);
+    expect({ ...label, stored: answers[i] !== null }).toEqual({ ...label, stored: fresh });
+    const want = model(a.window.fromMs, a.window.toMs, a.target, a.direction, a.steps);
+    if (answers[i]) expect({ ...label, rows: shape(answers[i]!) }).toEqual({ ...label, rows: want });
+  });
 }
 
 const round = async () => {
@@ -288,5 +310,16 @@ test("stored paths give the raw rows and the events' own, with the current hour,
     await ch.command(`SYSTEM START MERGES ${ch.table(table)}`);
     await ch.command(`OPTIMIZE TABLE ${ch.table(table)} FINAL`);
   }
+  await expectExact(true);
+
+  // An erasure (a visitor's bundles removed): the ranges holding them are stale (the in-memory ones too)
+  // until the job's next round.
+  const erased = events.filter((e) => e.visitor_id === "v20");
+  expect(erased.length).toBeGreaterThan(0);
+  await ch.command(`ALTER TABLE ${ch.table("journey_event_bundles")} DELETE WHERE vh = cityHash64('v20') SETTINGS mutations_sync = 2`);
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== "v20"));
+  late.push(...erased.map((e) => e.at));
+  await expectExact(true);
+  await round();
   await expectExact(true);
 }, 300_000);

@@ -2,9 +2,11 @@
 // server/journey/retention-state-query.ts) must give the answer of the raw bundles and of the events
 // sent: after the job's round, with events of the current hour on top (new visitors and returning ones),
 // after late events dated into stored weeks (the state is then stale and not read until the next round),
-// with compare=previous (a window ending inside a week), and after forced merges.
+// with compare=previous (a window ending inside a week), and after forced merges; the job's in-memory
+// index (retention-index.ts) the same, also with batches across the hour's start, visitors either side of
+// each compared window's end and an erasure.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { queryRetentionStored } from "../../server/journey/read";
+import { queryRetentionStored, retentionIndexReader } from "../../server/journey/read";
 import { queryRetentionRaw } from "../../server/insights/retention-query";
 import { mondayOf } from "../../server/insights/service";
 import { createTestApp, type TestApp } from "../helpers/app";
@@ -57,6 +59,18 @@ beforeAll(async () => {
       list.push({ visitor_id: `v${v}`, session_id: rnd() < 0.2 ? undefined : `v${v}-${i}`, at });
     }
   }
+  // Around each compared window's end (now, `weeks` weeks back, inside its last week): a return an hour
+  // before it and one an hour after, a first visit an hour before it.
+  for (const weeks of [1, 4, 8, 26]) {
+    const end = NOW - weeks * WEEK;
+    list.push(
+      { visitor_id: `cut${weeks}a`, session_id: `cut${weeks}a0`, at: end - 2 * WEEK },
+      { visitor_id: `cut${weeks}a`, session_id: `cut${weeks}a1`, at: end - HOUR },
+      { visitor_id: `cut${weeks}b`, session_id: `cut${weeks}b0`, at: end - 3 * WEEK },
+      { visitor_id: `cut${weeks}b`, session_id: `cut${weeks}b1`, at: end + HOUR },
+      { visitor_id: `cut${weeks}c`, session_id: `cut${weeks}c0`, at: end - HOUR },
+    );
+  }
   await send(list.sort(() => rnd() - 0.5));
 }, 120_000);
 afterAll(() => t.close());
@@ -73,7 +87,17 @@ const get = async (query: string) => {
 const stored = (fromMs: number, toMs: number, weeks: number) =>
   queryRetentionStored(t.runtime.deps.ch, accountId, link, { fromMs, toMs }, weeks);
 
-/** Every report against the events, and the stored rows against the raw query's, for the current and compared windows. */
+const numbers = (rows: { c: number; n: string; ret: string; by_week: string[] }[]) =>
+  rows.map((r) => ({ c: Number(r.c), n: Number(r.n), ret: Number(r.ret), by_week: r.by_week.map(Number) }));
+
+/** Whether the job's in-memory index answers a window (null: not loaded, stale or too short). */
+const indexed = (fromMs: number, toMs: number, weeks: number) =>
+  retentionIndexReader(t.runtime.deps.ch, { accountId, linkId: link })({ fromMs, toMs }, weeks);
+
+/**
+ * Every report against the events, and the stored rows and the in-memory index's against the raw query's,
+ * for the current and compared windows.
+ */
 async function checkAll(expectStored: boolean) {
   const ch = t.runtime.deps.ch;
   for (const weeks of [1, 4, 8, 26]) {
@@ -85,13 +109,19 @@ async function checkAll(expectStored: boolean) {
     const windows = [
       { fromMs: mondayOf(NOW) - (weeks - 1) * WEEK, toMs: Date.now() + DAY },
       { fromMs: Date.parse(comparison.from), toMs: to },
+      // An end earlier than the last one asked (the index's cut of the last week is kept and moved).
+      { fromMs: Date.parse(comparison.from), toMs: to - 2 * HOUR },
     ];
     for (const w of windows) {
       const fromState = await stored(w.fromMs, w.toMs, weeks);
+      const fromIndex = await indexed(w.fromMs, w.toMs, weeks);
       if (!expectStored) {
         expect(fromState).toBeNull();
+        expect(fromIndex).toBeNull();
         continue;
       }
+      expect(fromIndex).not.toBeNull();
+      expect(numbers(fromIndex!)).toEqual(numbers(await queryRetentionRaw(ch, accountId, link, w, weeks)));
       // The comparison of 26 weeks starts 51 weeks back: within the 64 weeks the state keeps.
       expect(fromState).not.toBeNull();
       expect(fromState).toEqual(await queryRetentionRaw(ch, accountId, link, w, weeks));
@@ -100,6 +130,7 @@ async function checkAll(expectStored: boolean) {
 }
 
 test("the stored state gives the raw answer, with the current hour's events and after late events", async () => {
+  const ch = t.runtime.deps.ch;
   // Before any round, nothing is stored: the reports answer from the bundles (and note the link).
   await checkAll(false);
   await t.runtime.jobs.journey.runOnce();
@@ -110,6 +141,10 @@ test("the stored state gives the raw answer, with the current hour's events and 
   const now: typeof events = [];
   for (let v = 0; v < 40; v++) {
     now.push({ visitor_id: v < 20 ? `new${v}` : `v${v * 5}`, session_id: `h${v}`, at: hour + Math.floor(rnd() * (Date.now() - hour)) });
+  }
+  // Batches across the hour's start (one bundle each, begun in a stored hour): a new visitor, a known one.
+  for (const v of ["span0", "v12"]) {
+    now.push({ visitor_id: v, session_id: `${v}-span`, at: hour - 5 * 60_000 }, { visitor_id: v, session_id: `${v}-span`, at: hour });
   }
   await send(now);
   await checkAll(true);
@@ -126,5 +161,16 @@ test("the stored state gives the raw answer, with the current hour's events and 
   await checkAll(true);
 
   await forceMerges(t);
+  await checkAll(true);
+
+  // An erasure (a visitor's bundles removed): the index and the stored range no longer hold until the next round.
+  const v = events.find((e) => e.at < hour - WEEK)!.visitor_id;
+  await ch.command(
+    `ALTER TABLE ${ch.table("journey_event_bundles")} DELETE WHERE vh = cityHash64({v:String}) SETTINGS mutations_sync = 1`,
+    { v },
+  );
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== v));
+  expect(await indexed(mondayOf(NOW) - 7 * WEEK, Date.now() + DAY, 8)).toBeNull();
+  await t.runtime.jobs.journey.runOnce();
   await checkAll(true);
 }, 300_000);

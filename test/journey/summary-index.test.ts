@@ -8,7 +8,8 @@ import { beforeAll, expect, test } from "bun:test";
 import { WHOLE_ACCOUNT } from "../../server/journey/closed-days-query";
 import { getJourneySummary } from "../../server/journey/queries";
 import { refreshJourneyReports } from "../../server/journey/report-cache-job";
-import { indexedFigures } from "../../server/journey/summary-index";
+import { indexedFigures, indexedSessions } from "../../server/journey/summary-index";
+import { listJourneySessions } from "../../server/journey/sessions-query";
 import { countSummaryVisitors } from "../../server/journey/visitors-query";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
 import { toJourneyRow } from "../../server/ingest/journey/rows";
@@ -133,6 +134,69 @@ function expectedVisitors(links: string[], h: number) {
   };
 }
 
+/** `run`'s result and how many ClickHouse queries it sent. */
+function queriesOf<T>(run: () => Promise<T>) {
+  let n = 0;
+  const query = ch.query;
+  ch.query = (...args) => {
+    n++;
+    return query.apply(ch, args) as never;
+  };
+  const result = run().finally(() => {
+    ch.query = query;
+  });
+  return { result, count: () => n };
+}
+
+/** The sessions list's order and figures over [h, …): every session with an event from h on, by first event (newest first), then id. */
+function expectedSessions(link: string, h: number) {
+  const bySession = new Map<string, Sent[]>();
+  for (const e of sent) if (e.link === link && e.session) bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
+  return [...bySession]
+    .map(([session_id, events]) => {
+      const times = events.map((e) => e.ms);
+      return { session_id, first: Math.min(...times), last: Math.max(...times), event_count: events.length };
+    })
+    .filter((x) => x.last >= h)
+    .sort((a, b) => b.first - a.first || Buffer.compare(Buffer.from(a.session_id), Buffer.from(b.session_id)))
+    .map((x) => ({
+      session_id: x.session_id,
+      started_at: new Date(x.first).toISOString(),
+      ended_at: new Date(x.last).toISOString(),
+      event_count: x.event_count,
+    }));
+}
+
+/** Pages of the sessions list (the first three of 7, a deep one of 10) against the sessions sent. */
+async function expectSessionPages(link: string, h: number, indexed: boolean) {
+  const all = expectedSessions(link, h);
+  const range = { accountId: account, linkId: link, fromMs: h };
+  if (indexed) {
+    const found = await indexedSessions(ch, { accountId: account, scope: link }, h, 21);
+    expect(found?.total).toBe(all.length);
+    // Periods with fewer sessions than asked may have others among those the index keeps no order of.
+    if (all.length >= 21) expect(found?.newest).not.toBeNull();
+  }
+  for (const [n, limit] of [
+    [1, 7],
+    [2, 7],
+    [3, 7],
+    [40, 10],
+  ]) {
+    const sentQueries = queriesOf(() => listJourneySessions(ch, range, { page: n, limit }));
+    const { items, total } = await sentQueries.result;
+    // From the index, a page is two or three statements (the open bundles and the likely rows, then the rows missing).
+    if (indexed && all.length >= n * limit + 14) expect(sentQueries.count()).toBeLessThanOrEqual(3);
+    const got = items.map((x) => ({
+      session_id: x.session_id,
+      started_at: x.started_at,
+      ended_at: x.ended_at,
+      event_count: x.event_count,
+    }));
+    expect({ h, link, n, total, got }).toEqual({ h, link, n, total: all.length, got: all.slice((n - 1) * limit, n * limit) });
+  }
+}
+
 const periodStarts = () => [1, 7, 30, 90].map((days) => Math.floor((now - days * DAY) / HOUR) * HOUR);
 const scopes = [
   [shop, [shop]],
@@ -150,6 +214,7 @@ async function expectExact(indexed: boolean) {
         link,
         ...expectedSummary(link, h),
       });
+      await expectSessionPages(link, h, indexed);
     }
     for (const [scope, links] of scopes) {
       if (indexed) expect(await indexedFigures(ch, { accountId: account, scope }, h, { converters: true })).not.toBeNull();
@@ -170,10 +235,27 @@ test("the index answers every period as sent, and before the job's round the sum
     ...[-30, -2].map((m, i) => ev(shop, "a-hour", "hour", openHour + m * MIN, i)),
     // Dated ahead.
     ev(blog, "a-ahead", "ahead", now + 3 * HOUR, 1),
+    // Sessions that begin at the same instant (the list orders them by id), in a closed hour and in the open one.
+    ...["tie-b", "tie-a", "tie-c"].map((id, i) => ev(shop, `a-${id}`, id, openHour - 50 * MIN, i)),
+    ...["tie-z", "tie-y"].map((id, i) => ev(shop, `a-${id}`, id, openHour + Math.floor((now - openHour) / 2), i)),
   ]);
   await expectExact(false);
   await refreshJourneyReports(ch, now);
   await expectExact(true);
+  // From the index, a page is two statements at once: the open bundles, and the rows of the open sessions
+  // that began last — here the two sessions begun in the open hour (tied, so ordered by id) — and a third
+  // for the rows of indexed sessions on a deeper page.
+  const range = { accountId: account, linkId: shop, fromMs: periodStarts()[1] };
+  const expected = expectedSessions(shop, periodStarts()[1]).map((x) => x.session_id);
+  expect(expected.slice(0, 2)).toEqual(["tie-y", "tie-z"]);
+  for (const [limit, statements] of [
+    [2, 2],
+    [20, 3],
+  ]) {
+    const first = queriesOf(() => listJourneySessions(ch, range, { page: 1, limit }));
+    expect((await first.result).items.map((x) => x.session_id)).toEqual(expected.slice(0, limit));
+    expect({ limit, statements: first.count() }).toEqual({ limit, statements });
+  }
 }, 120_000);
 
 test("events of the open hour, a batch across the hour's start and events dated ahead, sent after the index was loaded", async () => {

@@ -3,12 +3,13 @@
 // keeps the cores and the clicks wait in the spool; idle CPU drains them.
 import { lowerOtherThreads, lowerOwnPriority, ownPriorityIsBackground, raiseOtherThreads, raiseOwnPriority } from "./thread-priority";
 import { createClickEnricher, type ClickEnricher } from "./enrich";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { rmSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { nextInsertFile, openInsertFileDir } from "../insert-files";
 import { RowBinaryWriter } from "../../storage/clickhouse/row-binary";
 import { CLICK_COLUMNS, CLICK_ROW_BINARY_STRUCTURE, type ClickRow, clickRowLine, latestClickPerLink, writeClickRowBinary } from "./rows";
 import { decodeClicks } from "./spool-record";
-import { insertFromFileStatement, insertStatement, PLAIN_PATH } from "./repository";
+import { insertFromFileStatement, insertStatement } from "./repository";
 import type { FlushContext, FromWorker, StoreArgs, StoreCall, StoreMethod, StoreResult, ToWorker } from "./protocol";
 
 declare const self: Worker;
@@ -51,20 +52,7 @@ let session: { query(sql: string): string } | null = null;
  * characters) keeps the JSON text.
  */
 let fileDir: string | null = null;
-let nextFile = 0;
 const writer = new RowBinaryWriter(1 << 20);
-
-function openFileDir(chdbPath: string) {
-  const dir = resolve(chdbPath, "insert-files");
-  if (!PLAIN_PATH.test(dir)) return null;
-  try {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return dir;
-  } catch {
-    return null;
-  }
-}
 
 function insertRows(s: NonNullable<typeof session>, table: string, rows: ClickRow[], token: string) {
   if (!fileDir) {
@@ -73,7 +61,7 @@ function insertRows(s: NonNullable<typeof session>, table: string, rows: ClickRo
   }
   writer.reset();
   for (const r of rows) writeClickRowBinary(writer, r);
-  const file = join(fileDir, `${nextFile++}.rowbinary`);
+  const file = nextInsertFile(fileDir);
   try {
     writeFileSync(file, writer.bytes(), { flag: "wx", mode: 0o600 });
     s.query(insertFromFileStatement(table, CLICK_COLUMNS, CLICK_ROW_BINARY_STRUCTURE, file, rows.length, token));
@@ -107,7 +95,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       lowerOwnPriority();
       if (m.init.chdbPath) {
         session = new (await import("chdb")).Session(m.init.chdbPath);
-        fileDir = openFileDir(m.init.chdbPath);
+        fileDir = openInsertFileDir(resolve(m.init.chdbPath, "insert-files"));
         lowerOtherThreads(SPARED);
         setInterval(() => {
           if (!catchingUp) lowerOtherThreads(SPARED);

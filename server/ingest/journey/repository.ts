@@ -1,8 +1,10 @@
-// The journey stream's ClickHouse insert: one spool chunk of JSONCompactEachRow rows into journey_events
-// (and through its materialized views into every rollup), deduplicated by the chunk's token.
+// The journey stream's ClickHouse insert: one spool chunk into journey_events (and through its
+// materialized views into every rollup), deduplicated by the chunk's token. Embedded chDB reads the
+// chunk's RowBinary rows from a file (row-binary.ts); a ClickHouse server gets JSONCompactEachRow text.
 import type { Clickhouse } from "../../storage/clickhouse/client";
-import { chunkInsertSettings } from "../repository";
+import { chunkInsertSettings, insertFromFileStatement } from "../repository";
 import { JOURNEY_COLUMNS } from "./rows";
+import { JOURNEY_ROW_BINARY_STRUCTURE } from "./row-binary";
 
 function insertSettings(dedupToken: string, rows: number) {
   return {
@@ -17,4 +19,11 @@ function insertSettings(dedupToken: string, rows: number) {
 
 export function insertJourneyRows(ch: Clickhouse, text: Buffer, rows: number, dedupToken: string): Promise<void> {
   return ch.insertRaw("journey_events", JOURNEY_COLUMNS, "JSONCompactEachRow", text, insertSettings(dedupToken, rows));
+}
+
+/** Embedded chDB: the rows in `file` (RowBinary, JOURNEY_ROW_BINARY_STRUCTURE), under the chunk's token. */
+export function insertJourneyRowBinaryFile(ch: Clickhouse, file: string, rows: number, dedupToken: string): Promise<void> {
+  return ch.command(
+    insertFromFileStatement(ch.table("journey_events"), JOURNEY_COLUMNS, JOURNEY_ROW_BINARY_STRUCTURE, file, rows, dedupToken),
+  );
 }

@@ -103,13 +103,14 @@ export const journeyEventId = (r: JourneyRecord) => String(isRow(r) ? r[0] : r.e
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 const COMMA = 0x2c;
 const CLOSE_BRACKET = 0x5d;
 const ROW_BOUNDARY = Buffer.from('],["');
 
 /**
  * Turns spool lines into JSONCompactEachRow input in place and returns the row count, or -1 (buffer
- * untouched) when a line holds the object form. Rows hold only scalars and start with the event id, so
+ * untouched) when a line holds the object form or is a binary line (row-binary.ts). Rows hold only scalars and start with the event id, so
  * a `],["` followed by anything but a comma or a bracket is a boundary between rows, whatever the last
  * value of a row is: inside a string a `"` is escaped, so there the same bytes can only be a string
  * ending in `],[` whose closing quote is followed by a comma or the row's end.
@@ -121,7 +122,7 @@ export function spoolLinesToRows(buf: Buffer): number {
     let end = buf.indexOf(NEWLINE, start);
     if (end < 0) end = buf.length;
     if (end - start >= 2) {
-      if (buf[start + 1] === OPEN_BRACE) return -1;
+      if (buf[start] !== OPEN_BRACKET || buf[start + 1] === OPEN_BRACE) return -1;
       brackets.push(start, end - 1);
       if (end - start > 2) rows += 1;
     }

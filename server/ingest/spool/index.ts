@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { SpoolFlusher, type FlushOptions } from "./flush";
 import { recoverSpool } from "./recovery";
 import { backlogAgeSeconds, type Backlog, type SpoolPosition, type SpoolStats } from "./segments";
-import { SpoolWriter, type AppendOptions, type RecordEncoder } from "./writer";
+import { SpoolWriter, type AppendOptions, type RecordEncoder, type WriterOptions } from "./writer";
 
 export type { AppendOptions, RecordEncoder } from "./writer";
 export type { SpoolPosition } from "./segments";
@@ -28,6 +28,11 @@ export interface SpoolOptions<T> extends FlushOptions<T> {
   gatherMs?: number;
   /** The line format of `appendSoon` (default: a JSON array of the one record). */
   encoder?: RecordEncoder<T>;
+  /**
+   * The line of one `append` (default: a JSON array of its records): it must end with its only
+   * newline byte, and `parse` (or `sinkRaw`) must read it. Null: the JSON array.
+   */
+  appendLine?: (records: readonly T[]) => Buffer | null;
 }
 
 export class Spool<T> {
@@ -54,6 +59,7 @@ export class Spool<T> {
       segmentBytes: opts.segmentBytes ?? 64 * 1024 * 1024,
       segment,
       encoder: opts.encoder as RecordEncoder<unknown> | undefined,
+      appendLine: opts.appendLine as WriterOptions["appendLine"],
       ...shared,
     });
     this.recoveredEnd = { segment, offset: sizes.get(segment) ?? 0 };

@@ -1,4 +1,4 @@
-// The spool's writing side. Each append is one line (a JSON array of records) written with a single
+// The spool's writing side. Each append is one line (a JSON array of records, or the stream's own line) written with a single
 // write syscall, so a batch is all-or-nothing. `append` resolves after fsync (group commit: many appends
 // share one fsync); `appendSoon` (the redirect path) resolves once written, sharing one write per
 // event-loop turn, and a timer fsyncs on the thread pool.
@@ -45,6 +45,8 @@ export interface WriterOptions {
   backlog: Backlog;
   stats: SpoolStats;
   encoder?: RecordEncoder<unknown>;
+  /** The line of one `append`, or null for the JSON array (SpoolOptions.appendLine). */
+  appendLine?: (records: readonly unknown[]) => Buffer | null;
 }
 
 export class SpoolWriter {
@@ -81,7 +83,7 @@ export class SpoolWriter {
   /** Durable append: resolves once the batch is written and fsynced. */
   append<T>(records: readonly T[], opts: AppendOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`spool ${this.opts.name} is closed`));
-    const buf = Buffer.from(JSON.stringify(records) + "\n");
+    const buf = this.opts.appendLine?.(records) ?? Buffer.from(JSON.stringify(records) + "\n");
     return new Promise((resolve, reject) => {
       this.queue.push({ buf, resolve, reject, beforeWrite: opts.beforeWrite, records: this.onWritten ? records : undefined });
       this.stats.appendedRecords += records.length;
