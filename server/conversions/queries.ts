@@ -4,6 +4,9 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { countJourneyVisitors, countJourneyVisitorsByLink, countSummaryVisitors } from "../journey/read";
 import type { Dimension, Interval } from "./model";
+import { indexedBreakdown } from "./breakdown-index";
+import type { IndexScope } from "./closed-index-query";
+import { indexedTimeToConvert } from "./time-to-convert-index";
 
 export interface Scope {
   accountId: string;
@@ -102,6 +105,13 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
     ]);
     return rows.map((r) => ({ ...sums(r), ...(counts.get(r.label) ?? { converters: 0, visitors: 0 }) }));
   }
+  // A device's or country's rows from the in-memory index (breakdown-index.ts) when it answers.
+  const indexScope = indexScopeOf(s);
+  if ((dimension === "device" || dimension === "country") && indexScope) {
+    const indexed = await indexedBreakdown(ch, indexScope, dimension, s.fromMs);
+    if (indexed)
+      return indexed.sort((a, b) => b.conversions - a.conversions || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)).slice(0, 1000);
+  }
   // Variants are compared by their rates, so one with visitors and no conversion stays in.
   // A name's rows hold conversions only (their visitor set is their converter set): its rate divides by
   // every visitor in scope, counted at the same time.
@@ -123,6 +133,13 @@ export async function getConversionBreakdown(ch: Clickhouse, s: Scope, dimension
   }));
 }
 
+/** The scope of an in-memory index: the current period (no end) of the whole account or of one link. */
+export function indexScopeOf(s: Scope): IndexScope | null {
+  if (s.toMs !== undefined) return null;
+  if (!s.linkIds) return { accountId: s.accountId, linkId: null };
+  return s.linkIds.length === 1 ? { accountId: s.accountId, linkId: s.linkIds[0] } : null;
+}
+
 const sums = (r: Record<string, string>) => ({ label: r.label, conversions: Number(r.n), revenueCents: Number(r.cents) });
 
 /**
@@ -133,6 +150,10 @@ const sums = (r: Record<string, string>) => ({ label: r.label, conversions: Numb
  * (migration 0202) lists, so no raw events are scanned.
  */
 export async function getTimeToConvert(ch: Clickhouse, s: Scope) {
+  // From the in-memory index (time-to-convert-index.ts) when it answers.
+  const indexScope = indexScopeOf(s);
+  const indexed = indexScope && (await indexedTimeToConvert(ch, indexScope, s.fromMs));
+  if (indexed) return indexed;
   const links = s.linkIds ? " AND link_id IN {links:Array(UUID)}" : "";
   const from = "fromUnixTimestamp64Milli({from:Int64}, 'UTC')";
   const touch = ch.table("journey_first_touch");

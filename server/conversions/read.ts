@@ -3,3 +3,4 @@
 // API's routes.
 export { getConversionSummary, getConversionTimeseries, getTimeToConvert } from "./service";
 export { getAttribution, type AttributionQueryInput } from "./attribution-service";
+export { refreshConversionIndexes } from "./closed-index-job";

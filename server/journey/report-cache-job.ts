@@ -14,6 +14,7 @@
 // its link and the round goes on with the others; nothing of it was stored, so the next round tries it
 // again (the reports answer from the bundles meanwhile).
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { refreshConversionIndexes } from "../conversions/read";
 import { refreshClosedDays, storedScopes } from "./closed-days-query";
 import { storeFunnelRange } from "./funnel-cache-query";
 import { refreshPathIndex, storePathRange } from "./path-state-query";
@@ -28,7 +29,7 @@ const SUMMARY_INDEX_TTL_MS = 86_400_000;
 
 /** A piece of a round that failed: what it was for, and why. */
 export interface RefreshFailure {
-  what: "closed days" | "summary index" | "funnel" | "retention" | "paths";
+  what: "closed days" | "summary index" | "funnel" | "retention" | "paths" | "conversions index";
   accountId: string;
   /** The link (or, for closed days, the scope: a link id or the whole account's). */
   linkId: string;
@@ -76,6 +77,19 @@ export async function refreshJourneyReports(ch: Clickhouse, opts: RefreshOptions
       return false;
     });
   }
+  // The conversion reports' in-memory indexes (server/conversions/closed-index.ts): memory only, not counted.
+  await refreshConversionIndexes(
+    ch,
+    nowMs,
+    queries,
+    async (d, run) => {
+      await attempt({ what: "conversions index", accountId: d.scope.accountId, linkId: d.scope.linkId ?? "" }, async () => {
+        await run();
+        return false;
+      });
+    },
+    stopping,
+  );
   for (const f of recentDemand(demand.funnels, nowMs)) {
     if (stopping?.aborted) return wrote;
     await attempt({ what: "funnel", accountId: f.accountId, linkId: f.linkId, steps: f.steps }, () => storeFunnelRange(queries, f, nowMs));
