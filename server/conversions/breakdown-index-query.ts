@@ -3,6 +3,7 @@
 // on each call: the bundle mark, the events from that hour on (the open part) and the conversions and
 // revenue per label from the hourly rollup (migration 0200).
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkSql } from "../storage/clickhouse/mutations";
 import {
   atParam,
   bundleMarkColumns,
@@ -115,8 +116,7 @@ export async function readOpenLabels(ch: Clickhouse, s: IndexScope, d: IndexedDi
       SELECT 'closed' AS kind, '' AS label, toUInt64(0) AS vh, toFloat64(0) AS last, toFloat64(0) AS converted, count() AS n, toInt64(0) AS cents
         FROM ${bundles} AND ended < ${u}
       UNION ALL SELECT 'spanning', '', 0, 0, 0, count(), 0 FROM ${bundles} AND ended >= ${u} AND started < ${u}
-      UNION ALL SELECT 'mutations', '', 0, 0, 0, count(), 0 FROM system.mutations
-        WHERE database = {mark_db:String} AND table IN ('journey_events', 'journey_event_bundles')
+      UNION ALL SELECT 'mutations', '', 0, 0, 0, ${mutationMarkSql(["journey_events", "journey_event_bundles"])}, 0
       UNION ALL SELECT 'open', label, vh, last, converted, n, cents FROM (${perVisitor(ch, s, d, `timestamp >= ${u}`)})
     ) GROUP BY kind`,
     { ...scopeParams(s), ...markParams(ch, untilMs) },

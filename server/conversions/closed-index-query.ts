@@ -3,6 +3,7 @@
 // same statement as each call's open part. 64-bit hashes travel as two UInt32 halves and times as
 // Float64 milliseconds, so that rows parse as plain JSON numbers.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import type { ClickhouseTable } from "../storage/clickhouse/tables";
 
 /** An account's scope: the whole account (linkId null) or one link. */
@@ -32,12 +33,12 @@ export function bundleMarkColumns(ch: Clickhouse, s: IndexScope, tables: Clickho
   return [
     `(SELECT count() FROM ${b} AND ended < ${atParam("until")}) AS closed_mark`,
     `(SELECT count() FROM ${b} AND ended >= ${atParam("until")} AND started < ${atParam("until")}) AS spanning_mark`,
-    `(SELECT count() FROM system.mutations WHERE database = {mark_db:String} AND table IN (${tables.map((t) => `'${t}'`).join(", ")})) AS mutation_mark`,
+    `${mutationMarkSql(tables)} AS mutation_mark`,
   ];
 }
 
 /** The parameters of the mark's columns beside the scope's. */
-export const markParams = (ch: Clickhouse, untilMs: number) => ({ until: untilMs, mark_db: ch.table("journey_events").split(".")[0] });
+export const markParams = (ch: Clickhouse, untilMs: number) => ({ until: untilMs, ...mutationMarkParams(ch) });
 
 export const markOf = (row: Record<string, unknown> | undefined) =>
   `${Number(row?.closed_mark ?? 0)}/${Number(row?.spanning_mark ?? 0)}/${Number(row?.mutation_mark ?? 0)}`;

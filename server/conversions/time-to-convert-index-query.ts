@@ -4,6 +4,7 @@
 // bundles', the clicks' before that hour, the mutations), the (link, visitor)s whose first conversion is
 // from that hour on, and the clicks from that hour on.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkSql } from "../storage/clickhouse/mutations";
 import {
   atParam,
   bundleMarkColumns,
@@ -153,7 +154,7 @@ export async function readOpenPairs(ch: Clickhouse, s: IndexScope, untilMs: numb
   const rows = await ch.query<{ kind: string; kh: number[]; kl: number[]; t: number[]; xh: number[]; xl: number[]; v: string[] }>(
     `SELECT kind, groupArray(${hiOf("k")}) AS kh, groupArray(${loOf("k")}) AS kl, groupArray(t) AS t, groupArray(${hiOf("x")}) AS xh, groupArray(${loOf("x")}) AS xl, groupArray(v) AS v FROM (
       SELECT 'closed' AS kind, toUInt64(0) AS k, toFloat64(0) AS t, count() AS x, '' AS v FROM ${ch.table("journey_event_bundles")} WHERE ${scopeWhere(s)} AND ended < ${u}
-      UNION ALL SELECT 'mutations', 0, 0, count(), '' FROM system.mutations WHERE database = {mark_db:String} AND table IN (${MARK_TABLES.map((t) => `'${t}'`).join(", ")})
+      UNION ALL SELECT 'mutations', 0, 0, ${mutationMarkSql(MARK_TABLES)}, ''
       UNION ALL SELECT 'clicks before', 0, 0, sum(clicks), '' FROM ${ch.table("clicks_hourly")} WHERE account_id = {account:UUID} AND hour < ${u}
       UNION ALL SELECT 'converted', ${PAIR_KEY("link_id", "visitor_id")}, ${msOf("converted_at")}, cityHash64(link_id, toUUIDOrZero(visitor_id)),
         if(toUUIDOrZero(visitor_id) = toUUID('${ZERO}'), '', toString(toUUIDOrZero(visitor_id))) FROM ${converted}

@@ -10,7 +10,7 @@ import type { ClickhouseTable } from "./tables";
 const MARK_MODULUS = 4_503_599_627_370_496;
 
 /** A scalar subquery: a number that changes with the tables' set of mutations and their progress. Binds {mark_db:String}. */
-export const mutationMarkSql = (tables: ClickhouseTable[]) =>
+export const mutationMarkSql = (tables: readonly ClickhouseTable[]) =>
   `(SELECT sum(cityHash64(mutation_id, is_done)) % ${MARK_MODULUS} FROM system.mutations
     WHERE database = {mark_db:String} AND table IN (${tables.map((t) => `'${t}'`).join(", ")}))`;
 
