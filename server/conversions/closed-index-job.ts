@@ -2,7 +2,7 @@
 // (closed-index.ts): a piece per index, each reported on its own when it fails.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { type IndexedDimension, refreshBreakdownIndex } from "./breakdown-index";
-import { askedIndexes, type IndexDemand } from "./closed-index";
+import { askedIndexes, type IndexDemand, wouldEvict } from "./closed-index";
 import { refreshTimeToConvertIndex } from "./time-to-convert-index";
 
 /**
@@ -18,6 +18,7 @@ export async function refreshConversionIndexes(
 ) {
   for (const d of askedIndexes(ch, nowMs)) {
     if (stopping?.aborted) return;
+    if (wouldEvict(ch, d)) continue;
     await attempt(d, () =>
       d.kind === "breakdown"
         ? refreshBreakdownIndex(ch, d.scope, d.dimension as IndexedDimension, nowMs, queries)

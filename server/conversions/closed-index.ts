@@ -10,6 +10,8 @@ import type { IndexScope } from "./closed-index-query";
 export const MAX_INDEXED_ROWS = 4_000_000;
 /** An index not asked for this long is dropped (its memory goes) and no longer loaded. */
 export const INDEX_TTL_MS = 86_400_000;
+/** Indexes of one account the job keeps up to date (the most recently asked). */
+export const MAX_DEMANDS_PER_ACCOUNT = 50;
 /** A scope whose index did not fit is not loaded again for this long (each load reads its history). */
 const TOO_LARGE_RETRY_MS = 86_400_000;
 
@@ -54,6 +56,19 @@ export function indexFor<T extends StoredIndex>(ch: Clickhouse, d: IndexDemand, 
   return idx as T | undefined;
 }
 
+/**
+ * Whether loading `d` would evict another index: it is not held and the held ones fill MAX_INDEXED_ROWS.
+ * The job then leaves it (its report answers from the exact queries), rather than evicting one that the
+ * next round would load again.
+ */
+export function wouldEvict(ch: Clickhouse, d: IndexDemand): boolean {
+  const state = stateOf(ch);
+  if (state.indexes.has(indexKey(d))) return false;
+  let rows = 0;
+  for (const x of state.indexes.values()) rows += x.rows;
+  return rows >= MAX_INDEXED_ROWS;
+}
+
 /** The index kept for `d`, without noting anything (the job's view). */
 export const peekIndex = <T extends StoredIndex>(ch: Clickhouse, d: IndexDemand) => stateOf(ch).indexes.get(indexKey(d)) as T | undefined;
 
@@ -76,10 +91,23 @@ export function keepIndex(ch: Clickhouse, d: IndexDemand, idx: StoredIndex, nowM
   }
 }
 
-/** What the job loads: the demands of the last INDEX_TTL_MS (the others' indexes are dropped), not found too large lately. */
+/**
+ * What the job loads: the demands of the last INDEX_TTL_MS (the others' indexes are dropped), not found too
+ * large lately, the most recently asked first, at most MAX_DEMANDS_PER_ACCOUNT of an account (one caller
+ * asking for many links cannot fill the round).
+ */
 export function askedIndexes(ch: Clickhouse, nowMs = Date.now()): IndexDemand[] {
   const state = stateOf(ch);
   for (const [key, a] of state.asked) if (a.lastAskedMs < nowMs - INDEX_TTL_MS) state.asked.delete(key);
   for (const key of [...state.indexes.keys()]) if (!state.asked.has(key)) state.indexes.delete(key);
-  return [...state.asked.entries()].filter(([key]) => (state.tooLarge.get(key) ?? 0) <= nowMs).map(([, a]) => a.demand);
+  const perAccount = new Map<string, number>();
+  const out: IndexDemand[] = [];
+  for (const [key, a] of [...state.asked.entries()].reverse()) {
+    if ((state.tooLarge.get(key) ?? 0) > nowMs) continue;
+    const n = perAccount.get(a.demand.scope.accountId) ?? 0;
+    if (n >= MAX_DEMANDS_PER_ACCOUNT) continue;
+    perAccount.set(a.demand.scope.accountId, n + 1);
+    out.push(a.demand);
+  }
+  return out;
 }
