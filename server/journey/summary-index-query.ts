@@ -1,7 +1,8 @@
 // The SQL of the summaries' in-memory index (summary-index.ts): what the journey job loads of a scope's
 // closed bundles (those that ended before the index's hour), and what a summary reads of the rest on
-// each call, with the mark that validates the index (bundle counts and the mutations' mark). 64-bit hashes travel as two UInt32 halves and times as Float64 milliseconds, so that the
-// rows parse as plain JSON numbers.
+// each call, with the mark that validates the index (bundle counts and the mutations' mark). 64-bit
+// hashes travel as two UInt32 halves and times as Float64 milliseconds, so that the rows parse as plain
+// JSON numbers.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import type { ClickhouseTable } from "../storage/clickhouse/tables";
@@ -50,6 +51,7 @@ export interface BundleCounts {
 /** Whether two marks are the same (the index they validate still holds). */
 export const sameMark = (a: BundleCounts, b: BundleCounts) =>
   a.closed === b.closed && a.spanning === b.spanning && a.mutations === b.mutations;
+
 /** The same with the closed bundles per UTC day of their end (ms → count). */
 export interface DayCounts extends BundleCounts {
   days: Map<number, number>;
