@@ -1,8 +1,11 @@
 // The SQL of the summaries' in-memory index (summary-index.ts): what the journey job loads of a scope's
 // closed bundles (those that ended before the index's hour), and what a summary reads of the rest on
-// each call. 64-bit hashes travel as two UInt32 halves and times as Float64 milliseconds, so that the
-// rows parse as plain JSON numbers.
+// each call, with the mark that validates the index (bundle counts and the mutations' mark). 64-bit
+// hashes travel as two UInt32 halves and times as Float64 milliseconds, so that the rows parse as plain
+// JSON numbers.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
+import type { ClickhouseTable } from "../storage/clickhouse/tables";
 import { WHOLE_ACCOUNT } from "./closed-days-query";
 
 export interface IndexScope {
@@ -22,11 +25,33 @@ const LAST_CONVERSION = `toFloat64(if(has(types, 5), toUnixTimestamp64Milli(star
 /** The loads are cut in this many slices by the hash's top bits (one JSON row of arrays each). */
 const SLICES = 8;
 
-/** What validates an index: the bundles that ended before `until`, and those after it that began before it. */
+/**
+ * The tables an index is built from: the bundles, and the rollups whose closed hours are kept beside it
+ * (queries.ts closedRollups). Their mutations (an erasure) are part of the index's mark.
+ */
+const MARK_TABLES: ClickhouseTable[] = [
+  "journey_event_bundles",
+  "journey_visitors_hourly",
+  "journey_visitors_daily",
+  "journey_tops_hourly",
+  "journey_tops_daily",
+];
+const MUTATIONS = `${mutationMarkSql(MARK_TABLES)} AS mutations`;
+
+/**
+ * What validates an index: the bundles that ended before `until`, those after it that began before it,
+ * and the mark of the mutations of the tables it is built from (storage/clickhouse/mutations.ts).
+ */
 export interface BundleCounts {
   closed: number;
   spanning: number;
+  mutations: number;
 }
+
+/** Whether two marks are the same (the index they validate still holds). */
+export const sameMark = (a: BundleCounts, b: BundleCounts) =>
+  a.closed === b.closed && a.spanning === b.spanning && a.mutations === b.mutations;
+
 /** The same with the closed bundles per UTC day of their end (ms → count). */
 export interface DayCounts extends BundleCounts {
   days: Map<number, number>;
@@ -34,15 +59,15 @@ export interface DayCounts extends BundleCounts {
 
 export async function countBundlesByDay(ch: Clickhouse, s: IndexScope, untilMs: number): Promise<DayCounts> {
   const b = bundlesOf(ch, s);
-  const [row] = await ch.query<{ days: [number, string][]; spanning: string }>(
+  const [row] = await ch.query<{ days: [number, string][]; spanning: string; mutations: string }>(
     `SELECT (SELECT groupArray((d, n)) FROM (SELECT toUnixTimestamp(toStartOfDay(ended)) * 1000 AS d, count() AS n FROM ${b} AND ended < ${at("until")} GROUP BY d)) AS days,
-      (SELECT count() FROM ${b} AND ended >= ${at("until")} AND started < ${at("until")}) AS spanning`,
-    { account: s.accountId, scope: s.scope, until: untilMs },
+      (SELECT count() FROM ${b} AND ended >= ${at("until")} AND started < ${at("until")}) AS spanning, ${MUTATIONS}`,
+    { ...mutationMarkParams(ch), account: s.accountId, scope: s.scope, until: untilMs },
   );
   const days = new Map<number, number>((row?.days ?? []).map(([d, n]) => [Number(d), Number(n)]));
   let closed = 0;
   for (const n of days.values()) closed += n;
-  return { closed, spanning: Number(row?.spanning ?? 0), days };
+  return { closed, spanning: Number(row?.spanning ?? 0), mutations: Number(row?.mutations ?? 0), days };
 }
 
 /** Rows sorted by their 64-bit key (two UInt32 halves) with number columns, loaded slice by slice. */
@@ -162,15 +187,17 @@ export async function readOpenBundles(
   ];
   const [row] = await ch.query<Record<string, unknown>>(
     `SELECT (SELECT count() FROM ${b} AND ended < ${at("until")}) AS closed,
-      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${read.events ? OPEN_EVENTS : "0"}) FROM ${b} AND ended >= ${at("until")}) AS open${beside.columns.map((c) => `, ${c}`).join("")}
+      (SELECT (${cols.map((c) => `groupArray(${c})`).join(", ")}, ${read.events ? OPEN_EVENTS : "0"}) FROM ${b} AND ended >= ${at("until")}) AS open,
+      ${MUTATIONS}${beside.columns.map((c) => `, ${c}`).join("")}
     ${SMALL_READS}`,
-    { ...beside.params, account: s.accountId, scope: s.scope, until: untilMs },
+    { ...beside.params, ...mutationMarkParams(ch), account: s.accountId, scope: s.scope, until: untilMs },
   );
   const open = (row?.open ?? [[], [], [], [], [], [], [], 0]) as [...number[][], number | string];
   const [vhHi, vhLo, sidHi, sidLo, started, ended, converted] = open as number[][];
   return {
     closed: Number(row?.closed ?? 0),
     spanning: started.filter((t) => t < untilMs).length,
+    mutations: Number(row?.mutations ?? 0),
     vhHi,
     vhLo,
     sidHi,

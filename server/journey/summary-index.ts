@@ -13,13 +13,18 @@
 //   its last the maximum, so a session that began before the period, before midnight or before `until`
 //   counts once, from the right start.
 //
-// The index is used only while the scope still holds exactly as many bundles that ended before `until`
-// and as many open bundles that began before it as when it was loaded (the counts are read before the
-// rows): bundles are only ever added, and every event that changes a closed hour — a late event, a batch
-// whose last event is in the open part — adds one of them. The rollups' closed hours of a period
-// (events and top values, memoised per period start with the index) are read after those counts, so the
-// same check covers them. Otherwise the summary answers from the exact queries and notes the scope for
-// the job, which loads it again. Sessions and visitors are keyed by the 64-bit hashes the bundles hold
+// The index is used only while its mark holds: the scope still holds exactly as many bundles that ended
+// before `until` and as many open bundles that began before it as when it was loaded, and the mark of the
+// mutations of the tables it is built from (storage/clickhouse/mutations.ts: the bundles and the rollups
+// kept beside it) is the same (the mark is read before the rows; each call reads it again in the
+// statement it sends anyway). Bundles are added, never changed, except by a mutation: every event that
+// changes a closed hour — a late event, a batch whose last event is in the open part — adds one of them,
+// and an erasure (ALTER … DELETE, a lightweight DELETE) is a mutation, whose adding and finishing both
+// move the mark, also when late events add as many bundles at once. The rollups' closed hours of a
+// period (events and top values, memoised per period start with the index) are read after the mark, so
+// the same check covers them. Otherwise the summary answers from the exact queries and notes the scope
+// for the job, which merges in the days whose count grew or, when the mutations' mark moved (rare),
+// loads it whole again. Sessions and visitors are keyed by the 64-bit hashes the bundles hold
 // (cityHash64 of the id), as every exact visitor count is. Kept per ClickHouse client, in memory, within
 // MAX_INDEXED_ROWS (the least recently used scopes go first); another instance keeps its own.
 import type { Clickhouse } from "../storage/clickhouse/client";
@@ -36,6 +41,7 @@ import {
   loadVisitorRows,
   type OpenBundles,
   readOpenBundles,
+  sameMark,
 } from "./summary-index-query";
 
 export type { IndexScope };
@@ -172,11 +178,10 @@ function endedSince(v: Keyed, sinceMs: number): Keyed {
 const VISITOR_COMBINE = [Math.max, Math.max];
 const SESSION_COMBINE = [Math.min, Math.max];
 
-/** Whether the index is current: its hour is the open one and its bundle counts still hold. */
+/** Whether the index is current: its hour is the open one and its mark (bundle counts, mutations) still holds. */
 async function isCurrent(ch: Clickhouse, idx: SummaryIndex, nowMs: number) {
   if (idx.untilMs !== Math.floor(nowMs / HOUR_MS) * HOUR_MS) return false;
-  const counts = await countBundlesByDay(ch, idx.scope, idx.untilMs);
-  return counts.closed === idx.counts.closed && counts.spanning === idx.counts.spanning;
+  return sameMark(await countBundlesByDay(ch, idx.scope, idx.untilMs), idx.counts);
 }
 
 /**
@@ -197,8 +202,15 @@ export async function refreshSummaryIndex(ch: Clickhouse, s: IndexScope, nowMs =
   let visitors: Keyed;
   let sessions: Keyed | null;
   let sinceMs: number;
-  // Merging only adds: an index from a later hour, or one whose days lost bundles (the TTL), is loaded again.
-  const mergeable = old && old.untilMs <= untilMs && [...old.counts.days].every(([d, n]) => (counts.days.get(d) ?? 0) >= n) ? old : null;
+  // Merging only adds: an index from a later hour, one whose days lost bundles (the TTL), or one of the
+  // tables' mutations changed since (an erasure: a day's count may stand still) is loaded again.
+  const mergeable =
+    old &&
+    old.untilMs <= untilMs &&
+    old.counts.mutations === counts.mutations &&
+    [...old.counts.days].every(([d, n]) => (counts.days.get(d) ?? 0) >= n)
+      ? old
+      : null;
   if (mergeable) {
     const days = [...counts.days].filter(([d, n]) => mergeable.counts.days.get(d) !== n).map(([d]) => d);
     const old = mergeable;
@@ -378,7 +390,7 @@ export async function indexedFigures(
     visitors: true,
     events: options.openEvents ?? false,
   });
-  if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
+  if (!sameMark(open, idx.counts)) return null;
   const store = storeOf(ch);
   store.delete(keyOf(s));
   store.set(keyOf(s), idx);
@@ -460,7 +472,7 @@ export async function indexedSessions(
   const top = newestIndexed(idx, indexed);
   const spanAt = (at: number): SessionSpan => ({ hi: indexed.hi[at], lo: indexed.lo[at], started: sStarted[at], ended: sEnded[at] });
   const open = await readOpenBundles(ch, s, idx.untilMs, false, undefined, { visitors: false, events: false });
-  if (open.closed !== idx.counts.closed || open.spanning !== idx.counts.spanning) return null;
+  if (!sameMark(open, idx.counts)) return null;
 
   // Every session with an open bundle (with its whole span), then the newest indexed ones without one.
   const candidates: SessionSpan[] = [];

@@ -43,6 +43,10 @@ interface Sent {
   name: string;
 }
 const sent: Sent[] = [];
+/** Visitors whose rows were erased from the events, the bundles and the sessions (not from the rollups, which hold no visitor). */
+const erased = new Set<string>();
+/** The events the bundles and sessions still hold. */
+const kept = () => sent.filter((e) => !erased.has(e.visitor));
 
 /** One insert (one batch, as the spool flusher sends it). */
 async function send(events: Sent[]) {
@@ -99,16 +103,18 @@ function sessions(seed: number, n: number, days: number, prefix: string): Sent[]
 
 /** What the events sent give for a link's summary over [h, now and beyond). */
 function expectedSummary(link: string, h: number) {
-  const mine = sent.filter((e) => e.link === link);
+  const mine = kept().filter((e) => e.link === link);
   const inPeriod = mine.filter((e) => e.ms >= h);
+  // Events and top values are the rollups' counts: an erasure of a visitor's rows leaves them.
+  const counted = sent.filter((e) => e.link === link && e.ms >= h);
   const spans = new Map<string, [number, number]>();
   for (const e of mine) {
     if (!e.session) continue;
     const s = spans.get(e.session);
     spans.set(e.session, s ? [Math.min(s[0], e.ms), Math.max(s[1], e.ms)] : [e.ms, e.ms]);
   }
-  const counted = [...spans.values()].filter(([, last]) => last >= h);
-  const total = counted.reduce((sum, [first, last]) => sum + last - Math.max(first, h), 0);
+  const spansOf = [...spans.values()].filter(([, last]) => last >= h);
+  const total = spansOf.reduce((sum, [first, last]) => sum + last - Math.max(first, h), 0);
   const top = (values: string[]) => {
     const n = new Map<string, number>();
     for (const v of values) n.set(v, (n.get(v) ?? 0) + 1);
@@ -119,15 +125,15 @@ function expectedSummary(link: string, h: number) {
   };
   return {
     total_visitors: new Set(inPeriod.map((e) => e.visitor)).size,
-    total_sessions: counted.length,
-    total_events: inPeriod.length,
-    avg_session_duration_seconds: counted.length ? Math.round((total / counted.length / 1000) * 100) / 100 : 0,
-    top_pages: top(inPeriod.filter((e) => e.type === "page_view").map((e) => e.url)).map((x) => ({ url: x.value, count: x.count })),
-    top_events: top(inPeriod.filter((e) => e.name).map((e) => e.name)).map((x) => ({ name: x.value, count: x.count })),
+    total_sessions: spansOf.length,
+    total_events: counted.length,
+    avg_session_duration_seconds: spansOf.length ? Math.round((total / spansOf.length / 1000) * 100) / 100 : 0,
+    top_pages: top(counted.filter((e) => e.type === "page_view").map((e) => e.url)).map((x) => ({ url: x.value, count: x.count })),
+    top_events: top(counted.filter((e) => e.name).map((e) => e.name)).map((x) => ({ name: x.value, count: x.count })),
   };
 }
 function expectedVisitors(links: string[], h: number) {
-  const mine = sent.filter((e) => links.includes(e.link) && e.ms >= h);
+  const mine = kept().filter((e) => links.includes(e.link) && e.ms >= h);
   return {
     visitors: new Set(mine.map((e) => e.visitor)).size,
     converters: new Set(mine.filter((e) => e.type === "conversion").map((e) => e.visitor)).size,
@@ -151,7 +157,7 @@ function queriesOf<T>(run: () => Promise<T>) {
 /** The sessions list's order and figures over [h, …): every session with an event from h on, by first event (newest first), then id. */
 function expectedSessions(link: string, h: number) {
   const bySession = new Map<string, Sent[]>();
-  for (const e of sent) if (e.link === link && e.session) bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
+  for (const e of kept()) if (e.link === link && e.session) bySession.set(e.session, [...(bySession.get(e.session) ?? []), e]);
   return [...bySession]
     .map(([session_id, events]) => {
       const times = events.map((e) => e.ms);
@@ -308,6 +314,84 @@ test("the figures do not depend on what ClickHouse has merged", async () => {
   // A second late batch after the merge, and the job's round again (a merge into the loaded index).
   await send(sessions(2, 40, 20, "b"));
   await expectExact(false);
+  await refreshJourneyReports(ch, now);
+  await expectExact(true);
+}, 120_000);
+
+/** A visitor of the shop alone, all of whose events are on one closed UTC day at least two days ago, in sessions of theirs alone. */
+function erasable() {
+  const visitorsOf = new Map<string, Set<string>>();
+  for (const e of sent) visitorsOf.set(e.session, (visitorsOf.get(e.session) ?? new Set()).add(e.visitor));
+  const byVisitor = new Map<string, Sent[]>();
+  for (const e of kept()) byVisitor.set(e.visitor, [...(byVisitor.get(e.visitor) ?? []), e]);
+  for (const [visitor, events] of byVisitor) {
+    const day = Math.floor(events[0].ms / DAY) * DAY;
+    if (day < today - 60 * DAY || day > today - 2 * DAY) continue;
+    const alone = (e: Sent) =>
+      e.link === shop && e.session && visitorsOf.get(e.session)?.size === 1 && Math.floor(e.ms / DAY) * DAY === day;
+    if (events.every(alone)) return { visitor, day, sessions: [...new Set(events.map((e) => e.session))] };
+  }
+  throw new Error("no visitor to erase");
+}
+
+/**
+ * Erases a visitor's rows (events, bundles, sessions: an operator's ALTER … DELETE) and sends as many
+ * late events into `day` (one batch, a bundle each) as the erasure removed bundle rows: the scope's
+ * bundle counts end where they were.
+ */
+async function eraseWithLateEvents(tag: string, day: (erasedDay: number) => number) {
+  const e = erasable();
+  const [row] = await ch.query<{ n: string }>(
+    `SELECT count() AS n FROM ${ch.table("journey_event_bundles")} WHERE account_id = {a:UUID} AND vh = cityHash64({v:String})`,
+    { a: account, v: e.visitor },
+  );
+  const n = Number(row?.n);
+  expect(n).toBeGreaterThan(0);
+  for (const [table, where] of [
+    ["journey_events", "visitor_id = {v:String}"],
+    ["journey_event_bundles", "vh = cityHash64({v:String})"],
+    ["journey_sessions_v2", "session_id IN {s:Array(String)}"],
+  ] as const) {
+    await ch.command(`ALTER TABLE ${ch.table(table)} DELETE WHERE account_id = {a:UUID} AND ${where} SETTINGS mutations_sync = 2`, {
+      a: account,
+      v: e.visitor,
+      s: e.sessions,
+    });
+  }
+  erased.add(e.visitor);
+  const at = day(e.day) + 3 * HOUR + 17 * MIN;
+  await send(Array.from({ length: n }, (_, i) => ev(shop, `a-${tag}${i}`, `${tag}${i}`, at + i * 1000, i)));
+}
+
+test("an erasure of a visitor's rows with late events of as many bundle rows: the index stands aside, and the job loads it again", async () => {
+  const closedBundles = async () => {
+    const [row] = await ch.query<{ n: string }>(
+      `SELECT count() AS n FROM ${ch.table("journey_event_bundles")} WHERE account_id = {a:UUID} AND ended < fromUnixTimestamp64Milli({until:Int64}, 'UTC')`,
+      { a: account, until: openHour },
+    );
+    return Number(row?.n);
+  };
+  const h30 = periodStarts()[2];
+  const indexedNone = async () => {
+    for (const scope of [shop, WHOLE_ACCOUNT]) {
+      expect(await indexedFigures(ch, { accountId: account, scope }, h30, { converters: true })).toBeNull();
+    }
+    expect(await indexedSessions(ch, { accountId: account, scope: shop }, h30, 21)).toBeNull();
+  };
+  await expectExact(true);
+  // Between the job's load and a report call: the late events on another day than the erased rows'.
+  const before = await closedBundles();
+  await eraseWithLateEvents("late-er-a", (d) => (d === today - 20 * DAY ? today - 21 * DAY : today - 20 * DAY));
+  expect(await closedBundles()).toBe(before);
+  await indexedNone();
+  await expectExact(false);
+  await refreshJourneyReports(ch, now);
+  await expectExact(true);
+  // The same after a job round, the late events on the erased rows' day (no day's count moves): the job
+  // loads the index again.
+  await eraseWithLateEvents("late-er-b", (d) => d);
+  expect(await closedBundles()).toBe(before);
+  await indexedNone();
   await refreshJourneyReports(ch, now);
   await expectExact(true);
 }, 120_000);
