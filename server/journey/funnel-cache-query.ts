@@ -16,6 +16,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { LinkRange } from "./link-range";
 import { HOUR_MS } from "../reports/period";
+import { windowFunnelLevel, type StepEntry } from "./window-funnel";
 
 const STEP_BITS = 20;
 const TIME_PART = "0xFFFFFFFFFFF00000";
@@ -103,6 +104,8 @@ interface StoredVisitor {
   /** Below the last step, with no entry of a later step after t0 (b_level is none): later entries can raise it. */
   open: boolean;
   t0Ms: number;
+  /** Every entry of the stored range, for a visitor whose t0 is in its first hour (RangeVisitors.firstHour). */
+  entries?: StepEntry[];
 }
 
 /** Per visitor of a stored range: (t0 ms << 8) | (level << 1) | open; the rows of `where` with their t0, b and level. */
@@ -117,7 +120,15 @@ const unpack = (p: bigint): StoredVisitor => ({ level: Number((p >> 1n) & 127n),
 interface RangeVisitors {
   vh: BigUint64Array;
   packed: BigUint64Array;
+  /**
+   * The entries (RISKY_ENTRIES) of the visitors whose t0 lies in the range's first hour, by hash: the only
+   * ones whose level an entry of the current hour can reach more than a window after t0 (the range is one
+   * period long); null when there are too many to keep.
+   */
+  firstHour: Map<string, Float64Array> | null;
 }
+/** At most this many entries of a range's first-hour visitors are kept (16 bytes each). */
+export const RISKY_ENTRIES = { limit: 500_000 };
 /**
  * The stored ranges' visitors kept in this process, by range and computed_at (a stored range's rows never
  * change: a range computed again has a later computed_at). 16 bytes a visitor (~7 MB for the bench's
@@ -134,7 +145,8 @@ const sizes = new Map<string, number>();
 const hexArray = (arr: string) => `arrayStringConcat(arrayMap(x -> hex(reinterpretAsFixedString(x)), ${arr}))`;
 const fromHex = (hex: string) => new BigUint64Array(new Uint8Array(Buffer.from(hex, "hex")).buffer);
 
-async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>, n: number): Promise<RangeVisitors | null> {
+async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>, steps: string[]): Promise<RangeVisitors | null> {
+  const n = steps.length;
   const [{ count }] = await ch.query<{ count: string }>(
     `SELECT count() AS count FROM ${ch.table("journey_funnel_states")} WHERE ${KEY} AND computed_at = ${at("computed")}`,
     params,
@@ -145,12 +157,49 @@ async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>
     FROM (SELECT arraySort(groupArray((vh, p))) AS s FROM (${packedSql(ch, n, `${KEY} AND computed_at = ${at("computed")}`)}))`,
     params,
   );
-  return { vh: fromHex(row.vh), packed: fromHex(row.packed) };
+  return { vh: fromHex(row.vh), packed: fromHex(row.packed), firstHour: await loadFirstHour(ch, params, steps) };
+}
+
+/** RangeVisitors.firstHour: every entry of the range's bundles of the visitors whose t0 is in its first hour. */
+async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, steps: string[]) {
+  const first = Number(params.first);
+  const p: Record<string, unknown> = {
+    ...params,
+    fromE: (BigInt(first) << BigInt(STEP_BITS)).toString(),
+    riskE: (BigInt(first + HOUR_MS) << BigInt(STEP_BITS)).toString(),
+    limit: RISKY_ENTRIES.limit,
+  };
+  const entries = entriesSql(steps, p);
+  const [row] = await ch.query<{ total: string; visitors: [string, string][] }>(
+    `SELECT sum(length(e)) AS total, if(total <= {limit:UInt64}, groupArray((toString(vh), ${hexArray("e")})), []) AS visitors
+    FROM (
+      SELECT vh, groupArrayArray(arrayFilter(x -> x >= {fromE:UInt64} AND bitAnd(x, ${bits(0, steps.length)}) != 0, ${entries})) AS e
+      FROM ${ch.table("journey_event_bundles")}
+      WHERE ${IN_RANGE} AND vh IN (
+        SELECT vh FROM ${ch.table("journey_funnel_states")} WHERE ${KEY} AND computed_at = ${at("computed")} AND t0 < {riskE:UInt64})
+      GROUP BY vh)`,
+    p,
+  );
+  if (!row || Number(row.total) > RISKY_ENTRIES.limit) return null;
+  const mask = 2 ** STEP_BITS - 1;
+  // Times and masks side by side, 16 bytes an entry.
+  const out = new Map<string, Float64Array>();
+  for (const [vh, hex] of row.visitors) {
+    const packed = fromHex(hex);
+    const flat = new Float64Array(packed.length * 2);
+    packed.forEach((x, i) => {
+      flat[2 * i] = Number(x >> BigInt(STEP_BITS));
+      flat[2 * i + 1] = Number(x & BigInt(mask));
+    });
+    out.set(vh, flat);
+  }
+  return out;
 }
 
 function keep(key: string, visitors: RangeVisitors | null) {
-  // An empty or too large range counts as one, so that entries stay bounded too.
-  const size = Math.max(1, visitors?.vh.length ?? 0);
+  // An empty or too large range counts as one, so that entries stay bounded too; a kept entry as a visitor.
+  let size = Math.max(1, visitors?.vh.length ?? 0);
+  for (const entries of visitors?.firstHour?.values() ?? []) size += entries.length / 2;
   sizes.set(key, size);
   keptVisitors += size;
   for (const [k] of kept) {
@@ -169,29 +218,35 @@ function keep(key: string, visitors: RangeVisitors | null) {
 async function storedVisitors(
   ch: Clickhouse,
   params: Record<string, unknown>,
-  n: number,
+  steps: string[],
   current: () => string[],
 ): Promise<(vh: string) => StoredVisitor | undefined> {
+  const n = steps.length;
   const key = [ch.database, params.account, params.link, params.funnel, params.first, params.end, params.computed].join("/");
   let loading = kept.get(key);
   if (loading) {
     kept.delete(key);
     kept.set(key, loading);
   } else {
-    loading = loadRangeVisitors(ch, params, n);
+    loading = loadRangeVisitors(ch, params, steps);
     kept.set(key, loading);
     loading.then((v) => kept.get(key) === loading && keep(key, v)).catch(() => kept.delete(key));
   }
   // A load that failed (a time limit) leaves the lookup below: the report still answers.
   const visitors = await loading.catch(() => null);
   if (visitors) {
-    const { vh, packed } = visitors;
+    const { vh, packed, firstHour } = visitors;
     return (hash) => {
       const x = BigInt(hash);
       let [lo, hi] = [0, vh.length - 1];
       while (lo <= hi) {
         const mid = (lo + hi) >> 1;
-        if (vh[mid] === x) return unpack(packed[mid]);
+        if (vh[mid] === x) {
+          const found = unpack(packed[mid]);
+          const flat = firstHour?.get(hash);
+          if (!flat) return found;
+          return { ...found, entries: Array.from({ length: flat.length / 2 }, (_, i) => ({ ms: flat[2 * i], mask: flat[2 * i + 1] })) };
+        }
         if (vh[mid] < x) lo = mid + 1;
         else hi = mid - 1;
       }
@@ -212,6 +267,43 @@ const lowestFrom = (mask: number, k: number) => {
   const m = mask & ~(2 ** k - 1);
   return m & -m;
 };
+
+const NONE_N = 2n ** 64n - 1n;
+const SHIFT = BigInt(STEP_BITS);
+const minN = (x: bigint, y: bigint) => (x < y ? x : y);
+
+/**
+ * The level of a visitor from their whole stored state (t0, a, b as stored: time << 20 | step bit) and
+ * their entries of the current hour's bundles, some of which come before the hour (interleaved with the
+ * stored ones); null when that cannot decide. With T0 the earlier of the two t0: p_k is the earlier of
+ * this hour's first entry at or after T0 of a step ≥ k and the stored one, which is b_k when T0 is the
+ * stored t0, and a_k when T0 comes from this hour and a_k is not before it (otherwise a stored entry
+ * between the two t0 may be it: unknown). Then as funnel-query.ts: a level raised by an entry more than a
+ * window after T0 is null (windowFunnel decides).
+ */
+function acrossLevel(state: { t0: bigint; a: bigint[]; b: bigint[] }, list: Entry[], n: number, windowMs: number): number | null {
+  const at = (e: Entry) => BigInt(e.ms) << SHIFT;
+  let t0c = NONE_N;
+  for (const e of list) if (e.bit & 1) t0c = minN(t0c, at(e));
+  const t0 = minN(state.t0, t0c);
+  if (t0 === NONE_N) return 0;
+  const p: bigint[] = [];
+  for (let k = 1; k < n; k++) {
+    let first: bigint;
+    if (t0 === state.t0) first = state.b[k - 1];
+    else if (state.a[k - 1] === NONE_N || state.a[k - 1] >= t0) first = state.a[k - 1];
+    else return null;
+    for (const e of list) {
+      const bit = lowestFrom(e.bit, k);
+      if (bit && at(e) >= t0) first = minN(first, at(e) | BigInt(bit));
+    }
+    p.push(first);
+  }
+  let level = 1;
+  while (level < n && (p[level - 1] & ((1n << SHIFT) - 1n)) === BigInt(2 ** level)) level++;
+  for (let k = 1; k < level; k++) if (Number(p[k - 1] >> SHIFT) > Number(t0 >> SHIFT) + windowMs) return null;
+  return level;
+}
 
 /**
  * Visitors of the period per level (index 0: no step-1 event) from the stored range and the current hour,
@@ -247,18 +339,25 @@ export async function countFunnelLevelsStored(
     computed: string | number;
     current: string;
     open: [string, number | string, number[], (number | string)[], number[], (number | string)[]][];
+    across: [string, string, string[], string[]][];
   }>(
     `
     WITH ${STORED(ch)} AS stored
     SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,
       (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
       (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), times, arrayMap((ty, lb) -> ${masks.events}, types, labels),
-          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open`,
+          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
+      -- The whole stored states of the visitors with a bundle across the hour's start (few: a key lookup).
+      (SELECT groupArray((toString(vh), toString(t0), arrayMap(x -> toString(x), a), arrayMap(x -> toString(x), b)))
+        FROM ${ch.table("journey_funnel_states")}
+        WHERE ${KEY} AND computed_at = (SELECT max(computed_at) FROM ${ch.table("journey_funnel_ranges")} WHERE ${KEY})
+          AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${current} AND started < ${at("end")})) AS across`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
   const byLevel = row.levels.map(Number);
-  const stored = await storedVisitors(ch, { ...params, computed: Number(row.computed) }, n, () => row.open.map((o) => o[0]));
+  const stored = await storedVisitors(ch, { ...params, computed: Number(row.computed) }, steps, () => row.open.map((o) => o[0]));
+  const across = new Map(row.across.map(([vh, t0, a, b]) => [vh, { t0: BigInt(t0), a: a.map(BigInt), b: b.map(BigInt) }]));
   // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
   const entries = new Map<string, Entry[]>();
   for (const [vh, started, times, eventMasks, named, nameMasks] of row.open) {
@@ -274,11 +373,22 @@ export async function countFunnelLevelsStored(
   const fallback: string[] = [];
   for (const [vh, list] of entries) {
     const known = stored(vh);
+    // A visitor whose t0 is in the stored range's first hour, with all their stored entries kept: the
+    // window may cut their chain at this hour's entries, so windowFunnel itself, here, over all of them.
+    if (known?.entries) {
+      byLevel[known.level]--;
+      byLevel[windowFunnelLevel([...known.entries, ...list.map((e) => ({ ms: e.ms, mask: e.bit }))], n, windowMs)]++;
+      continue;
+    }
     // A bundle ending in this hour can hold entries of the stored hours (a batch across the hour's start),
-    // interleaved with the stored ones: the state alone cannot combine them, windowFunnel can.
+    // interleaved with the stored ones: combined with the whole stored state (acrossLevel), or when that
+    // cannot decide, through windowFunnel.
     if (known && list.some((e) => e.ms < endMs)) {
       byLevel[known.level]--;
-      fallback.push(vh);
+      const state = across.get(vh);
+      const level = state ? acrossLevel(state, list, n, windowMs) : null;
+      if (level === null) fallback.push(vh);
+      else byLevel[level]++;
       continue;
     }
     // Its stored entries all come before this hour's: at the last step, or stopped by an entry of a later
@@ -374,6 +484,6 @@ export async function storeFunnelRange(
     { ...params, bundles, levels: byLevel },
   );
   // Read once here, so that the reports of this instance find the range's visitors in memory.
-  await storedVisitors(ch, params, n, () => []).catch(() => undefined);
+  await storedVisitors(ch, params, f.steps, () => []).catch(() => undefined);
   return true;
 }
