@@ -15,7 +15,7 @@
 // after the stored range) so that a range starting later than the period (not used today) would work too.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { LinkRange } from "./link-range";
-import { HOUR_MS } from "../reports/period";
+import { DAY_MS, HOUR_MS } from "../reports/period";
 import { windowFunnelLevel, type StepEntry } from "./window-funnel";
 
 const STEP_BITS = 20;
@@ -106,6 +106,8 @@ interface StoredVisitor {
   t0Ms: number;
   /** Every entry of the stored range, for a visitor whose t0 is in its first hour (RangeVisitors.firstHour). */
   entries?: StepEntry[];
+  /** No stored bundle of theirs ended after this (RangeVisitors.lastEnded); undefined: unknown. */
+  lastEndedMs?: number;
 }
 
 /** Per visitor of a stored range: (t0 ms << 8) | (level << 1) | open; the rows of `where` with their t0, b and level. */
@@ -126,6 +128,12 @@ interface RangeVisitors {
    * period long); null when there are too many to keep.
    */
   firstHour: Map<string, Float64Array> | null;
+  /**
+   * The end of the last stored bundle of each visitor with one ending in the range's last day (~1/30 of
+   * them for 30 days); the others' all ended a day before the range's end, before any entry of a bundle
+   * ending after it (a bundle holds one UTC day).
+   */
+  lastEnded: Map<string, number>;
 }
 /** At most this many entries of a range's first-hour visitors are kept (16 bytes each). */
 export const RISKY_ENTRIES = { limit: 500_000 };
@@ -157,7 +165,17 @@ async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>
     FROM (SELECT arraySort(groupArray((vh, p))) AS s FROM (${packedSql(ch, n, `${KEY} AND computed_at = ${at("computed")}`)}))`,
     params,
   );
-  return { vh: fromHex(row.vh), packed: fromHex(row.packed), firstHour: await loadFirstHour(ch, params, steps) };
+  const lastDay = await ch.query<{ hash: string; last: string | number }>(
+    `SELECT toString(vh) AS hash, toUnixTimestamp64Milli(max(ended)) AS last FROM ${ch.table("journey_event_bundles")}
+    WHERE ${LINK} AND ended >= ${at("lastDay")} AND ended < ${at("end")} GROUP BY vh`,
+    { ...params, lastDay: Number(params.end) - DAY_MS },
+  );
+  return {
+    vh: fromHex(row.vh),
+    packed: fromHex(row.packed),
+    firstHour: await loadFirstHour(ch, params, steps),
+    lastEnded: new Map(lastDay.map((x) => [x.hash, Number(x.last)])),
+  };
 }
 
 /** RangeVisitors.firstHour: every entry of the range's bundles of the visitors whose t0 is in its first hour. */
@@ -200,6 +218,7 @@ function keep(key: string, visitors: RangeVisitors | null) {
   // An empty or too large range counts as one, so that entries stay bounded too; a kept entry as a visitor.
   let size = Math.max(1, visitors?.vh.length ?? 0);
   for (const entries of visitors?.firstHour?.values() ?? []) size += entries.length / 2;
+  size += visitors?.lastEnded.size ?? 0;
   sizes.set(key, size);
   keptVisitors += size;
   for (const [k] of kept) {
@@ -235,14 +254,14 @@ async function storedVisitors(
   // A load that failed (a time limit) leaves the lookup below: the report still answers.
   const visitors = await loading.catch(() => null);
   if (visitors) {
-    const { vh, packed, firstHour } = visitors;
+    const { vh, packed, firstHour, lastEnded } = visitors;
     return (hash) => {
       const x = BigInt(hash);
       let [lo, hi] = [0, vh.length - 1];
       while (lo <= hi) {
         const mid = (lo + hi) >> 1;
         if (vh[mid] === x) {
-          const found = unpack(packed[mid]);
+          const found = { ...unpack(packed[mid]), lastEndedMs: lastEnded.get(hash) ?? Number(params.end) - DAY_MS - 1 };
           const flat = firstHour?.get(hash);
           if (!flat) return found;
           return { ...found, entries: Array.from({ length: flat.length / 2 }, (_, i) => ({ ms: flat[2 * i], mask: flat[2 * i + 1] })) };
@@ -339,25 +358,19 @@ export async function countFunnelLevelsStored(
     computed: string | number;
     current: string;
     open: [string, number | string, number[], (number | string)[], number[], (number | string)[]][];
-    across: [string, string, string[], string[]][];
   }>(
     `
     WITH ${STORED(ch)} AS stored
     SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,
       (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
       (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), times, arrayMap((ty, lb) -> ${masks.events}, types, labels),
-          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open,
-      -- The whole stored states of the visitors with a bundle across the hour's start (few: a key lookup).
-      (SELECT groupArray((toString(vh), toString(t0), arrayMap(x -> toString(x), a), arrayMap(x -> toString(x), b)))
-        FROM ${ch.table("journey_funnel_states")}
-        WHERE ${KEY} AND computed_at = (SELECT max(computed_at) FROM ${ch.table("journey_funnel_ranges")} WHERE ${KEY})
-          AND vh IN (SELECT vh FROM ${ch.table("journey_event_bundles")} WHERE ${current} AND started < ${at("end")})) AS across`,
+          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
   const byLevel = row.levels.map(Number);
-  const stored = await storedVisitors(ch, { ...params, computed: Number(row.computed) }, steps, () => row.open.map((o) => o[0]));
-  const across = new Map(row.across.map(([vh, t0, a, b]) => [vh, { t0: BigInt(t0), a: a.map(BigInt), b: b.map(BigInt) }]));
+  const computed = { ...params, computed: Number(row.computed) };
+  const stored = await storedVisitors(ch, computed, steps, () => row.open.map((o) => o[0]));
   // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
   const entries = new Map<string, Entry[]>();
   for (const [vh, started, times, eventMasks, named, nameMasks] of row.open) {
@@ -371,6 +384,8 @@ export async function countFunnelLevelsStored(
     named.forEach((o, i) => push(o, nameMasks[i]));
   }
   const fallback: string[] = [];
+  // Visitors with a batch across the hour's start whose stored entries may come after some of its own.
+  const interleaved: [string, StoredVisitor, Entry[]][] = [];
   for (const [vh, list] of entries) {
     const known = stored(vh);
     // A visitor whose t0 is in the stored range's first hour, with all their stored entries kept: the
@@ -380,16 +395,16 @@ export async function countFunnelLevelsStored(
       byLevel[windowFunnelLevel([...known.entries, ...list.map((e) => ({ ms: e.ms, mask: e.bit }))], n, windowMs)]++;
       continue;
     }
-    // A bundle ending in this hour can hold entries of the stored hours (a batch across the hour's start),
-    // interleaved with the stored ones: combined with the whole stored state (acrossLevel), or when that
-    // cannot decide, through windowFunnel.
+    // A bundle ending in this hour can hold entries of the stored hours (a batch across the hour's start):
+    // when their stored bundles all ended before its first entry, they combine as below; otherwise they
+    // may interleave with the stored ones (acrossLevel).
     if (known && list.some((e) => e.ms < endMs)) {
-      byLevel[known.level]--;
-      const state = across.get(vh);
-      const level = state ? acrossLevel(state, list, n, windowMs) : null;
-      if (level === null) fallback.push(vh);
-      else byLevel[level]++;
-      continue;
+      const first = Math.min(...list.map((e) => e.ms));
+      if (known.lastEndedMs === undefined || known.lastEndedMs >= first) {
+        byLevel[known.level]--;
+        interleaved.push([vh, known, list]);
+        continue;
+      }
     }
     // Its stored entries all come before this hour's: at the last step, or stopped by an entry of a later
     // step than its next, no entry of this hour changes its level.
@@ -420,6 +435,21 @@ export async function countFunnelLevelsStored(
     for (let k = from; k < level; k++) if (p[k - 1].ms > t0.ms + windowMs) late = true;
     if (late) fallback.push(vh);
     else byLevel[level]++;
+  }
+  if (interleaved.length) {
+    // Their whole stored states (t0, a, b), by key (few visitors: a few granules).
+    const rows = await ch.query<{ vh: string; t0: string; a: string[]; b: string[] }>(
+      `SELECT toString(vh) AS vh, toString(t0) AS t0, arrayMap(x -> toString(x), a) AS a, arrayMap(x -> toString(x), b) AS b
+      FROM ${ch.table("journey_funnel_states")} WHERE ${KEY} AND computed_at = ${at("computed")} AND vh IN {vhs:Array(UInt64)}`,
+      { ...computed, vhs: interleaved.map(([vh]) => BigInt(vh)) },
+    );
+    const states = new Map(rows.map((x) => [x.vh, { t0: BigInt(x.t0), a: x.a.map(BigInt), b: x.b.map(BigInt) }]));
+    for (const [vh, , list] of interleaved) {
+      const state = states.get(vh);
+      const level = state ? acrossLevel(state, list, n, windowMs) : null;
+      if (level === null) fallback.push(vh);
+      else byLevel[level]++;
+    }
   }
   return { byLevel, fallback };
 }
