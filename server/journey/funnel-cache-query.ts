@@ -255,18 +255,22 @@ async function storedVisitors(
   const visitors = await loading.catch(() => null);
   if (visitors) {
     const { vh, packed, firstHour, lastEnded } = visitors;
+    // The hashes as 32-bit halves (little-endian: low, high), compared as numbers rather than BigInts.
+    const halves = new Uint32Array(vh.buffer, vh.byteOffset, vh.length * 2);
     return (hash) => {
       const x = BigInt(hash);
+      const [xHi, xLo] = [Number(x >> 32n), Number(x & 0xffffffffn)];
       let [lo, hi] = [0, vh.length - 1];
       while (lo <= hi) {
         const mid = (lo + hi) >> 1;
-        if (vh[mid] === x) {
+        const [mHi, mLo] = [halves[2 * mid + 1], halves[2 * mid]];
+        if (mHi === xHi && mLo === xLo) {
           const found = { ...unpack(packed[mid]), lastEndedMs: lastEnded.get(hash) ?? Number(params.end) - DAY_MS - 1 };
           const flat = firstHour?.get(hash);
           if (!flat) return found;
           return { ...found, entries: Array.from({ length: flat.length / 2 }, (_, i) => ({ ms: flat[2 * i], mask: flat[2 * i + 1] })) };
         }
-        if (vh[mid] < x) lo = mid + 1;
+        if (mHi < xHi || (mHi === xHi && mLo < xLo)) lo = mid + 1;
         else hi = mid - 1;
       }
       return undefined;
@@ -357,14 +361,19 @@ export async function countFunnelLevelsStored(
     levels: string[];
     computed: string | number;
     current: string;
-    open: [string, number | string, number[], (number | string)[], number[], (number | string)[]][];
+    open: [string, number | string, number[], number[]][];
   }>(
+    // Per bundle of the current hour: its visitor, start, and the offsets and step masks of its entries
+    // that match a step (a page view's event_name a second entry), as 32-bit numbers (JSON numbers).
     `
     WITH ${STORED(ch)} AS stored
     SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,
       (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
-      (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), times, arrayMap((ty, lb) -> ${masks.events}, types, labels),
-          named_views, arrayMap(nm -> ${masks.names}, view_names))) FROM ${ch.table("journey_event_bundles")} WHERE ${current}) AS open`,
+      (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), arrayFilter((o, m) -> m != 0, os, ms), arrayFilter(m -> m != 0, ms)))
+        FROM (
+          SELECT vh, started, arrayConcat(times, named_views) AS os,
+            arrayConcat(arrayMap((ty, lb) -> toUInt32(${masks.events}), types, labels), arrayMap(nm -> toUInt32(${masks.names}), view_names)) AS ms
+          FROM ${ch.table("journey_event_bundles")} WHERE ${current})) AS open`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
@@ -373,15 +382,11 @@ export async function countFunnelLevelsStored(
   const stored = await storedVisitors(ch, computed, steps, () => row.open.map((o) => o[0]));
   // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
   const entries = new Map<string, Entry[]>();
-  for (const [vh, started, times, eventMasks, named, nameMasks] of row.open) {
+  for (const [vh, started, offsets, stepMasks] of row.open) {
     const list = entries.get(vh) ?? [];
     entries.set(vh, list);
     const base = Number(started);
-    // 64-bit numbers may come quoted: "0" is not false.
-    const push = (o: number, mask: number | string) =>
-      Number(mask) !== 0 && base + Number(o) >= r.fromMs && list.push({ ms: base + Number(o), bit: Number(mask) });
-    times.forEach((o, i) => push(o, eventMasks[i]));
-    named.forEach((o, i) => push(o, nameMasks[i]));
+    for (let i = 0; i < offsets.length; i++) if (base + offsets[i] >= r.fromMs) list.push({ ms: base + offsets[i], bit: stepMasks[i] });
   }
   const fallback: string[] = [];
   // Visitors with a batch across the hour's start whose stored entries may come after some of its own.

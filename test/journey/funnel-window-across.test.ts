@@ -36,7 +36,7 @@ beforeAll(async () => {
   if (Date.now() % HOUR < 5_000) await Bun.sleep(5_000);
   now = Date.now();
   hour = Math.floor(now / HOUR) * HOUR;
-});
+}, 5 * MIN);
 
 type Step = "page_view" | "add_to_cart" | "purchase";
 interface Ev {
