@@ -16,7 +16,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { LinkRange } from "./link-range";
 import { DAY_MS, HOUR_MS } from "../reports/period";
-import { windowFunnelLevel, type StepEntry } from "./window-funnel";
+import { advance, copyRun, levelOf, startRun, windowFunnelLevel, type FunnelRun, type StepEntry } from "./window-funnel";
 
 const STEP_BITS = 20;
 const TIME_PART = "0xFFFFFFFFFFF00000";
@@ -104,8 +104,8 @@ interface StoredVisitor {
   /** Below the last step, with no entry of a later step after t0 (b_level is none): later entries can raise it. */
   open: boolean;
   t0Ms: number;
-  /** Every entry of the stored range, for a visitor whose t0 is in its first hour (RangeVisitors.firstHour). */
-  entries?: StepEntry[];
+  /** For a visitor whose t0 is in the range's first hour (RangeVisitors.firstHour). */
+  firstHour?: FirstHourVisitor;
   /** No stored bundle of theirs ended after this (RangeVisitors.lastEnded); undefined: unknown. */
   lastEndedMs?: number;
 }
@@ -127,13 +127,20 @@ interface RangeVisitors {
    * ones whose level an entry of the current hour can reach more than a window after t0 (the range is one
    * period long); null when there are too many to keep.
    */
-  firstHour: Map<string, Float64Array> | null;
+  firstHour: Map<string, FirstHourVisitor> | null;
   /**
    * The end of the last stored bundle of each visitor with one ending in the range's last day (~1/30 of
    * them for 30 days); the others' all ended a day before the range's end, before any entry of a bundle
    * ending after it (a bundle holds one UTC day).
    */
   lastEnded: Map<string, number>;
+}
+/** A first-hour visitor's stored entries (time and mask side by side, 16 bytes an entry), and windowFunnel's run over them. */
+interface FirstHourVisitor {
+  flat: Float64Array;
+  run: FunnelRun;
+  /** The run's window: the range's length (a period's). */
+  windowMs: number;
 }
 /** At most this many entries of a range's first-hour visitors are kept (16 bytes each). */
 export const RISKY_ENTRIES = { limit: 500_000 };
@@ -178,9 +185,13 @@ async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>
   };
 }
 
+const entriesOf = (flat: Float64Array): StepEntry[] =>
+  Array.from({ length: flat.length / 2 }, (_, i) => ({ ms: flat[2 * i], mask: flat[2 * i + 1] }));
+
 /** RangeVisitors.firstHour: every entry of the range's bundles of the visitors whose t0 is in its first hour. */
 async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, steps: string[]) {
   const first = Number(params.first);
+  const windowMs = Number(params.end) - first;
   const p: Record<string, unknown> = {
     ...params,
     fromE: (BigInt(first) << BigInt(STEP_BITS)).toString(),
@@ -200,8 +211,7 @@ async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, st
   );
   if (!row || Number(row.total) > RISKY_ENTRIES.limit) return null;
   const mask = 2 ** STEP_BITS - 1;
-  // Times and masks side by side, 16 bytes an entry.
-  const out = new Map<string, Float64Array>();
+  const out = new Map<string, FirstHourVisitor>();
   for (const [vh, hex] of row.visitors) {
     const packed = fromHex(hex);
     const flat = new Float64Array(packed.length * 2);
@@ -209,7 +219,7 @@ async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, st
       flat[2 * i] = Number(x >> BigInt(STEP_BITS));
       flat[2 * i + 1] = Number(x & BigInt(mask));
     });
-    out.set(vh, flat);
+    out.set(vh, { flat, run: advance(startRun(steps.length), entriesOf(flat), windowMs), windowMs });
   }
   return out;
 }
@@ -217,7 +227,7 @@ async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, st
 function keep(key: string, visitors: RangeVisitors | null) {
   // An empty or too large range counts as one, so that entries stay bounded too; a kept entry as a visitor.
   let size = Math.max(1, visitors?.vh.length ?? 0);
-  for (const entries of visitors?.firstHour?.values() ?? []) size += entries.length / 2;
+  for (const v of visitors?.firstHour?.values() ?? []) size += v.flat.length / 2;
   size += visitors?.lastEnded.size ?? 0;
   sizes.set(key, size);
   keptVisitors += size;
@@ -266,9 +276,8 @@ async function storedVisitors(
         const [mHi, mLo] = [halves[2 * mid + 1], halves[2 * mid]];
         if (mHi === xHi && mLo === xLo) {
           const found = { ...unpack(packed[mid]), lastEndedMs: lastEnded.get(hash) ?? Number(params.end) - DAY_MS - 1 };
-          const flat = firstHour?.get(hash);
-          if (!flat) return found;
-          return { ...found, entries: Array.from({ length: flat.length / 2 }, (_, i) => ({ ms: flat[2 * i], mask: flat[2 * i + 1] })) };
+          const firstHourOf = firstHour?.get(hash);
+          return firstHourOf ? { ...found, firstHour: firstHourOf } : found;
         }
         if (mHi < xHi || (mHi === xHi && mLo < xLo)) lo = mid + 1;
         else hi = mid - 1;
@@ -395,9 +404,16 @@ export async function countFunnelLevelsStored(
     const known = stored(vh);
     // A visitor whose t0 is in the stored range's first hour, with all their stored entries kept: the
     // window may cut their chain at this hour's entries, so windowFunnel itself, here, over all of them.
-    if (known?.entries) {
+    if (known?.firstHour) {
       byLevel[known.level]--;
-      byLevel[windowFunnelLevel([...known.entries, ...list.map((e) => ({ ms: e.ms, mask: e.bit }))], n, windowMs)]++;
+      const current = list.map((e) => ({ ms: e.ms, mask: e.bit }));
+      // The run over the stored entries continues with this hour's when they all come after them.
+      const { lastEndedMs } = known;
+      const after = known.firstHour.windowMs === windowMs && lastEndedMs !== undefined && current.every((e) => e.ms > lastEndedMs);
+      const level = after
+        ? levelOf(advance(copyRun(known.firstHour.run), current, windowMs))
+        : windowFunnelLevel([...entriesOf(known.firstHour.flat), ...current], n, windowMs);
+      byLevel[level]++;
       continue;
     }
     // A bundle ending in this hour can hold entries of the stored hours (a batch across the hour's start):
