@@ -5,10 +5,13 @@
 // after t0". States of consecutive time ranges combine exactly: t0 is the earliest t0, and b_k the minimum
 // of the b_k of the range holding t0 and the a_k of the ranges after it. So a call reads the stored level
 // counts of the closed hours' visitors, and corrects them for the visitors with an event in the current
-// hour only (their stored state is looked up and combined with the current hour's; a visitor whose bundles
-// of the current hour reach back into the stored hours goes through windowFunnel). The lookup is in this
+// hour only (their stored state is looked up and combined with the current hour's). The lookup is in this
 // process's memory (RangeVisitors, below): a stored range never changes, so its visitors' levels are read
-// once and kept, and only the visitors whose level the current hour can still change are corrected. The stored range is
+// once and kept, and only the visitors whose level the current hour can still change are corrected. Two
+// kinds need more, kept beside: visitors whose t0 is in the range's first hour (the window can cut their
+// chain at this hour's entries: windowFunnel's run over their kept entries, window-funnel.ts), and
+// visitors with a batch across the hour's start whose stored entries may interleave with its own (their
+// whole state is read by key, acrossLevel). What neither decides goes through windowFunnel. The stored range is
 // used only when its bundle rows still count as many as it was computed from (bundle rows are only ever
 // added); otherwise the caller computes from the bundles. Written by the journey job (report-cache-job.ts),
 // once an hour per funnel asked lately, never by a report. The code combines three parts (before, in and
@@ -420,7 +423,7 @@ export async function countFunnelLevelsStored(
     // when their stored bundles all ended before its first entry, they combine as below; otherwise they
     // may interleave with the stored ones (acrossLevel).
     if (known && list.some((e) => e.ms < endMs)) {
-      const first = Math.min(...list.map((e) => e.ms));
+      const first = list.reduce((m, e) => Math.min(m, e.ms), Number.POSITIVE_INFINITY);
       if (known.lastEndedMs === undefined || known.lastEndedMs >= first) {
         byLevel[known.level]--;
         interleaved.push([vh, known, list]);
