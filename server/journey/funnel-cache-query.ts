@@ -130,13 +130,13 @@ interface RangeVisitors {
    * ones whose level an entry of the current hour can reach more than a window after t0 (the range is one
    * period long); null when there are too many to keep.
    */
-  firstHour: Map<string, FirstHourVisitor> | null;
+  firstHour: Map<bigint, FirstHourVisitor> | null;
   /**
    * The end of the last stored bundle of each visitor with one ending in the range's last day (~1/30 of
    * them for 30 days); the others' all ended a day before the range's end, before any entry of a bundle
    * ending after it (a bundle holds one UTC day).
    */
-  lastEnded: Map<string, number>;
+  lastEnded: Map<bigint, number>;
 }
 /** A first-hour visitor's stored entries (time and mask side by side, 16 bytes an entry), and windowFunnel's run over them. */
 interface FirstHourVisitor {
@@ -184,7 +184,7 @@ async function loadRangeVisitors(ch: Clickhouse, params: Record<string, unknown>
     vh: fromHex(row.vh),
     packed: fromHex(row.packed),
     firstHour: await loadFirstHour(ch, params, steps),
-    lastEnded: new Map(lastDay.map((x) => [x.hash, Number(x.last)])),
+    lastEnded: new Map(lastDay.map((x) => [BigInt(x.hash), Number(x.last)])),
   };
 }
 
@@ -214,7 +214,7 @@ async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, st
   );
   if (!row || Number(row.total) > RISKY_ENTRIES.limit) return null;
   const mask = 2 ** STEP_BITS - 1;
-  const out = new Map<string, FirstHourVisitor>();
+  const out = new Map<bigint, FirstHourVisitor>();
   for (const [vh, hex] of row.visitors) {
     const packed = fromHex(hex);
     const flat = new Float64Array(packed.length * 2);
@@ -222,7 +222,7 @@ async function loadFirstHour(ch: Clickhouse, params: Record<string, unknown>, st
       flat[2 * i] = Number(x >> BigInt(STEP_BITS));
       flat[2 * i + 1] = Number(x & BigInt(mask));
     });
-    out.set(vh, { flat, run: advance(startRun(steps.length), entriesOf(flat), windowMs), windowMs });
+    out.set(BigInt(vh), { flat, run: advance(startRun(steps.length), entriesOf(flat), windowMs), windowMs });
   }
   return out;
 }
@@ -251,8 +251,8 @@ async function storedVisitors(
   ch: Clickhouse,
   params: Record<string, unknown>,
   steps: string[],
-  current: () => string[],
-): Promise<(vh: string) => StoredVisitor | undefined> {
+  current: () => bigint[],
+): Promise<(vh: bigint) => StoredVisitor | undefined> {
   const n = steps.length;
   const key = [ch.database, params.account, params.link, params.funnel, params.first, params.end, params.computed].join("/");
   let loading = kept.get(key);
@@ -270,16 +270,15 @@ async function storedVisitors(
     const { vh, packed, firstHour, lastEnded } = visitors;
     // The hashes as 32-bit halves (little-endian: low, high), compared as numbers rather than BigInts.
     const halves = new Uint32Array(vh.buffer, vh.byteOffset, vh.length * 2);
-    return (hash) => {
-      const x = BigInt(hash);
+    return (x) => {
       const [xHi, xLo] = [Number(x >> 32n), Number(x & 0xffffffffn)];
       let [lo, hi] = [0, vh.length - 1];
       while (lo <= hi) {
         const mid = (lo + hi) >> 1;
         const [mHi, mLo] = [halves[2 * mid + 1], halves[2 * mid]];
         if (mHi === xHi && mLo === xLo) {
-          const found = { ...unpack(packed[mid]), lastEndedMs: lastEnded.get(hash) ?? Number(params.end) - DAY_MS - 1 };
-          const firstHourOf = firstHour?.get(hash);
+          const found = { ...unpack(packed[mid]), lastEndedMs: lastEnded.get(x) ?? Number(params.end) - DAY_MS - 1 };
+          const firstHourOf = firstHour?.get(x);
           return firstHourOf ? { ...found, firstHour: firstHourOf } : found;
         }
         if (mHi < xHi || (mHi === xHi && mLo < xLo)) lo = mid + 1;
@@ -291,10 +290,10 @@ async function storedVisitors(
   const rows = await ch.query<{ vh: string; p: string }>(
     `SELECT toString(vh) AS vh, toString(p) AS p
     FROM (${packedSql(ch, n, `${KEY} AND computed_at = ${at("computed")} AND vh IN {current:Array(UInt64)}`)})`,
-    { ...params, current: current().map(BigInt) },
+    { ...params, current: current() },
   );
-  const found = new Map(rows.map((r) => [r.vh, unpack(BigInt(r.p))]));
-  return (hash) => found.get(hash);
+  const found = new Map(rows.map((r) => [BigInt(r.vh), unpack(BigInt(r.p))]));
+  return (x) => found.get(x);
 }
 
 /** The lowest set bit of `mask` at or above bit k, 0 without one. */
@@ -373,36 +372,49 @@ export async function countFunnelLevelsStored(
     levels: string[];
     computed: string | number;
     current: string;
-    open: [string, number | string, number[], number[]][];
+    vhs: string;
+    starts: number[];
+    counts: number[];
+    offsets: number[];
+    masks: number[];
   }>(
-    // Per bundle of the current hour: its visitor, start, and the offsets and step masks of its entries
-    // that match a step (a page view's event_name a second entry), as 32-bit numbers (JSON numbers).
+    // The current hour's bundles, flat: their visitors (hex, 8 bytes each), starts and numbers of entries
+    // that match a step, and those entries' offsets and step masks (a page view's event_name a second
+    // entry), as plain JSON numbers.
     `
     WITH ${STORED(ch)} AS stored
     SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,
       (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
-      (SELECT groupArray((toString(vh), toUnixTimestamp64Milli(started), arrayFilter((o, m) -> m != 0, os, ms), arrayFilter(m -> m != 0, ms)))
+      open.1 AS vhs, open.2 AS starts, open.3 AS counts, open.4 AS offsets, open.5 AS masks
+    FROM (
+      SELECT (${hexArray("groupArray(vh)")}, groupArray(toFloat64(toUnixTimestamp64Milli(started))), groupArray(toUInt32(length(fos))),
+          groupArrayArray(fos), groupArrayArray(fms)) AS open
+      FROM (
+        SELECT vh, started, arrayFilter((o, m) -> m != 0, os, ms) AS fos, arrayFilter(m -> m != 0, ms) AS fms
         FROM (
           SELECT vh, started, arrayConcat(times, named_views) AS os,
             arrayConcat(arrayMap((ty, lb) -> toUInt32(${masks.events}), types, labels), arrayMap(nm -> toUInt32(${masks.names}), view_names)) AS ms
-          FROM ${ch.table("journey_event_bundles")} WHERE ${current})) AS open`,
+          FROM ${ch.table("journey_event_bundles")} WHERE ${current})))`,
     params,
   );
   if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
   const byLevel = row.levels.map(Number);
   const computed = { ...params, computed: Number(row.computed) };
-  const stored = await storedVisitors(ch, computed, steps, () => row.open.map((o) => o[0]));
+  const vhs = fromHex(row.vhs);
+  const stored = await storedVisitors(ch, computed, steps, () => [...new Set(vhs)]);
   // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
-  const entries = new Map<string, Entry[]>();
-  for (const [vh, started, offsets, stepMasks] of row.open) {
-    const list = entries.get(vh) ?? [];
-    entries.set(vh, list);
-    const base = Number(started);
-    for (let i = 0; i < offsets.length; i++) if (base + offsets[i] >= r.fromMs) list.push({ ms: base + offsets[i], bit: stepMasks[i] });
+  const entries = new Map<bigint, Entry[]>();
+  for (let b = 0, at = 0; b < vhs.length; b++) {
+    const list = entries.get(vhs[b]) ?? [];
+    entries.set(vhs[b], list);
+    const base = row.starts[b];
+    for (const end = at + row.counts[b]; at < end; at++) {
+      if (base + row.offsets[at] >= r.fromMs) list.push({ ms: base + row.offsets[at], bit: row.masks[at] });
+    }
   }
   const fallback: string[] = [];
   // Visitors with a batch across the hour's start whose stored entries may come after some of its own.
-  const interleaved: [string, StoredVisitor, Entry[]][] = [];
+  const interleaved: [bigint, StoredVisitor, Entry[]][] = [];
   for (const [vh, list] of entries) {
     const known = stored(vh);
     // A visitor whose t0 is in the stored range's first hour, with all their stored entries kept: the
@@ -457,7 +469,7 @@ export async function countFunnelLevelsStored(
     // The window can only change a level if an entry that raised it came more than a window after t0.
     let late = false;
     for (let k = from; k < level; k++) if (p[k - 1].ms > t0.ms + windowMs) late = true;
-    if (late) fallback.push(vh);
+    if (late) fallback.push(vh.toString());
     else byLevel[level]++;
   }
   if (interleaved.length) {
@@ -465,13 +477,13 @@ export async function countFunnelLevelsStored(
     const rows = await ch.query<{ vh: string; t0: string; a: string[]; b: string[] }>(
       `SELECT toString(vh) AS vh, toString(t0) AS t0, arrayMap(x -> toString(x), a) AS a, arrayMap(x -> toString(x), b) AS b
       FROM ${ch.table("journey_funnel_states")} WHERE ${KEY} AND computed_at = ${at("computed")} AND vh IN {vhs:Array(UInt64)}`,
-      { ...computed, vhs: interleaved.map(([vh]) => BigInt(vh)) },
+      { ...computed, vhs: interleaved.map(([vh]) => vh) },
     );
-    const states = new Map(rows.map((x) => [x.vh, { t0: BigInt(x.t0), a: x.a.map(BigInt), b: x.b.map(BigInt) }]));
+    const states = new Map(rows.map((x) => [BigInt(x.vh), { t0: BigInt(x.t0), a: x.a.map(BigInt), b: x.b.map(BigInt) }]));
     for (const [vh, , list] of interleaved) {
       const state = states.get(vh);
       const level = state ? acrossLevel(state, list, n, windowMs) : null;
-      if (level === null) fallback.push(vh);
+      if (level === null) fallback.push(vh.toString());
       else byLevel[level]++;
     }
   }
