@@ -94,6 +94,22 @@ const IN_RANGE = `${LINK} AND ended >= ${at("first")} AND ended < ${at("end")}`;
 const STORED = (ch: Clickhouse) =>
   `(SELECT (argMax(bundles, computed_at), argMax(levels, computed_at), max(computed_at)) FROM ${ch.table("journey_funnel_ranges")} WHERE ${KEY})`;
 
+/** A stored range's row (journey_funnel_ranges): its bundle rows, visitors per level, computed_at (ms). */
+interface RangeRow {
+  bundles: string;
+  levels: string[];
+  computed: string | number;
+}
+/** The rows of the ranges found current lately, by range (a row with as many bundles is the same state). */
+const rangeRows = new Map<string, RangeRow>();
+async function readRangeRow(ch: Clickhouse, params: Record<string, unknown>): Promise<RangeRow | undefined> {
+  const [row] = await ch.query<RangeRow>(
+    `WITH ${STORED(ch)} AS stored SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed`,
+    params,
+  );
+  return row;
+}
+
 /** An entry of the current hour's, or a stored first entry: its time and the bit of its (lowest) step. */
 interface Entry {
   ms: number;
@@ -367,23 +383,18 @@ export async function countFunnelLevelsStored(
   };
   const current = `${LINK} AND ended >= ${at("end")}`;
   const masks = masksSql(steps, params);
-  const [row] = await ch.query<{
-    bundles: string;
-    levels: string[];
-    computed: string | number;
-    current: string;
-    vhs: string;
-    starts: number[];
-    counts: number[];
-    offsets: number[];
-    masks: number[];
-  }>(
+  // The range's row as last found current here: a later call reads it again only when the bundle count moved.
+  const rangeKey = [ch.database, r.accountId, r.linkId, params.funnel, firstMs, endMs].join("/");
+  let range = rangeRows.get(rangeKey);
+  const [row] = await ch.query<
+    Partial<RangeRow> & { current: string; vhs: string; starts: number[]; counts: number[]; offsets: number[]; masks: number[] }
+  >(
     // The current hour's bundles, flat: their visitors (hex, 8 bytes each), starts and numbers of entries
     // that match a step, and those entries' offsets and step masks (a page view's event_name a second
     // entry), as plain JSON numbers.
     `
-    WITH ${STORED(ch)} AS stored
-    SELECT stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,
+    ${range ? "" : `WITH ${STORED(ch)} AS stored`}
+    SELECT ${range ? "" : "stored.1 AS bundles, stored.2 AS levels, toUnixTimestamp64Milli(stored.3) AS computed,"}
       (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${IN_RANGE}) AS current,
       open.1 AS vhs, open.2 AS starts, open.3 AS counts, open.4 AS offsets, open.5 AS masks
     FROM (
@@ -397,9 +408,17 @@ export async function countFunnelLevelsStored(
           FROM ${ch.table("journey_event_bundles")} WHERE ${current})))`,
     params,
   );
-  if (!row || row.levels.length !== n + 1 || Number(row.bundles) !== Number(row.current)) return null;
-  const byLevel = row.levels.map(Number);
-  const computed = { ...params, computed: Number(row.computed) };
+  if (!row) return null;
+  if (!range || Number(range.bundles) !== Number(row.current)) {
+    // Not read yet, or the bundles changed since: the latest row, current if it counts as many.
+    range = range ? await readRangeRow(ch, params) : (row as RangeRow);
+    if (!range || range.levels.length !== n + 1 || Number(range.bundles) !== Number(row.current)) return null;
+    rangeRows.delete(rangeKey);
+    rangeRows.set(rangeKey, range);
+    for (const [k] of rangeRows) if (rangeRows.size > 1000) rangeRows.delete(k);
+  }
+  const byLevel = range.levels.map(Number);
+  const computed = { ...params, computed: Number(range.computed) };
   const vhs = fromHex(row.vhs);
   const stored = await storedVisitors(ch, computed, steps, () => [...new Set(vhs)]);
   // The current hour's entries per visitor that match a step: (time, steps mask), as funnel-query.ts builds them.
