@@ -5,11 +5,12 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { DbOrTx } from "../storage/postgres/client";
 import { MAX_FUNNEL_STEPS, PERIODS, type Period } from "./model";
 import { periodStartMs } from "../reports/period";
-import { rollingWindow, withComparison, type Compare, type CompareOptions } from "../reports/compare";
+import { rollingWindow, withComparison, type Compare, type CompareOptions, type Window } from "../reports/compare";
 import { percent } from "../reports/numbers";
 import { journeyStore } from "../reports/compared-store";
 import { resolveReportScope } from "../reports/scope";
 import * as queries from "./queries";
+import { funnelWindowFingerprint } from "./funnel-compared-query";
 import { listJourneySessions } from "./sessions-query";
 import { importedJourneyFigures } from "../imports/read";
 
@@ -28,7 +29,7 @@ export async function resolveLinkRange(db: DbOrTx, accountId: string, linkId: st
  * The report over the link's period, and with `compare` over the compared window too (reports/compare.ts):
  * the period's whole hours shifted back, read with an end bound (exactly, from the bundles, where the
  * stored closed-period state only counts up to now), and kept in the compared-window store
- * (reports/compared-store.ts) under `report` and `params`.
+ * (reports/compared-store.ts) under `report` and `params`, checked by `fingerprint` when given.
  */
 async function compared<R extends object>(
   ch: Clickhouse,
@@ -36,13 +37,16 @@ async function compared<R extends object>(
   q: { period?: Period; compare?: Compare },
   report: { name: string; params: unknown },
   run: (r: queries.LinkRange) => Promise<R>,
-  options: CompareOptions<R> = {},
+  options: CompareOptions<R> & { fingerprint?: (w: Window) => Promise<string> } = {},
 ) {
   if (!q.compare) return run(range);
   const lengthMs = PERIODS[q.period ?? "30d"] * 1000;
   const window = rollingWindow(q.compare, range.fromMs, lengthMs, Date.now());
   const store = journeyStore(ch, range.accountId, [range.linkId], report.name, report.params);
-  return withComparison(q.compare, window, lengthMs, (w, current) => run(current ? range : { ...range, ...w }), { ...options, store });
+  return withComparison(q.compare, window, lengthMs, (w, current) => run(current ? range : { ...range, ...w }), {
+    ...options,
+    store: options.fingerprint ? { ...store, fingerprint: options.fingerprint } : store,
+  });
 }
 
 export async function getSummary(deps: ReportDeps, accountId: string, linkId: string, q: { period?: Period; compare?: Compare }) {
@@ -101,7 +105,10 @@ export async function getFunnel(
   const steps = parseSteps(q.steps);
   const range = await resolveLinkRange(deps.db, accountId, linkId, q.period);
   const report = { name: "journey.funnel", params: { steps, period: q.period ?? "30d" } };
-  return compared(deps.ch, range, q, report, (r) => funnelOf(deps, r, steps, q.period), { figures: funnelFigures });
+  return compared(deps.ch, range, q, report, (r) => funnelOf(deps, r, steps, q.period), {
+    figures: funnelFigures,
+    fingerprint: (w) => funnelWindowFingerprint(deps.ch, accountId, range.linkId, w),
+  });
 }
 
 const funnelFigures = (f: { total_visitors: number; steps: { visitors: number }[] }) => ({
