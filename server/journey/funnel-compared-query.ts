@@ -7,6 +7,7 @@
 // the fingerprint), so an unchanged fingerprint means unchanged rows, also after an erasure and late events
 // of as many rows. A store that cannot read system.mutations fails the fingerprint: the window is computed.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import type { Window } from "../reports/compare";
 import { DAY_MS } from "../reports/period";
 
@@ -17,9 +18,8 @@ export async function funnelWindowFingerprint(ch: Clickhouse, accountId: string,
       (SELECT count() FROM ${ch.table("journey_event_bundles")}
         WHERE account_id = {account:UUID} AND link_id = {link:UUID}
           AND ended >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ended < fromUnixTimestamp64Milli({end:Int64}, 'UTC')) AS n,
-      (SELECT toString((count(), sum(cityHash64(mutation_id)), sum(is_done)))
-        FROM system.mutations WHERE database = {db:String} AND table = 'journey_event_bundles') AS mutations`,
-    { account: accountId, link: linkId, from: w.fromMs, end: w.toMs + DAY_MS, db: ch.database },
+      ${mutationMarkSql(["journey_event_bundles"])} AS mutations`,
+    { account: accountId, link: linkId, from: w.fromMs, end: w.toMs + DAY_MS, ...mutationMarkParams(ch) },
   );
   if (!row) throw new Error("no fingerprint");
   return `count:${row.n}:${row.mutations}`;

@@ -45,7 +45,8 @@ async function compared<R extends object>(
   const store = journeyStore(ch, range.accountId, [range.linkId], report.name, report.params);
   return withComparison(q.compare, window, lengthMs, (w, current) => run(current ? range : { ...range, ...w }), {
     ...options,
-    store: options.fingerprint ? { ...store, fingerprint: options.fingerprint } : store,
+    // A report's own fingerprint replaces the store's, its combined read with the bundles' sums included.
+    store: options.fingerprint ? { ...store, fingerprint: options.fingerprint, readWithFingerprint: undefined } : store,
   });
 }
 

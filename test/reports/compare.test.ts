@@ -334,6 +334,23 @@ describe("journey reports", () => {
     expect(visitors(year.comparison.data)).toEqual([1, 1]);
   });
 
+  check("the compared funnel is checked by its own fingerprint (the bundles' count and mutations), not their sums", async () => {
+    const ch = t.runtime.deps.ch;
+    const sent: string[] = [];
+    const query = ch.query;
+    ch.query = (q, p) => {
+      sent.push(q);
+      return query.call(ch, q, p);
+    };
+    try {
+      expect((await get(`/journey/links/${link}/funnel?period=7d&steps=page_view,conversion&compare=previous`)).status).toBe(200);
+    } finally {
+      ch.query = query;
+    }
+    expect(sent.some((q) => q.includes("system.mutations"))).toBe(true);
+    expect(sent.some((q) => q.includes("sum(vh)"))).toBe(false);
+  });
+
   check("without compare the same answer as before; compare with CSV is refused", async () => {
     const plain = await get(`/journey/links/${link}/summary?period=7d`);
     expect(plain.status).toBe(200);
