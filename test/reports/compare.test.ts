@@ -338,9 +338,9 @@ describe("journey reports", () => {
     const ch = t.runtime.deps.ch;
     const sent: string[] = [];
     const query = ch.query;
-    ch.query = (q, p) => {
+    ch.query = <T>(q: string, p?: Record<string, unknown>) => {
       sent.push(q);
-      return query.call(ch, q, p);
+      return query.call(ch, q, p) as Promise<T[]>;
     };
     try {
       expect((await get(`/journey/links/${link}/funnel?period=7d&steps=page_view,conversion&compare=previous`)).status).toBe(200);
