@@ -4,7 +4,7 @@
 // after late events dated into stored weeks (the state is then stale and not read until the next round),
 // with compare=previous (a window ending inside a week), and after forced merges; the job's in-memory
 // index (retention-index.ts) the same, also with batches across the hour's start, visitors either side of
-// each compared window's end and an erasure.
+// each compared window's end and an erasure (also one with as many late bundles, which leaves their count as it was).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { queryRetentionStored, retentionIndexReader } from "../../server/journey/read";
 import { queryRetentionRaw } from "../../server/insights/retention-query";
@@ -171,6 +171,19 @@ test("the stored state gives the raw answer, with the current hour's events and 
   );
   events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== v));
   expect(await indexed(mondayOf(NOW) - 7 * WEEK, Date.now() + DAY, 8)).toBeNull();
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+
+  // An erasure of a visitor with one bundle and a late event adding one bundle at once: the count stands
+  // still, the mutation mark moves. Neither the index nor the stored range is read until the next round,
+  // which computes them again.
+  await send([{ visitor_id: "solo", session_id: "solo", at: NOW - 2 * WEEK }]);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+  await ch.command(`ALTER TABLE ${ch.table("journey_event_bundles")} DELETE WHERE vh = cityHash64('solo') SETTINGS mutations_sync = 2`);
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== "solo"));
+  await send([{ visitor_id: "late-solo", session_id: "late-solo", at: NOW - 3 * WEEK }]);
+  await checkAll(false);
   await t.runtime.jobs.journey.runOnce();
   await checkAll(true);
 }, 300_000);
