@@ -420,7 +420,13 @@ export function pathIndexHeld(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()) 
  * range of more than MAX_INDEXED_STEPS step rows, counted before any is read: the report is then not
  * loaded again for a day).
  */
-export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = Date.now(), queries: Clickhouse = ch) {
+export async function refreshPathIndex(
+  ch: Clickhouse,
+  d: PathsDemand,
+  nowMs = Date.now(),
+  queries: Clickhouse = ch,
+  maxSteps = MAX_INDEXED_STEPS,
+) {
   const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - d.offsetMs;
   const firstMs = endMs - d.lengthMs;
   const skipKey = `${d.accountId}/${d.linkId}/${pathsKey(d)}/${d.lengthMs}/${d.offsetMs}`;
@@ -446,7 +452,7 @@ export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = D
   const computed = Number(range.computed);
   if (held && held.computedMs === computed) return key;
   // Counted in the sort key's range, before any row is read into memory.
-  if (Number(range.steps) > MAX_INDEXED_STEPS) {
+  if (Number(range.steps) > maxSteps) {
     markPathIndexTooLarge(ch, skipKey, nowMs);
     return null;
   }

@@ -177,6 +177,7 @@ export async function refreshRetentionIndex(
   l: { accountId: string; linkId: string },
   nowMs = Date.now(),
   queries: Clickhouse = ch,
+  maxVisitors = MAX_INDEXED_VISITORS,
 ): Promise<"restore" | undefined> {
   const store = storeOf(ch);
   const skipped = skippedOf(ch);
@@ -193,7 +194,7 @@ export async function refreshRetentionIndex(
       return "restore";
     }
   }
-  const rows = await loadRetentionIndexRows(queries, l, endMs, MAX_INDEXED_VISITORS);
+  const rows = await loadRetentionIndexRows(queries, l, endMs, maxVisitors);
   store.delete(key);
   if (rows === "too large") {
     skipped.set(key, nowMs + TOO_LARGE_RETRY_MS);
