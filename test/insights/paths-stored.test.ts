@@ -14,6 +14,8 @@ import { beforeAll, expect, test } from "bun:test";
 import { insertJourneyRows } from "../../server/ingest/journey/repository";
 import { toJourneyRow } from "../../server/ingest/journey/rows";
 import { pathIndexHeld, queryPathsRaw, queryPathsStored, type PathRow } from "../../server/journey/read";
+import { dropPathIndexes } from "../../server/journey/path-index";
+import { refreshPathIndex } from "../../server/journey/path-state-query";
 import { refreshJourneyReports } from "../../server/journey/report-cache-job";
 import type { Clickhouse } from "../../server/storage/clickhouse/client";
 import { chTime } from "../../server/storage/clickhouse/format";
@@ -345,3 +347,26 @@ test("stored paths give the raw rows and the events' own, with the current hour,
   await round();
   await expectExact(true);
 }, 300_000);
+
+test("a paths range above the index's limit is not loaded, and the report not tried again for a day", async () => {
+  const [days, target, direction, steps] = CASES[0];
+  const [window] = windows(days);
+  const a = { accountId: account, linkId: link, window, target, direction, steps };
+  const endMs = Math.floor(Math.min(window.toMs, NOW) / HOUR) * HOUR;
+  const d = { accountId: account, linkId: link, target, direction, steps, lengthMs: endMs - window.fromMs, offsetMs: NOW_HOUR - endMs };
+  expect(pathIndexHeld(ch, a, NOW)).toBe(true);
+  // A limit below the range's step rows: the held index goes and none is loaded.
+  dropPathIndexes(ch, new Set());
+  expect(await refreshPathIndex(ch, d, NOW, ch, 10)).toBeNull();
+  expect(pathIndexHeld(ch, a, NOW)).toBe(false);
+  // Within the day the report is skipped even where it fits (the job's rounds too); the others are loaded,
+  // and the stored rows still answer it.
+  expect(await refreshPathIndex(ch, d, NOW, ch)).toBeNull();
+  await round();
+  expect(pathIndexHeld(ch, a, NOW)).toBe(false);
+  const [, other] = CASES;
+  expect(pathIndexHeld(ch, { ...a, window: windows(other[0])[0], target: other[1], direction: other[2], steps: other[3] }, NOW)).toBe(true);
+  const rows = await queryPathsStored(ch, a, NOW);
+  expect(rows).not.toBeNull();
+  expect(shape(rows!)).toEqual(model(window.fromMs, window.toMs, target, direction, steps));
+}, 120_000);

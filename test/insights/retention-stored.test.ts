@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { queryRetentionStored, retentionIndexReader } from "../../server/journey/read";
 import { queryRetentionRaw } from "../../server/insights/retention-query";
+import { dropRetentionIndexes, refreshRetentionIndex } from "../../server/journey/retention-index";
 import { mondayOf } from "../../server/insights/service";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { insertLink, postEvents } from "../journey/helpers";
@@ -187,3 +188,20 @@ test("the stored state gives the raw answer, with the current hour's events and 
   await t.runtime.jobs.journey.runOnce();
   await checkAll(true);
 }, 300_000);
+
+test("a link above the index's limit is not loaded, and not tried again for a day", async () => {
+  const ch = t.runtime.deps.ch;
+  const l = { accountId, linkId: link };
+  const w = { fromMs: mondayOf(NOW) - 3 * WEEK, toMs: Date.now() + DAY };
+  await t.runtime.jobs.journey.runOnce();
+  expect(await indexed(w.fromMs, w.toMs, 4)).not.toBeNull();
+  // A limit below the link's visitors: the held index goes and none is loaded.
+  dropRetentionIndexes(ch, []);
+  await refreshRetentionIndex(ch, l, Date.now(), ch, 10);
+  expect(await indexed(w.fromMs, w.toMs, 4)).toBeNull();
+  // Within the day the link is skipped even where it fits (the job's rounds too); the stored state still answers.
+  await refreshRetentionIndex(ch, l, Date.now(), ch);
+  await t.runtime.jobs.journey.runOnce();
+  expect(await indexed(w.fromMs, w.toMs, 4)).toBeNull();
+  expect(await stored(w.fromMs, w.toMs, 4)).toEqual(await queryRetentionRaw(ch, accountId, link, w, 4));
+}, 120_000);
