@@ -4,7 +4,9 @@
 // after late events dated into stored weeks (the state is then stale and not read until the next round),
 // with compare=previous (a window ending inside a week), and after forced merges; the job's in-memory
 // index (retention-index.ts) the same, also with batches across the hour's start, visitors either side of
-// each compared window's end and an erasure (also one with as many late bundles, which leaves their count as it was).
+// each compared window's end and an erasure (also one with as many late bundles, which leaves their count as it was,
+// and rows gone without a mutation with as many late bundles, which only the job's sums see); a link above
+// the index's limit is not loaded, for a day.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { queryRetentionStored, retentionIndexReader } from "../../server/journey/read";
 import { queryRetentionRaw } from "../../server/insights/retention-query";
@@ -188,6 +190,26 @@ test("the stored state gives the raw answer, with the current hour's events and 
   await t.runtime.jobs.journey.runOnce();
   await checkAll(true);
 }, 300_000);
+
+test("rows gone without a mutation and as many late bundles: the job's next round computes the state again", async () => {
+  const ch = t.runtime.deps.ch;
+  await stopMerges(t);
+  // A visitor's only bundle in a part of its own (merges stopped), then that part detached: no mutation,
+  // the bundle count back to what it was once a late event adds one bundle; only the job's sums see it.
+  await send([{ visitor_id: "parted", session_id: "parted", at: NOW - 5 * WEEK }]);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+  const parts = await ch.query<{ part: string; rows: string }>(
+    `SELECT _part AS part, toString(count()) AS rows FROM ${ch.table("journey_event_bundles")} WHERE _part IN (
+      SELECT _part FROM ${ch.table("journey_event_bundles")} WHERE vh = cityHash64('parted')) GROUP BY _part`,
+  );
+  expect(parts).toEqual([{ part: parts[0].part, rows: "1" }]);
+  await ch.command(`ALTER TABLE ${ch.table("journey_event_bundles")} DETACH PART '${parts[0].part}'`);
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== "parted"));
+  await send([{ visitor_id: "late-parted", session_id: "late-parted", at: NOW - 6 * WEEK }]);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+}, 120_000);
 
 test("a link above the index's limit is not loaded, and not tried again for a day", async () => {
   const ch = t.runtime.deps.ch;
