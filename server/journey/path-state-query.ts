@@ -15,6 +15,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import { HOUR_MS } from "../reports/period";
 import { forwardFromBundles, forwardGoingOn, eventsOf, pathFromBundles, type SinceBundle, type VisitorStep } from "./path-combine";
+import { unlessMarkDenied } from "./mark-denied";
 import { notePaths, type PathsDemand } from "./report-demand";
 import {
   buildPathIndex,
@@ -220,6 +221,10 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
   const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
   if (firstMs >= endMs) return null;
   notePathsWindow(ch, a, nowMs);
+  return unlessMarkDenied(() => readStored(ch, a, firstMs, endMs));
+}
+
+async function readStored(ch: Clickhouse, a: PathsArgs, firstMs: number, endMs: number): Promise<PathRow[] | null> {
   const params = {
     ...baseParams(a),
     paths: pathsKey(a),

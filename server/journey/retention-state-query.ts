@@ -15,6 +15,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import { DAY_MS, HOUR_MS } from "../reports/period";
+import { unlessMarkDenied } from "./mark-denied";
 import { noteRetention } from "./report-demand";
 
 const WEEK_MS = 7 * DAY_MS;
@@ -63,6 +64,17 @@ export async function queryRetentionStored(
   nowMs = Date.now(),
 ): Promise<CohortRow[] | null> {
   noteRetention(ch, { accountId, linkId }, nowMs);
+  return unlessMarkDenied(() => readStored(ch, accountId, linkId, w, weeks, nowMs));
+}
+
+async function readStored(
+  ch: Clickhouse,
+  accountId: string,
+  linkId: string,
+  w: { fromMs: number; toMs: number },
+  weeks: number,
+  nowMs: number,
+): Promise<CohortRow[] | null> {
   const [range] = await ch.query<{ end: string; computed: string; anchor: string; current: number }>(
     `
     WITH (SELECT argMax((toInt64(toUnixTimestamp(range_end)) * 1000, toUnixTimestamp64Milli(computed_at), anchor_ms, bundles), (range_end, computed_at))
