@@ -4,7 +4,8 @@
 
 /** Whether `error` is ClickHouse refusing the read of system.mutations. */
 export const markDenied = (error: unknown) => {
-  const text = String((error as Error)?.message ?? error);
+  // @clickhouse/client keeps the message without its code and type (ACCESS_DENIED) in `type`; chDB the whole text.
+  const text = `${(error as Error)?.message ?? error} ${(error as { type?: string })?.type ?? ""}`;
   return /ACCESS_DENIED|Not enough privileges/i.test(text) && text.includes("mutations");
 };
 

@@ -9,6 +9,12 @@ const denied = new Error(
 
 test("a refused read of system.mutations gives null; other errors are thrown", async () => {
   expect(markDenied(denied)).toBe(true);
+  // As @clickhouse/client gives it: the code and type apart from the message.
+  const overHttp = Object.assign(
+    new Error("svc: Not enough privileges. To execute this query, it's necessary to have the grant SELECT ON system.mutations"),
+    { code: "497", type: "ACCESS_DENIED" },
+  );
+  expect(markDenied(overHttp)).toBe(true);
   expect(await unlessMarkDenied(() => Promise.reject(denied))).toBeNull();
   expect(await unlessMarkDenied(() => Promise.resolve([1]))).toEqual([1]);
   const timeout = new Error("Code: 159. DB::Exception: Timeout exceeded: elapsed 5.0 seconds. (TIMEOUT_EXCEEDED)");
