@@ -4,15 +4,39 @@
 // so that a report reads no stored row from ClickHouse: one query gives the bundles the range now counts
 // and what ended since (forward: the bundles since; backward: the paths of the visitors with a target
 // event since), and the rows are the range's with the few changed visitors' paths taken out and put in
-// (the same rules as the stored query's, queryPathsStored). Used only while the range's bundle count
-// holds, as the stored rows are. Kept per ClickHouse client, in memory, within MAX_INDEXED_STEPS (~40
-// bytes a step row); another instance keeps its own and reads the stored rows meanwhile.
+// (the same rules as the stored query's, queryPathsStored). Used only while the range's mark (its bundle
+// count and the bundles' mutation mark) holds, as the stored rows are: the report's query checks it. Kept
+// per ClickHouse client, in memory, within MAX_INDEXED_STEPS (~40 bytes a step row); a report whose range
+// has more (counted before any row is read) is not loaded again for a day. Another instance keeps its own
+// and reads the stored rows meanwhile.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { PathRow } from "./path-state-query";
 import type { VisitorStep } from "./path-combine";
 
 /** Step rows held in all paths indexes of a client (~40 bytes each with their visitors: ~120 MB at most). */
 export const MAX_INDEXED_STEPS = 3_000_000;
+/** A report whose range was found too large is not loaded again for this long. */
+const TOO_LARGE_RETRY_MS = 86_400_000;
+/** Per client: the reports (account/link/paths/length/offset) found too large, until when they are skipped. */
+const tooLarge = new WeakMap<Clickhouse, Map<string, number>>();
+
+/** Whether the report `key` was found too large less than a day ago. */
+export function pathIndexSkipped(ch: Clickhouse, key: string, nowMs: number) {
+  const until = tooLarge.get(ch)?.get(key) ?? 0;
+  if (until > nowMs) return true;
+  tooLarge.get(ch)?.delete(key);
+  return false;
+}
+
+/** Skips the report `key` for a day (its range holds more than MAX_INDEXED_STEPS step rows). */
+export function markPathIndexTooLarge(ch: Clickhouse, key: string, nowMs: number) {
+  let m = tooLarge.get(ch);
+  if (!m) {
+    m = new Map();
+    tooLarge.set(ch, m);
+  }
+  m.set(key, nowMs + TOO_LARGE_RETRY_MS);
+}
 
 /** A range's stored rows as the job loads them (64-bit values as halves), ordered by visitor and step. */
 export interface PathIndexRows {

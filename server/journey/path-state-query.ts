@@ -6,13 +6,16 @@
 // every bundle that starts before E, one across E included). A call reads the bundles that ended at or
 // after E: a visitor without one has exactly their stored path; so has one whose events since cannot
 // change it (queryPathsStored); the others get theirs from the bundles or path-combine.ts. The stored range is used only
-// when the bundles that start before E still count as many as it was computed from (bundle rows are only
-// ever added: a late event, or a batch across E that arrives after the job's round, adds one, and the
-// range is not read until the job computes it again, within the minute). Written by the journey job
-// (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
+// while its mark holds: the count of the bundles that start before E (a late event, or a batch across E
+// that arrives after the job's round, adds one) hashed with the bundles' mutation mark (an erasure moves
+// it when it is added and when it finishes, even one that removes as many bundles as late events add);
+// otherwise the range is not read until the job computes it again, within the minute. Written by the
+// journey job (report-cache-job.ts), once an hour per paths report asked lately, never by a report.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import { HOUR_MS } from "../reports/period";
 import { forwardFromBundles, forwardGoingOn, eventsOf, pathFromBundles, type SinceBundle, type VisitorStep } from "./path-combine";
+import { unlessMarkDenied } from "./mark-denied";
 import { notePaths, type PathsDemand } from "./report-demand";
 import {
   buildPathIndex,
@@ -20,7 +23,10 @@ import {
   halves,
   indexRows,
   keepPathIndex,
+  MAX_INDEXED_STEPS,
+  markPathIndexTooLarge,
   type PathIndex,
+  pathIndexSkipped,
   type PathIndexRows,
   pathIndexOf,
   sessionFirstEnd,
@@ -177,17 +183,22 @@ const inRangeCount = (ch: Clickhouse) => {
   return `((SELECT count() FROM ${b} WHERE ${LINK} AND ended >= ${at("first")} AND ended < ${at("end")})
     + (SELECT count() FROM ${b} WHERE ${LINK} AND ended >= ${at("end")} AND started < ${at("end")}))`;
 };
+/**
+ * The range's mark (what its row's `bundles` holds, as a string): the count above hashed with the
+ * bundles' mutation mark (the paths are built from the bundles alone). Binds {mark_db:String}.
+ */
+const rangeMark = (ch: Clickhouse) => `toString(cityHash64(${inRangeCount(ch)}, ${mutationMarkSql(["journey_event_bundles"])}))`;
 
-/** The range's latest row (its bundle count and computed_at, ms) and the bundles it now counts. */
+/** The computed_at (ms) of the range's latest row when its mark holds, else null. */
 async function storedRange(ch: Clickhouse, params: Record<string, unknown>) {
   const [row] = await ch.query<{ rows: string; bundles: string; computed: string; current: string }>(
     `
     WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
-    SELECT r.1 AS rows, r.2 AS bundles, r.3 AS computed,
-      ${inRangeCount(ch)} AS current`,
-    params,
+    SELECT r.1 AS rows, toString(r.2) AS bundles, r.3 AS computed,
+      ${rangeMark(ch)} AS current`,
+    { ...params, ...mutationMarkParams(ch) },
   );
-  return row && Number(row.rows) > 0 && Number(row.bundles) === Number(row.current) ? Number(row.computed) : null;
+  return row && Number(row.rows) > 0 && row.bundles === row.current ? Number(row.computed) : null;
 }
 
 /** The bundles that ended at or after the range's end (a bundle holds under a day of one session's events). */
@@ -210,7 +221,18 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
   const { firstMs, endMs } = pathRangeOf(a.window, nowMs);
   if (firstMs >= endMs) return null;
   notePathsWindow(ch, a, nowMs);
-  const params = { ...baseParams(a), paths: pathsKey(a), first: firstMs, end: endMs, rawTo: a.window.toMs + DAY_MS };
+  return unlessMarkDenied(() => readStored(ch, a, firstMs, endMs));
+}
+
+async function readStored(ch: Clickhouse, a: PathsArgs, firstMs: number, endMs: number): Promise<PathRow[] | null> {
+  const params = {
+    ...baseParams(a),
+    paths: pathsKey(a),
+    first: firstMs,
+    end: endMs,
+    rawTo: a.window.toMs + DAY_MS,
+    ...mutationMarkParams(ch),
+  };
   // The job's in-memory index of the range when it holds it: no stored row read.
   const idx = pathIndexOf(ch, indexKey(a, firstMs, endMs));
   if (idx) return queryPathsIndexed(ch, idx, a, params);
@@ -244,8 +266,8 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
     `
     WITH cityHash64({target:String}) AS h,
       (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${ch.table("journey_path_ranges")} WHERE ${KEY}) AS r
-    SELECT r.1 AS rows, r.2 AS bundles, toUnixTimestamp64Milli(r.3) AS computed, toString(h) AS hash,
-      ${inRangeCount(ch)} AS current,
+    SELECT r.1 AS rows, toString(r.2) AS bundles, toUnixTimestamp64Milli(r.3) AS computed, toString(h) AS hash,
+      ${rangeMark(ch)} AS current,
       (SELECT groupArray(toString(vh)) FROM (
         SELECT DISTINCT vh FROM ${bundles} WHERE ${SINCE} AND ${hitSql}
           AND vh NOT IN (SELECT vh FROM ${states} WHERE ${KEY} AND computed_at = r.3 AND vh IN (SELECT vh FROM ${bundles} WHERE ${SINCE})))) AS fresh,
@@ -261,7 +283,7 @@ export async function queryPathsStored(ch: Clickhouse, a: PathsArgs, nowMs = Dat
       }`,
     params,
   );
-  if (!row || Number(row.rows) === 0 || Number(row.bundles) !== Number(row.current)) return null;
+  if (!row || Number(row.rows) === 0 || row.bundles !== row.current) return null;
   const raw = (set: string) => `SELECT toUInt64(arrayJoin({${set}:Array(String)}))`;
   const computed = Number(row.computed);
   if (!forward) {
@@ -340,10 +362,12 @@ export async function storePathRange(ch: Clickhouse, d: PathsDemand, nowMs = Dat
     first: firstMs,
     end: endMs,
     computed: computedAt,
+    ...mutationMarkParams(ch),
   };
   if ((await storedRange(ch, params)) !== null) return false;
-  // Counted before the paths are read: a bundle added meanwhile makes the range stale, never wrong.
-  const [{ bundles }] = await ch.query<{ bundles: string }>(`SELECT ${inRangeCount(ch)} AS bundles`, params);
+  // Marked before the paths are read: a bundle added or a mutation begun or finished meanwhile makes the
+  // range stale, never wrong.
+  const [{ bundles }] = await ch.query<{ bundles: string }>(`SELECT ${rangeMark(ch)} AS bundles`, params);
   await ch.command(
     `
     INSERT INTO ${ch.table("journey_path_states")} (account_id, link_id, paths, range_start, range_end, computed_at, vh, sid, k, ty, lb, nty, nlb, dt, t)
@@ -397,24 +421,46 @@ export function pathIndexHeld(ch: Clickhouse, a: PathsArgs, nowMs = Date.now()) 
 
 /**
  * Loads the index of a paths report's range from its stored rows (when the range is stored and current),
- * unless it is loaded with the same rows. Returns the index's key (null: nothing stored to load).
+ * unless it is loaded with the same rows. Returns the index's key (null: nothing stored to load, or a
+ * range of more than MAX_INDEXED_STEPS step rows, counted before any is read: the report is then not
+ * loaded again for a day).
  */
-export async function refreshPathIndex(ch: Clickhouse, d: PathsDemand, nowMs = Date.now(), queries: Clickhouse = ch) {
+export async function refreshPathIndex(
+  ch: Clickhouse,
+  d: PathsDemand,
+  nowMs = Date.now(),
+  queries: Clickhouse = ch,
+  maxSteps = MAX_INDEXED_STEPS,
+) {
   const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS - d.offsetMs;
   const firstMs = endMs - d.lengthMs;
-  const params = { ...baseParams({ ...d, window: { fromMs: firstMs, toMs: endMs } }), paths: pathsKey(d), first: firstMs, end: endMs };
-  const [range] = await queries.query<{ rows: string; bundles: string; computed: string; current: string }>(
+  const skipKey = `${d.accountId}/${d.linkId}/${pathsKey(d)}/${d.lengthMs}/${d.offsetMs}`;
+  if (pathIndexSkipped(ch, skipKey, nowMs)) return null;
+  const params = {
+    ...baseParams({ ...d, window: { fromMs: firstMs, toMs: endMs } }),
+    paths: pathsKey(d),
+    first: firstMs,
+    end: endMs,
+    ...mutationMarkParams(queries),
+  };
+  const [range] = await queries.query<{ rows: string; bundles: string; computed: string; current: string; steps: string }>(
     `
-    WITH (SELECT (count(), argMax(bundles, computed_at), toUnixTimestamp64Milli(max(computed_at))) FROM ${queries.table("journey_path_ranges")} WHERE ${KEY}) AS r
-    SELECT r.1 AS rows, toString(r.2) AS bundles, r.3 AS computed,
-      ${inRangeCount(queries)} AS current`,
+    WITH (SELECT (count(), argMax(bundles, computed_at), max(computed_at)) FROM ${queries.table("journey_path_ranges")} WHERE ${KEY}) AS r
+    SELECT r.1 AS rows, toString(r.2) AS bundles, toUnixTimestamp64Milli(r.3) AS computed,
+      ${rangeMark(queries)} AS current,
+      (SELECT count() FROM ${queries.table("journey_path_states")} WHERE ${KEY} AND computed_at = r.3) AS steps`,
     params,
   );
-  if (!range || Number(range.rows) === 0 || Number(range.bundles) !== Number(range.current)) return null;
+  if (!range || Number(range.rows) === 0 || range.bundles !== range.current) return null;
   const key = indexKey(d, firstMs, endMs);
   const held = pathIndexOf(ch, key);
   const computed = Number(range.computed);
   if (held && held.computedMs === computed) return key;
+  // Counted in the sort key's range, before any row is read into memory.
+  if (Number(range.steps) > maxSteps) {
+    markPathIndexTooLarge(ch, skipKey, nowMs);
+    return null;
+  }
   const [rows] = await queries.query<PathIndexRows>(
     `
     SELECT (groupArray(${hi("vh")}), groupArray(${lo("vh")})) AS vh, (groupArray(${hi("sid")}), groupArray(${lo("sid")})) AS sid,
@@ -541,7 +587,7 @@ async function queryPathsIndexed(ch: Clickhouse, idx: PathIndex, a: PathsArgs, p
     ch,
     `
     WITH cityHash64({target:String}) AS h
-    SELECT toString(h) AS hash, ${inRangeCount(ch)} AS current,
+    SELECT toString(h) AS hash, ${rangeMark(ch)} AS current,
       ${
         forward
           ? `(SELECT groupArray(${SINCE_TUPLE}) FROM ${bundles} WHERE ${SINCE}) AS since`

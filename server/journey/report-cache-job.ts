@@ -99,9 +99,13 @@ export async function refreshJourneyReports(ch: Clickhouse, opts: RefreshOptions
   for (const r of retention) {
     if (stopping?.aborted) return wrote;
     await attempt({ what: "retention", accountId: r.accountId, linkId: r.linkId }, async () => {
-      const wrote = await storeRetentionRange(queries, r, nowMs);
-      // Memory only (the index is kept per reports' client, retention-index.ts).
-      await refreshRetentionIndex(ch, r, nowMs, queries);
+      let wrote = await storeRetentionRange(queries, r, nowMs);
+      // Memory only (the index is kept per reports' client, retention-index.ts). When its sums moved under
+      // an unchanged mark, the stored state is computed again and the index loaded from it.
+      if ((await refreshRetentionIndex(ch, r, nowMs, queries)) === "restore") {
+        wrote = (await storeRetentionRange(queries, r, nowMs, true)) || wrote;
+        await refreshRetentionIndex(ch, r, nowMs, queries);
+      }
       return wrote;
     });
   }

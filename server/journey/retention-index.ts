@@ -12,11 +12,15 @@
 // L only before it; that week's visitors are kept ordered by that start (once asked), and the change the
 // cut makes is kept per window shape and moved with the window's end, visitor by visitor.
 //
-// The index is used only while the count of the bundles that ended before E still holds (a late event
-// adds a bundle, an erasure removes some); the job checks the count and the sums of their visitor hashes
-// and end times each round and loads the index again when they moved (an erasure and as many late
-// bundles at once: unseen by the reports' count for at most a round). Kept per
-// ClickHouse client, in memory, within MAX_INDEXED_VISITORS (~40 bytes a visitor); another instance keeps its own.
+// The index is used only while the range's mark holds: the count of the bundles that ended before E (a
+// late event adds a bundle) hashed with the bundles' mutation mark (an erasure moves it when it is added
+// and when it finishes, even one that removes as many bundles as late events add); a report checks it
+// in the statement it sends anyway. The job checks the mark and the sums of the bundles' visitor hashes
+// and end times each round: it loads the index again when they moved, and has the stored state computed
+// again when only the sums did (rows gone without a mutation, a TTL drop, and as many late bundles).
+// Kept per ClickHouse client, in memory, within MAX_INDEXED_VISITORS (~40 bytes a visitor); a link with
+// more is not loaded again for a day (its visitors are counted before any is read). Another instance
+// keeps its own.
 import type { Clickhouse } from "../storage/clickhouse/client";
 import { DAY_MS, HOUR_MS } from "../reports/period";
 import { noteRetention } from "./report-demand";
@@ -26,6 +30,7 @@ import {
   loadRetentionIndexRows,
   type RetentionIndexRows,
   readRetentionOpen,
+  reportedPart,
   retentionFingerprint,
 } from "./retention-state-query";
 
@@ -69,12 +74,25 @@ interface WeekOrder {
   cuts: Map<string, { lim: number; acc: Cohorts }>;
 }
 
+/** A link found too large is not loaded again for this long (each try reads its fingerprint's sums). */
+const TOO_LARGE_RETRY_MS = 86_400_000;
+
 const stores = new WeakMap<Clickhouse, Map<string, RetentionIndex>>();
 const storeOf = (ch: Clickhouse) => {
   let s = stores.get(ch);
   if (!s) {
     s = new Map();
     stores.set(ch, s);
+  }
+  return s;
+};
+/** Per client: the links found too large, until when they are skipped. */
+const tooLargeOf = new WeakMap<Clickhouse, Map<string, number>>();
+const skippedOf = (ch: Clickhouse) => {
+  let s = tooLargeOf.get(ch);
+  if (!s) {
+    s = new Map();
+    tooLargeOf.set(ch, s);
   }
   return s;
 };
@@ -150,24 +168,40 @@ const sizeOf = (idx: RetentionIndex) => idx.hi.length;
 /**
  * Loads the link's index for the bundles that ended before the current hour from the state the job has
  * just stored (storeRetentionRange), unless it is loaded for that hour and its fingerprint holds; drops it
- * when that state is not current. Memory only: returns nothing.
+ * when that state is not current. Memory only. Returns "restore" when the held index's mark holds but
+ * the sums moved (the stored state is stale in a way its mark does not show: the job stores it again
+ * with `force` and calls this again).
  */
 export async function refreshRetentionIndex(
   ch: Clickhouse,
   l: { accountId: string; linkId: string },
   nowMs = Date.now(),
   queries: Clickhouse = ch,
-) {
+  maxVisitors = MAX_INDEXED_VISITORS,
+): Promise<"restore" | undefined> {
   const store = storeOf(ch);
+  const skipped = skippedOf(ch);
   const key = keyOf(l);
+  if ((skipped.get(key) ?? 0) > nowMs) return;
+  skipped.delete(key);
   const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
   const held = store.get(key);
-  if (held && held.endMs === endMs && (await retentionFingerprint(queries, l, endMs)) === held.fingerprint) return;
-  const rows = await loadRetentionIndexRows(queries, l, endMs);
+  if (held && held.endMs === endMs) {
+    const fingerprint = await retentionFingerprint(queries, l, endMs);
+    if (fingerprint === held.fingerprint) return;
+    if (reportedPart(fingerprint) === reportedPart(held.fingerprint)) {
+      store.delete(key);
+      return "restore";
+    }
+  }
+  const rows = await loadRetentionIndexRows(queries, l, endMs, maxVisitors);
   store.delete(key);
+  if (rows === "too large") {
+    skipped.set(key, nowMs + TOO_LARGE_RETRY_MS);
+    return;
+  }
   if (!rows) return;
   const idx = build(endMs, anchorOf(endMs), rows);
-  if (sizeOf(idx) === 0 || sizeOf(idx) > MAX_INDEXED_VISITORS) return;
   store.set(key, idx);
   // The least recently loaded go first.
   let total = 0;
@@ -206,7 +240,7 @@ export function retentionIndexReader(ch: Clickhouse, l: { accountId: string; lin
     if (!Number.isInteger(shift) || shift < 0 || shift >= STORED_WEEKS) return null;
     open ??= readRetentionOpen(ch, l, idx.endMs);
     const read = await open;
-    if (read.count !== idx.fingerprint.split(":")[0]) return null;
+    if (read.mark !== reportedPart(idx.fingerprint)) return null;
     return cohorts(idx, read.open, w, weeks, shift);
   };
 }

@@ -7,11 +7,15 @@
 // in its window (a key range), except those with a bundle that ended since, whose stored row is grouped
 // with those bundles. A compared window ends inside a week: each stored week keeps the time of its first
 // bundle, so that week counts only for the visitors who came before the window's end. The stored range
-// is used only when the bundles before its end still count as many as it was computed from (bundle rows
-// are only ever added: a late event adds one), and only when its weeks reach back to the window's start;
-// otherwise the report reads the bundles. Every call notes the link for the job.
+// is used only while its mark holds: the count of the bundles before its end (a late event adds one) and
+// the mutation mark of the bundles (an erasure, added or finished, moves it; an erasure and as many late
+// bundles at once leave the count as it was), hashed into the range row's `bundles`; and only when its
+// weeks reach back to the window's start; otherwise the report reads the bundles. Every call notes the
+// link for the job.
 import type { Clickhouse } from "../storage/clickhouse/client";
+import { mutationMarkParams, mutationMarkSql } from "../storage/clickhouse/mutations";
 import { DAY_MS, HOUR_MS } from "../reports/period";
+import { unlessMarkDenied } from "./mark-denied";
 import { noteRetention } from "./report-demand";
 
 const WEEK_MS = 7 * DAY_MS;
@@ -37,6 +41,14 @@ const LINK = "account_id = {account:UUID} AND link_id = {link:UUID}";
 const at = (p: string) => `fromUnixTimestamp64Milli({${p}:Int64}, 'UTC')`;
 const BEFORE_END = `${LINK} AND ended < ${at("end")}`;
 const STATES = `${LINK} AND range_end = toDateTime(${at("end")}) AND computed_at = ${at("computed")}`;
+/** The mutation mark the state is checked against: it is built from the bundles alone. Binds {mark_db:String}. */
+const MARK = mutationMarkSql(["journey_event_bundles"]);
+/**
+ * A range's mark (what its row's `bundles` holds): the count of the link's bundles that ended before `end`
+ * (an SQL expression of a DateTime64) hashed with the bundles' mutation mark.
+ */
+const rangeMarkSql = (ch: Clickhouse, end: string) =>
+  `cityHash64((SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended < ${end}), ${MARK})`;
 
 /**
  * The cohorts of a window starting on a Monday, from the stored state; null when none is usable (the
@@ -52,15 +64,26 @@ export async function queryRetentionStored(
   nowMs = Date.now(),
 ): Promise<CohortRow[] | null> {
   noteRetention(ch, { accountId, linkId }, nowMs);
-  const [range] = await ch.query<{ end: string; computed: string; anchor: string; bundles: string; current: string }>(
+  return unlessMarkDenied(() => readStored(ch, accountId, linkId, w, weeks, nowMs));
+}
+
+async function readStored(
+  ch: Clickhouse,
+  accountId: string,
+  linkId: string,
+  w: { fromMs: number; toMs: number },
+  weeks: number,
+  nowMs: number,
+): Promise<CohortRow[] | null> {
+  const [range] = await ch.query<{ end: string; computed: string; anchor: string; current: number }>(
     `
     WITH (SELECT argMax((toInt64(toUnixTimestamp(range_end)) * 1000, toUnixTimestamp64Milli(computed_at), anchor_ms, bundles), (range_end, computed_at))
       FROM ${ch.table("journey_retention_ranges")} WHERE ${LINK} AND range_end >= toDateTime(${at("since")})) AS r
-    SELECT r.1 AS end, r.2 AS computed, r.3 AS anchor, r.4 AS bundles,
-      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended < fromUnixTimestamp64Milli(r.1, 'UTC')) AS current`,
-    { account: accountId, link: linkId, since: nowMs - STORED_FOR_MS },
+    SELECT r.1 AS end, r.2 AS computed, r.3 AS anchor,
+      r.4 = ${rangeMarkSql(ch, "fromUnixTimestamp64Milli(r.1, 'UTC')")} AS current`,
+    { account: accountId, link: linkId, since: nowMs - STORED_FOR_MS, ...mutationMarkParams(ch) },
   );
-  if (!range || Number(range.end) === 0 || Number(range.bundles) !== Number(range.current)) return null;
+  if (!range || Number(range.end) === 0 || Number(range.current) !== 1) return null;
   const anchor = Number(range.anchor);
   const endMs = Number(range.end);
   const shift = (w.fromMs - anchor) / WEEK_MS;
@@ -127,20 +150,30 @@ export async function queryRetentionStored(
 
 /**
  * Computes and stores the link's state for the bundles that ended before the current hour, unless the
- * latest stored range has that end and is current. Returns whether it wrote.
+ * latest stored range has that end and its mark holds (`force`: even then; the job's index saw the sums
+ * of the bundles move under an unchanged mark, a TTL drop and as many late bundles). Returns whether it wrote.
  */
-export async function storeRetentionRange(ch: Clickhouse, l: { accountId: string; linkId: string }, nowMs = Date.now()) {
+export async function storeRetentionRange(ch: Clickhouse, l: { accountId: string; linkId: string }, nowMs = Date.now(), force = false) {
   const endMs = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-  const params = { account: l.accountId, link: l.linkId, end: endMs, anchor: anchorOf(endMs), computed: Date.now() };
-  // Counted before the states are read: a bundle added meanwhile makes the range stale, never wrong.
-  const [row] = await ch.query<{ bundles: string; current: string }>(
-    `SELECT (SELECT argMax(bundles, computed_at) FROM ${ch.table("journey_retention_ranges")}
-        WHERE ${LINK} AND range_end = toDateTime(${at("end")})) AS bundles,
-      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END}) AS current`,
+  const params = {
+    account: l.accountId,
+    link: l.linkId,
+    end: endMs,
+    anchor: anchorOf(endMs),
+    computed: Date.now(),
+    ...mutationMarkParams(ch),
+  };
+  // Marked before the states are read: a bundle added or a mutation begun or finished meanwhile makes the
+  // range stale, never wrong.
+  const [row] = await ch.query<{ bundles: string; count: string; current: string }>(
+    `SELECT toString((SELECT argMax(bundles, computed_at) FROM ${ch.table("journey_retention_ranges")}
+        WHERE ${LINK} AND range_end = toDateTime(${at("end")}))) AS bundles,
+      (SELECT count() FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END}) AS count,
+      toString(${rangeMarkSql(ch, at("end"))}) AS current`,
     params,
   );
-  // argMax over no row is 0: a link without bundles before the hour has nothing to store.
-  if (Number(row.current) === 0 || Number(row.bundles) === Number(row.current)) return false;
+  // A link without bundles before the hour has nothing to store.
+  if (Number(row.count) === 0 || (!force && row.bundles === row.current)) return false;
   await ch.command(
     `
     INSERT INTO ${ch.table("journey_retention_states")} (account_id, link_id, range_end, computed_at, first_ms, vh, weeks, week_firsts)
@@ -168,28 +201,37 @@ export async function storeRetentionRange(ch: Clickhouse, l: { accountId: string
 const hi = (col: string) => `toUInt32(bitShiftRight(${col}, 32))`;
 const lo = (col: string) => `toUInt32(bitAnd(${col}, 4294967295))`;
 /**
- * The link's bundles that ended before `end`: their count (what a report checks: cheap, an added bundle or
- * an erasure moves it) and, with `sums`, the sums of their visitor hashes and end times too (what the
- * job checks each round: an erasure and as many late bundles at once still move them; they read two
- * whole columns, so a report does not).
+ * The link's bundles that ended before `end`: the range's mark (their count hashed with the bundles'
+ * mutation mark: what a report checks, cheap; an added bundle or an erasure moves it) and, with `sums`,
+ * the sums of their visitor hashes and end times too (what the job checks each round: rows gone without
+ * a mutation, a TTL drop, and as many late bundles at once still move them; they read two whole columns,
+ * so a report does not).
  */
 const fingerprintSql = (ch: Clickhouse, sums: boolean) =>
-  `(SELECT concat(toString(count())${sums ? ", ':', toString(sum(vh)), ':', toString(sum(toUnixTimestamp64Milli(ended)))" : ""})
-    FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END})`;
+  `concat(toString(${rangeMarkSql(ch, at("end"))})${
+    sums
+      ? `, ':', (SELECT concat(toString(sum(vh)), ':', toString(sum(toUnixTimestamp64Milli(ended))))
+    FROM ${ch.table("journey_event_bundles")} WHERE ${BEFORE_END})`
+      : ""
+  })`;
 
-/** The index's fingerprint: the count alone, and the count with the sums. */
+/** The index's fingerprint: "range mark:sum of hashes:sum of ends"; the mark is what a report checks. */
 export async function retentionFingerprint(ch: Clickhouse, l: { accountId: string; linkId: string }, endMs: number) {
   const [row] = await ch.query<{ f: string }>(`SELECT ${fingerprintSql(ch, true)} AS f`, {
     account: l.accountId,
     link: l.linkId,
     end: endMs,
+    ...mutationMarkParams(ch),
   });
   return row?.f ?? "";
 }
 
+/** The part of a fingerprint a report checks (the range's mark). */
+export const reportedPart = (fingerprint: string) => fingerprint.split(":")[0];
+
 /** The index's rows: per visitor (key halves, sorted), the first visit, the 64 weeks' bits from `anchor` and each set week's first start (ms into the week). */
 export interface RetentionIndexRows {
-  /** "count:sum of hashes:sum of ends". */
+  /** "range mark:sum of hashes:sum of ends". */
   fingerprint: string;
   h: number[];
   l: number[];
@@ -201,22 +243,27 @@ export interface RetentionIndexRows {
 
 /**
  * Every visitor's state over the link's bundles that ended before `end` as the job stored it (its latest
- * range row for `end`), with the fingerprint read first; null when that range is not current (nothing to load).
+ * range row for `end`), with the fingerprint read first; null when that range is not current (nothing to
+ * load), "too large" when it holds more than `maxRows` visitors (counted before any row is read).
  */
 export async function loadRetentionIndexRows(
   ch: Clickhouse,
   l: { accountId: string; linkId: string },
   endMs: number,
-): Promise<RetentionIndexRows | null> {
+  maxRows = Number.POSITIVE_INFINITY,
+): Promise<RetentionIndexRows | "too large" | null> {
   const params = { account: l.accountId, link: l.linkId, end: endMs };
-  // Read before the rows: a bundle added meanwhile makes the index stale, never wrong.
+  // Read before the rows: a bundle added or a mutation meanwhile makes the index stale, never wrong.
   const fingerprint = await retentionFingerprint(ch, l, endMs);
-  const [range] = await ch.query<{ bundles: string; computed: string }>(
-    `SELECT toString(argMax(bundles, computed_at)) AS bundles, toUnixTimestamp64Milli(max(computed_at)) AS computed
-    FROM ${ch.table("journey_retention_ranges")} WHERE ${LINK} AND range_end = toDateTime(${at("end")})`,
+  const [range] = await ch.query<{ bundles: string; computed: string; rows: string }>(
+    `WITH (SELECT (toString(argMax(bundles, computed_at)), max(computed_at))
+      FROM ${ch.table("journey_retention_ranges")} WHERE ${LINK} AND range_end = toDateTime(${at("end")})) AS r
+    SELECT r.1 AS bundles, toUnixTimestamp64Milli(r.2) AS computed,
+      (SELECT count() FROM ${ch.table("journey_retention_states")} WHERE ${LINK} AND range_end = toDateTime(${at("end")}) AND computed_at = r.2) AS rows`,
     params,
   );
-  if (!range || Number(range.computed) <= 0 || range.bundles !== fingerprint.split(":")[0]) return null;
+  if (!range || Number(range.computed) <= 0 || range.bundles !== reportedPart(fingerprint)) return null;
+  if (Number(range.rows) > maxRows) return "too large";
   const [rows] = await ch.query<Omit<RetentionIndexRows, "fingerprint">>(
     `SELECT groupArray(${hi("vh")}) AS h, groupArray(${lo("vh")}) AS l, groupArray(first_ms) AS first,
       groupArray(${hi("weeks")}) AS wh, groupArray(${lo("weeks")}) AS wl, groupArray(week_firsts) AS wf
@@ -226,13 +273,13 @@ export async function loadRetentionIndexRows(
   return { fingerprint, ...(rows ?? { h: [], l: [], first: [], wh: [], wl: [], wf: [] }) };
 }
 
-/** One call's read beside the index: the count of the bundles before `end` now, and every bundle that ended at or after `end` (key halves, start, end ms). */
+/** One call's read beside the index: the range's mark now (count and mutation mark), and every bundle that ended at or after `end` (key halves, start, end ms). */
 export async function readRetentionOpen(ch: Clickhouse, l: { accountId: string; linkId: string }, endMs: number) {
   const [row] = await ch.query<{ f: string; open: [number, number, number, number][] }>(
     `SELECT ${fingerprintSql(ch, false)} AS f,
       (SELECT groupArray((${hi("vh")}, ${lo("vh")}, toUnixTimestamp64Milli(started), toUnixTimestamp64Milli(ended)))
         FROM ${ch.table("journey_event_bundles")} WHERE ${LINK} AND ended >= ${at("end")}) AS open`,
-    { account: l.accountId, link: l.linkId, end: endMs },
+    { account: l.accountId, link: l.linkId, end: endMs, ...mutationMarkParams(ch) },
   );
-  return { count: row?.f ?? "", open: (row?.open ?? []).map((b) => b.map(Number) as [number, number, number, number]) };
+  return { mark: row?.f ?? "", open: (row?.open ?? []).map((b) => b.map(Number) as [number, number, number, number]) };
 }

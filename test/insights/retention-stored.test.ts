@@ -4,10 +4,13 @@
 // after late events dated into stored weeks (the state is then stale and not read until the next round),
 // with compare=previous (a window ending inside a week), and after forced merges; the job's in-memory
 // index (retention-index.ts) the same, also with batches across the hour's start, visitors either side of
-// each compared window's end and an erasure.
+// each compared window's end and an erasure (also one with as many late bundles, which leaves their count as it was,
+// and rows gone without a mutation with as many late bundles, which only the job's sums see); a link above
+// the index's limit is not loaded, for a day.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { queryRetentionStored, retentionIndexReader } from "../../server/journey/read";
 import { queryRetentionRaw } from "../../server/insights/retention-query";
+import { dropRetentionIndexes, refreshRetentionIndex } from "../../server/journey/retention-index";
 import { mondayOf } from "../../server/insights/service";
 import { createTestApp, type TestApp } from "../helpers/app";
 import { insertLink, postEvents } from "../journey/helpers";
@@ -173,4 +176,54 @@ test("the stored state gives the raw answer, with the current hour's events and 
   expect(await indexed(mondayOf(NOW) - 7 * WEEK, Date.now() + DAY, 8)).toBeNull();
   await t.runtime.jobs.journey.runOnce();
   await checkAll(true);
+
+  // An erasure of a visitor with one bundle and a late event adding one bundle at once: the count stands
+  // still, the mutation mark moves. Neither the index nor the stored range is read until the next round,
+  // which computes them again.
+  await send([{ visitor_id: "solo", session_id: "solo", at: NOW - 2 * WEEK }]);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+  await ch.command(`ALTER TABLE ${ch.table("journey_event_bundles")} DELETE WHERE vh = cityHash64('solo') SETTINGS mutations_sync = 2`);
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== "solo"));
+  await send([{ visitor_id: "late-solo", session_id: "late-solo", at: NOW - 3 * WEEK }]);
+  await checkAll(false);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
 }, 300_000);
+
+test("rows gone without a mutation and as many late bundles: the job's next round computes the state again", async () => {
+  const ch = t.runtime.deps.ch;
+  await stopMerges(t);
+  // A visitor's only bundle in a part of its own (merges stopped), then that part detached: no mutation,
+  // the bundle count back to what it was once a late event adds one bundle; only the job's sums see it.
+  await send([{ visitor_id: "parted", session_id: "parted", at: NOW - 5 * WEEK }]);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+  const parts = await ch.query<{ part: string; rows: string }>(
+    `SELECT _part AS part, toString(count()) AS rows FROM ${ch.table("journey_event_bundles")} WHERE _part IN (
+      SELECT _part FROM ${ch.table("journey_event_bundles")} WHERE vh = cityHash64('parted')) GROUP BY _part`,
+  );
+  expect(parts).toEqual([{ part: parts[0].part, rows: "1" }]);
+  await ch.command(`ALTER TABLE ${ch.table("journey_event_bundles")} DETACH PART '${parts[0].part}'`);
+  events.splice(0, events.length, ...events.filter((e) => e.visitor_id !== "parted"));
+  await send([{ visitor_id: "late-parted", session_id: "late-parted", at: NOW - 6 * WEEK }]);
+  await t.runtime.jobs.journey.runOnce();
+  await checkAll(true);
+}, 120_000);
+
+test("a link above the index's limit is not loaded, and not tried again for a day", async () => {
+  const ch = t.runtime.deps.ch;
+  const l = { accountId, linkId: link };
+  const w = { fromMs: mondayOf(NOW) - 3 * WEEK, toMs: Date.now() + DAY };
+  await t.runtime.jobs.journey.runOnce();
+  expect(await indexed(w.fromMs, w.toMs, 4)).not.toBeNull();
+  // A limit below the link's visitors: the held index goes and none is loaded.
+  dropRetentionIndexes(ch, []);
+  await refreshRetentionIndex(ch, l, Date.now(), ch, 10);
+  expect(await indexed(w.fromMs, w.toMs, 4)).toBeNull();
+  // Within the day the link is skipped even where it fits (the job's rounds too); the stored state still answers.
+  await refreshRetentionIndex(ch, l, Date.now(), ch);
+  await t.runtime.jobs.journey.runOnce();
+  expect(await indexed(w.fromMs, w.toMs, 4)).toBeNull();
+  expect(await stored(w.fromMs, w.toMs, 4)).toEqual(await queryRetentionRaw(ch, accountId, link, w, 4));
+}, 120_000);
