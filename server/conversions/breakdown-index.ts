@@ -15,6 +15,7 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import { type IndexedDimension, type LabelHours, loadLabelHours, loadLabelRows, readOpenLabels } from "./breakdown-index-query";
 import { type IndexScope, readBundleMark } from "./closed-index-query";
 import { type IndexDemand, indexFor, keepIndex, peekIndex, type StoredIndex } from "./closed-index";
+import { findKey } from "../reports/sorted-keys";
 
 export type { IndexedDimension };
 
@@ -145,19 +146,6 @@ function sorted(k: Keyed): Keyed {
 }
 const before = (a: Keyed, i: number, b: Keyed, j: number) => a.hi[i] < b.hi[j] || (a.hi[i] === b.hi[j] && a.lo[i] < b.lo[j]);
 
-/** The position of (hi, lo) in the sorted keys, or -1. */
-function find(k: Keyed, hi: number, lo: number): number {
-  let a = 0;
-  let b = k.hi.length - 1;
-  while (a <= b) {
-    const m = (a + b) >>> 1;
-    if (k.hi[m] === hi && k.lo[m] === lo) return m;
-    if (k.hi[m] < hi || (k.hi[m] === hi && k.lo[m] < lo)) a = m + 1;
-    else b = m - 1;
-  }
-  return -1;
-}
-
 function closedTotals(idx: BreakdownIndex, h: number): Map<string, Totals> {
   const cached = idx.totals.get(h);
   if (cached) return cached;
@@ -218,7 +206,7 @@ export async function indexedBreakdown(
   for (let i = 0; i < open.label.length; i++) {
     const label = open.label[i];
     const k = idx.labels.get(label);
-    const at = k ? find(k, open.hi[i], open.lo[i]) : -1;
+    const at = k ? findKey(k, open.hi[i], open.lo[i]) : -1;
     let t = counts.get(label);
     if (!t) counts.set(label, (t = [0, 0, 0, 0]));
     // Open events are all at or after `until` ≥ h: they count unless the index counted the visitor already.

@@ -12,6 +12,7 @@
 import type { Clickhouse } from "../storage/clickhouse/client";
 import type { PathRow } from "./path-state-query";
 import type { VisitorStep } from "./path-combine";
+import { findKey } from "../reports/sorted-keys";
 
 /** Step rows held in all paths indexes of a client (~40 bytes each with their visitors: ~120 MB at most). */
 export const MAX_INDEXED_STEPS = 3_000_000;
@@ -199,21 +200,6 @@ export function keepPathIndex(ch: Clickhouse, idx: PathIndex) {
 export function dropPathIndexes(ch: Clickhouse, keep: Set<string>) {
   const store = storeOf(ch);
   for (const k of [...store.keys()]) if (!keep.has(k)) store.delete(k);
-}
-
-/** The position of (hi, lo) in key halves sorted, or -1. */
-function findKey(keys: { hi: Uint32Array; lo: Uint32Array }, hi: number, lo: number): number {
-  let a = 0;
-  let b = keys.hi.length - 1;
-  while (a <= b) {
-    const m = (a + b) >>> 1;
-    const h = keys.hi[m];
-    const l = keys.lo[m];
-    if (h === hi && l === lo) return m;
-    if (h < hi || (h === hi && l < lo)) a = m + 1;
-    else b = m - 1;
-  }
-  return -1;
 }
 
 /** The position of visitor (hi, lo), or -1. */

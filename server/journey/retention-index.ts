@@ -33,6 +33,7 @@ import {
   reportedPart,
   retentionFingerprint,
 } from "./retention-state-query";
+import { findKey } from "../reports/sorted-keys";
 
 const WEEK_MS = 7 * DAY_MS;
 const STORED_WEEKS = 64;
@@ -109,20 +110,6 @@ const bitOf = (hi: number, lo: number, j: number) => (j < 32 ? (lo >>> j) & 1 : 
 /** Set bits below j. */
 const below = (hi: number, lo: number, j: number) =>
   j < 32 ? popcount(lo & ((2 ** j - 1) >>> 0)) : popcount(lo) + popcount(hi & ((2 ** (j - 32) - 1) >>> 0));
-
-function find(idx: RetentionIndex, hi: number, lo: number): number {
-  let a = 0;
-  let b = idx.hi.length - 1;
-  while (a <= b) {
-    const m = (a + b) >>> 1;
-    const h = idx.hi[m];
-    const l = idx.lo[m];
-    if (h === hi && l === lo) return m;
-    if (h < hi || (h === hi && l < lo)) a = m + 1;
-    else b = m - 1;
-  }
-  return -1;
-}
 
 function build(endMs: number, anchorMs: number, rows: RetentionIndexRows): RetentionIndex {
   const n = rows.h.length;
@@ -301,7 +288,7 @@ function cohorts(
     v.starts.push(started);
   }
   for (const v of since.values()) {
-    const i = find(idx, v.hi, v.lo);
+    const i = findKey(idx, v.hi, v.lo);
     const stored = i >= 0 ? storedOf(i) : null;
     let first = stored?.first ?? Number.POSITIVE_INFINITY;
     let m = stored?.m ?? 0;

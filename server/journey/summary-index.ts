@@ -43,6 +43,7 @@ import {
   readOpenBundles,
   sameMark,
 } from "./summary-index-query";
+import { findKey } from "../reports/sorted-keys";
 
 export type { IndexScope };
 
@@ -259,21 +260,6 @@ export function dropSummaryIndexes(ch: Clickhouse, keep: IndexScope[]) {
   for (const k of [...store.keys()]) if (!wanted.has(k)) store.delete(k);
 }
 
-/** The position of (hi, lo) in the sorted keys, or -1. */
-function find(k: Keyed, hi: number, lo: number): number {
-  let a = 0;
-  let b = k.hi.length - 1;
-  while (a <= b) {
-    const m = (a + b) >>> 1;
-    const h = k.hi[m];
-    const l = k.lo[m];
-    if (h === hi && l === lo) return m;
-    if (h < hi || (h === hi && l < lo)) a = m + 1;
-    else b = m - 1;
-  }
-  return -1;
-}
-
 function closedTotals(idx: SummaryIndex, h: number): ClosedTotals {
   const cached = idx.totals.get(h);
   if (cached) return cached;
@@ -330,7 +316,7 @@ function withOpenSessions(
   for (const [i, started0, ended0] of spans.values()) {
     let started = started0;
     let ended = ended0;
-    const at = find(indexed, open.sidHi[i], open.sidLo[i]);
+    const at = findKey(indexed, open.sidHi[i], open.sidLo[i]);
     if (at >= 0) {
       if (sEnded[at] >= h) {
         sessions--;
@@ -412,7 +398,7 @@ export async function indexedFigures(
   }
   const [vEnded, vConverted] = idx.visitors.values;
   for (const [i, ended, converted] of lastEnd.values()) {
-    const at = find(idx.visitors, open.vhHi[i], open.vhLo[i]);
+    const at = findKey(idx.visitors, open.vhHi[i], open.vhLo[i]);
     if (ended >= h && (at < 0 || vEnded[at] < h)) visitors++;
     if (converted >= h && (at < 0 || vConverted[at] < h)) converters++;
   }
