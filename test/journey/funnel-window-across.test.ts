@@ -15,6 +15,7 @@ import { windowFunnelLevel, type StepEntry } from "../../server/journey/window-f
 import type { Clickhouse } from "../../server/storage/clickhouse/client";
 import { chTime } from "../../server/storage/clickhouse/format";
 import { useClickhouseBefore } from "../helpers/migrated-clickhouse";
+import { ROOM_IN_HOUR_MAX_WAIT_MS, roomInHour } from "../helpers/hour";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -31,12 +32,10 @@ beforeAll(async () => {
   ch = db.ch;
   // The stored range moves with the hour: start with enough of it left for the whole file, and a few
   // seconds of it gone (this hour's events come after its start).
-  const left = HOUR - (Date.now() % HOUR);
-  if (left < 4 * MIN) await Bun.sleep(left + 5_000);
-  if (Date.now() % HOUR < 5_000) await Bun.sleep(5_000);
+  await roomInHour(4, 5_000);
   now = Date.now();
   hour = Math.floor(now / HOUR) * HOUR;
-}, 5 * MIN);
+}, ROOM_IN_HOUR_MAX_WAIT_MS);
 
 type Step = "page_view" | "add_to_cart" | "purchase";
 interface Ev {

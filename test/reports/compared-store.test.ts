@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from "../helpers/app";
 import { insertEvents, type SentEvent } from "../conversions/helpers";
 import { insertLink } from "../journey/helpers";
 import { forceMerges, stopMerges } from "../insights/helpers";
+import { ROOM_IN_HOUR_MAX_WAIT_MS, roomInHour } from "../helpers/hour";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -118,8 +119,7 @@ async function erase(visitor: string) {
 
 beforeAll(async () => {
   // The compared window moves with the hour: start with enough of the hour left for the whole file.
-  const left = HOUR - (Date.now() % HOUR);
-  if (left < 5 * MIN) await Bun.sleep(left + 1000);
+  await roomInHour(5);
   const now = Date.now();
   from = Math.floor((now - 30 * DAY) / HOUR) * HOUR - 35 * DAY;
   to = Math.ceil(now / HOUR) * HOUR - 35 * DAY;
@@ -150,7 +150,7 @@ beforeAll(async () => {
     b.accountId,
     [0, 1].flatMap((v) => [ev(linkB, `b${v}`, "page_view", mid), ev(linkB, `b${v}`, "conversion", mid + MIN)]),
   );
-}, 120_000);
+}, 120_000 + ROOM_IN_HOUR_MAX_WAIT_MS);
 afterAll(() => t.close());
 
 test("a compared window's answer is the exact one, stored, and later calls are served from the store", async () => {
