@@ -24,7 +24,8 @@ test("a query past the limit is stopped by the engine at the limit: QueryTimeout
   const elapsed = performance.now() - started;
   expect(err).toBeInstanceOf(QueryTimeoutError);
   expect(err.cause.code).toBe("159"); // TIMEOUT_EXCEEDED, from the engine, not the client-side abort
-  expect(elapsed).toBeGreaterThanOrEqual(300);
+  // ClickHouse times the query with a coarse clock (a few ms of resolution): 298.9 ms was measured here once.
+  expect(elapsed).toBeGreaterThanOrEqual(290);
   expect(elapsed).toBeLessThan(2_000);
   // Each query carries its limit; one sent without a limit sees the session's own setting, unchanged.
   const [row] = await ch.query<{ m: string | number }>("SELECT getSetting('max_execution_time') AS m");
