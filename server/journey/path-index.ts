@@ -13,30 +13,26 @@ import type { Clickhouse } from "../storage/clickhouse/client";
 import type { PathRow } from "./path-state-query";
 import type { VisitorStep } from "./path-combine";
 import { findKey } from "../reports/sorted-keys";
+import { perClient } from "../reports/per-client";
 
 /** Step rows held in all paths indexes of a client (~40 bytes each with their visitors: ~120 MB at most). */
 export const MAX_INDEXED_STEPS = 3_000_000;
 /** A report whose range was found too large is not loaded again for this long. */
 const TOO_LARGE_RETRY_MS = 86_400_000;
 /** Per client: the reports (account/link/paths/length/offset) found too large, until when they are skipped. */
-const tooLarge = new WeakMap<Clickhouse, Map<string, number>>();
+const tooLargeOf = perClient(() => new Map<string, number>());
 
 /** Whether the report `key` was found too large less than a day ago. */
 export function pathIndexSkipped(ch: Clickhouse, key: string, nowMs: number) {
-  const until = tooLarge.get(ch)?.get(key) ?? 0;
+  const until = tooLargeOf(ch).get(key) ?? 0;
   if (until > nowMs) return true;
-  tooLarge.get(ch)?.delete(key);
+  tooLargeOf(ch).delete(key);
   return false;
 }
 
 /** Skips the report `key` for a day (its range holds more than MAX_INDEXED_STEPS step rows). */
 export function markPathIndexTooLarge(ch: Clickhouse, key: string, nowMs: number) {
-  let m = tooLarge.get(ch);
-  if (!m) {
-    m = new Map();
-    tooLarge.set(ch, m);
-  }
-  m.set(key, nowMs + TOO_LARGE_RETRY_MS);
+  tooLargeOf(ch).set(key, nowMs + TOO_LARGE_RETRY_MS);
 }
 
 /** A range's stored rows as the job loads them (64-bit values as halves), ordered by visitor and step. */
@@ -85,15 +81,7 @@ export interface PathIndex {
   sessions?: { hi: Uint32Array; lo: Uint32Array; firstEnd: Float64Array };
 }
 
-const stores = new WeakMap<Clickhouse, Map<string, PathIndex>>();
-const storeOf = (ch: Clickhouse) => {
-  let s = stores.get(ch);
-  if (!s) {
-    s = new Map();
-    stores.set(ch, s);
-  }
-  return s;
-};
+const storeOf = perClient(() => new Map<string, PathIndex>());
 
 export const u64 = (hi: number, lo: number) => ((BigInt(hi) << 32n) | BigInt(lo)).toString();
 export const halves = (x: bigint | string): [number, number] => {

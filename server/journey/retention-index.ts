@@ -34,6 +34,7 @@ import {
   retentionFingerprint,
 } from "./retention-state-query";
 import { findKey } from "../reports/sorted-keys";
+import { perClient } from "../reports/per-client";
 
 const WEEK_MS = 7 * DAY_MS;
 const STORED_WEEKS = 64;
@@ -78,25 +79,9 @@ interface WeekOrder {
 /** A link found too large is not loaded again for this long (each try reads its fingerprint's sums). */
 const TOO_LARGE_RETRY_MS = 86_400_000;
 
-const stores = new WeakMap<Clickhouse, Map<string, RetentionIndex>>();
-const storeOf = (ch: Clickhouse) => {
-  let s = stores.get(ch);
-  if (!s) {
-    s = new Map();
-    stores.set(ch, s);
-  }
-  return s;
-};
+const storeOf = perClient(() => new Map<string, RetentionIndex>());
 /** Per client: the links found too large, until when they are skipped. */
-const tooLargeOf = new WeakMap<Clickhouse, Map<string, number>>();
-const skippedOf = (ch: Clickhouse) => {
-  let s = tooLargeOf.get(ch);
-  if (!s) {
-    s = new Map();
-    tooLargeOf.set(ch, s);
-  }
-  return s;
-};
+const skippedOf = perClient(() => new Map<string, number>());
 const keyOf = (l: { accountId: string; linkId: string }) => `${l.accountId}/${l.linkId}`;
 
 const popcount = (x: number) => {

@@ -44,6 +44,7 @@ import {
   sameMark,
 } from "./summary-index-query";
 import { findKey } from "../reports/sorted-keys";
+import { perClient } from "../reports/per-client";
 
 export type { IndexScope };
 
@@ -109,15 +110,7 @@ function newestIndexed(idx: SummaryIndex, sessions: Keyed): NewestIndexed {
   return idx.newest;
 }
 
-const stores = new WeakMap<Clickhouse, Map<string, SummaryIndex>>();
-const storeOf = (ch: Clickhouse) => {
-  let s = stores.get(ch);
-  if (!s) {
-    s = new Map();
-    stores.set(ch, s);
-  }
-  return s;
-};
+const storeOf = perClient(() => new Map<string, SummaryIndex>());
 const keyOf = (s: IndexScope) => `${s.accountId}/${s.scope}`;
 /** Scopes whose index did not fit MAX_INDEXED_ROWS, until when they are not loaded again. */
 const tooLarge = new Map<string, number>();
